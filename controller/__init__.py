@@ -1,0 +1,1 @@
+"""dcnlab controller: algorithms that turn a fabric into switch state, and the switch runtime."""

@@ -1,0 +1,1 @@
+"""Experiments and the dcnlab CLI: bring up networks, run traffic, assert, write tables and plots."""

@@ -1,0 +1,55 @@
+"""The ``dcnlab`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from experiments.errors import UserError
+from topos.errors import SpecError
+
+EXAMPLES = """\
+fabric specs:
+  bcube:n=4,k=1
+  fattree:k=4
+  midplane:q=32,m=16,p=6,k=32,w=16,cns=64,terminals=16   (all optional; defaults = paper instance)
+  dragonfly:p=1,a=4,h=2,arrangement=relative|absolute|circulant
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from experiments import bench_cmd, topo_cmd
+
+    parser = argparse.ArgumentParser(prog="dcnlab", description="P4/Mininet data-center fabric testbed",
+                                     epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    topo_cmd.add_parser(sub)
+    bench_cmd.add_parser(sub)
+    try:
+        from experiments import run_cmd
+    except ImportError:  # pragma: no cover - emulation extras missing
+        run_cmd = None
+    if run_cmd is not None:
+        run_cmd.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.func(args) or 0)
+    except (SpecError, UserError) as e:
+        print(f"dcnlab: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("dcnlab: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
