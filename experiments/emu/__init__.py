@@ -1,0 +1,1 @@
+"""Emulation: fabric -> Mininet hosts + BMv2 switches, run directories, cleanup."""

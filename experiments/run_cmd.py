@@ -1,0 +1,119 @@
+"""``dcnlab run SPEC`` and ``dcnlab clean``."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+
+from experiments.errors import UserError
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _net_options(args: argparse.Namespace):
+    from experiments.emu.network import NetOptions
+    return NetOptions(bw_mbps=args.bw, delay=args.delay, max_queue=args.max_queue,
+                      queue_rate_pps=args.queue_rate, queue_depth=args.queue_depth, log_level=args.log_level,
+                      pcap=args.pcap, grpc_log=args.grpc_log, thrift_guard=not args.no_thrift_guard,
+                      ecmp=not args.no_ecmp, start_timeout=args.timeout)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from controller.runtime.errors import RuntimeErrorBase
+    from experiments.emu.network import FabricNetwork
+    from topos.spec import parse_spec
+    from traffic import measure
+
+    fabric = parse_spec(args.spec)
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    say = (lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+    net = FabricNetwork(fabric, _net_options(args), progress=say)
+    try:
+        net.start()
+        before = measure.snapshot(net.controller)
+        heard = net.reachability()
+        after = measure.snapshot(net.controller)
+        n = len(heard)
+        missing = [(src, dst) for dst, srcs in heard.items() for src in heard if src != dst and src not in srcs]
+        print(f"fabric {fabric.spec}: {len(net.switches)} BMv2 switches, {n} hosts, up in "
+              f"{net.timings.total():.2f} s (" + ", ".join(f"{k} {v:.2f}" for k, v in net.timings.phases.items())
+              + ")")
+        print(f"reachability: {n * (n - 1) - len(missing)}/{n * (n - 1)} host pairs")
+        for src, dst in missing[:20]:
+            print(f"  unreachable: {src} -> {dst}")
+        print("per-link counters during the probes (bytes a->b / b->a, packets):")
+        for ll in measure.link_loads(fabric, after - before):
+            if ll.a_to_b.packets or ll.b_to_a.packets:
+                l = ll.link
+                print(f"  {l.a}:{l.a_port:<3} -- {l.b}:{l.b_port:<3} {ll.a_to_b.bytes:>8} / {ll.b_to_a.bytes:<8}"
+                      f" ({ll.a_to_b.packets}/{ll.b_to_a.packets} pkts)")
+        print(f"run directory: {net.run.path}")
+        if args.cli:
+            from mininet.cli import CLI
+            CLI(net.mn)
+        return 0 if not missing else 1
+    except RuntimeErrorBase as e:
+        raise UserError(str(e)) from None
+    finally:
+        net.stop()
+        say(f"torn down in {net.timings.phases.get('teardown', 0):.2f} s")
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    from experiments.emu.cleanup import clean
+    r = clean(force=args.force)
+    print(f"cleaned {len(r.runs)} run(s): {r.killed} process(es), {r.interfaces} interface(s), "
+          f"{r.rules} firewall rule(s)")
+    for name in r.skipped_live:
+        print(f"  skipped live run {name} (its dcnlab process is still running; --force to clean it)")
+    return 0
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from controller.runtime.errors import RuntimeErrorBase
+    from p4src.compiler import compile_program
+    try:
+        prog = compile_program(args.program)
+    except RuntimeErrorBase as e:
+        raise UserError(str(e)) from None
+    if args.p4info:
+        print(prog.p4info)
+    else:
+        print(f"{prog.name}: {'cached' if prog.cached else 'compiled'} (key {prog.key})\n"
+              f"  json   {prog.json}\n  p4info {prog.p4info}")
+    return 0
+
+
+def add_net_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("network")
+    g.add_argument("--bw", type=float, help="link rate in Mbit/s (tc)")
+    g.add_argument("--delay", help="link delay, e.g. 1ms (netem)")
+    g.add_argument("--max-queue", type=int, help="tc queue limit in packets")
+    g.add_argument("--queue-rate", type=int, help="BMv2 egress queue rate, packets/s, every port")
+    g.add_argument("--queue-depth", type=int, help="BMv2 egress queue depth, packets, every port")
+    g.add_argument("--log-level", default="off", choices=("off", "error", "warn", "info", "debug", "trace"),
+                   help="BMv2 log level (logs in the run directory)")
+    g.add_argument("--pcap", action="store_true", help="per-port pcaps in the run directory")
+    g.add_argument("--grpc-log", action="store_true", help="log every P4Runtime request in the run directory")
+    g.add_argument("--no-thrift-guard", action="store_true",
+                   help="do not firewall BMv2's Thrift ports (they listen on every interface)")
+    g.add_argument("--no-ecmp", action="store_true", help="install primary paths only")
+    g.add_argument("--timeout", type=float, default=30.0, help="switch start timeout, seconds")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="bring a fabric up in BMv2+Mininet, route it, verify all-pairs reachability")
+    p.add_argument("spec")
+    p.add_argument("--cli", action="store_true", help="open the Mininet CLI before teardown")
+    add_net_arguments(p)
+    p.set_defaults(func=cmd_run)
+    k = sub.add_parser("compile", help="compile a p4src program with p4c (content-keyed cache)")
+    k.add_argument("program", nargs="?", default="dcnlab")
+    k.add_argument("--p4info", action="store_true", help="print only the P4Info path")
+    k.set_defaults(func=cmd_compile)
+    c = sub.add_parser("clean", help="stop processes and remove interfaces/rules left by dcnlab runs")
+    c.add_argument("--force", action="store_true", help="also clean runs whose dcnlab process is still alive")
+    c.set_defaults(func=cmd_clean)

@@ -1,0 +1,96 @@
+"""Compile the P4 programs with p4c into a cache keyed by content.
+
+The key hashes every ``.p4`` source in this folder, the program name, the p4c version and
+the arguments. An unchanged program is never recompiled. A compile writes into a staging
+directory and renames it into place, so two concurrent compiles cannot corrupt the cache.
+Cache root: ``$DCNLAB_CACHE`` or ``~/.cache/dcnlab``, then ``p4c/<key>/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from controller.runtime.errors import RuntimeErrorBase
+from controller.runtime.pipeline import Pipeline
+from controller.runtime.toolchain import require_tool, tool_env
+
+log = logging.getLogger(__name__)
+
+SRC_DIR = Path(__file__).resolve().parent
+DEFAULT_PROGRAM = "dcnlab"
+P4C_ARGS = ("--target", "bmv2", "--arch", "v1model", "--std", "p4-16")
+
+
+class CompileError(RuntimeErrorBase):
+    pass
+
+
+@dataclass(frozen=True)
+class CompiledProgram:
+    name: str
+    json: Path
+    p4info: Path
+    key: str
+    cached: bool
+
+    def pipeline(self) -> Pipeline:
+        return Pipeline.from_files(self.p4info, self.json, self.name)
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("DCNLAB_CACHE") or Path.home() / ".cache" / "dcnlab")
+
+
+@lru_cache(maxsize=4)
+def p4c_version(p4c: Path) -> str:
+    out = subprocess.run([str(p4c), "--version"], capture_output=True, text=True, env=tool_env(), check=False)
+    return (out.stdout or out.stderr).strip()
+
+
+def sources_digest(src_dir: Path = SRC_DIR) -> str:
+    h = hashlib.sha256()
+    for p in sorted(src_dir.glob("*.p4")):
+        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def compile_program(name: str = DEFAULT_PROGRAM, src_dir: Path = SRC_DIR) -> CompiledProgram:
+    main = src_dir / f"{name}.p4"
+    if not main.is_file():
+        raise CompileError(f"no P4 program {main}")
+    p4c = require_tool("p4c")
+    h = hashlib.sha256()
+    for part in (name, sources_digest(src_dir), p4c_version(p4c), " ".join(P4C_ARGS)):
+        h.update(part.encode() + b"\0")
+    key = h.hexdigest()[:24]
+    final = cache_root() / "p4c" / key
+    result = CompiledProgram(name, final / f"{name}.json", final / f"{name}.p4info.txtpb", key, True)
+    if result.json.is_file() and result.p4info.is_file():
+        log.debug("p4c cache hit %s", final)
+        return result
+    final.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=final.parent))
+    try:
+        argv = [str(p4c), *P4C_ARGS, "-o", str(staging), "--p4runtime-files",
+                str(staging / f"{name}.p4info.txtpb"), "-I", str(src_dir), str(main)]
+        log.info("compiling %s with p4c", main.name)
+        proc = subprocess.run(argv, capture_output=True, text=True, env=tool_env(), check=False)
+        if proc.returncode != 0:
+            raise CompileError(f"p4c failed on {main} (exit {proc.returncode}):\n{proc.stderr.strip()[-3000:]}")
+        try:
+            os.rename(staging, final)
+        except OSError:  # another process finished first: its output is identical
+            if not final.is_dir():
+                raise
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    return CompiledProgram(name, result.json, result.p4info, key, False)

@@ -1,0 +1,48 @@
+"""p4c: the base program compiles, the cache works, and the committed P4Info fixture is current."""
+
+from __future__ import annotations
+
+import pytest
+from google.protobuf import text_format
+
+from p4fixtures import FIXTURE
+
+pytestmark = pytest.mark.p4c
+
+
+def test_compile_and_cache(tmp_path, monkeypatch):
+    from p4src.compiler import compile_program
+    monkeypatch.setenv("DCNLAB_CACHE", str(tmp_path))
+    first = compile_program()
+    assert not first.cached and first.json.is_file() and first.p4info.is_file()
+    again = compile_program()
+    assert again.cached and again.key == first.key and again.json == first.json
+
+
+def test_changed_source_changes_the_key(tmp_path, monkeypatch):
+    import shutil
+    from p4src import compiler
+    monkeypatch.setenv("DCNLAB_CACHE", str(tmp_path / "cache"))
+    src = tmp_path / "src"
+    shutil.copytree(compiler.SRC_DIR, src, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    a = compiler.compile_program(src_dir=src)
+    (src / "ecn.p4").write_text((src / "ecn.p4").read_text() + "\n// changed\n")
+    b = compiler.compile_program(src_dir=src)
+    assert a.key != b.key and not b.cached
+
+
+def test_syntax_error_is_reported(tmp_path, monkeypatch):
+    from p4src import compiler
+    monkeypatch.setenv("DCNLAB_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "bad.p4").write_text("control X( { }\n")
+    with pytest.raises(compiler.CompileError, match="p4c failed"):
+        compiler.compile_program("bad", src_dir=tmp_path)
+
+
+def test_committed_p4info_fixture_is_up_to_date():
+    from p4.config.v1 import p4info_pb2
+    from p4src.compiler import compile_program
+    fresh, committed = p4info_pb2.P4Info(), p4info_pb2.P4Info()
+    text_format.Merge(compile_program().p4info.read_text(), fresh, allow_unknown_field=True)
+    text_format.Merge(FIXTURE.read_text(), committed, allow_unknown_field=True)
+    assert fresh == committed, ("p4src/ changed: cp \"$(dcnlab compile --p4info)\" tests/fixtures/dcnlab.p4info.txtpb")

@@ -1,0 +1,208 @@
+"""Host agent: runs inside a host (Mininet host or network namespace); JSON lines on stdin/stdout.
+
+Commands (one JSON object per line; one JSON reply per line):
+
+* ``{"cmd": "recv_start", "port": P, "bin": 0.1}``: record UDP arrivals on port P.
+* ``{"cmd": "recv_stop", "port": P}``: stop and reply with per-flow statistics: packets, bytes
+  (frame bytes), duplicates, lost (the sequence gaps up to the highest seq seen), latency
+  min/avg/max (µs), first/last arrival, and bytes per time bin.
+* ``{"cmd": "send", "iface", "frame": hex, "flow", "count", "rate_pps", "seq"}``: send ``count``
+  copies of the scapy-crafted frame (see :mod:`traffic.frames`) with rising sequence numbers and
+  send timestamps patched in, paced at ``rate_pps`` (0 = as fast as possible). Instead of
+  ``frame``, the fields ``src_mac dst_mac src_ip dst_ip sport dport size ecn`` make the agent
+  craft it (importing scapy). Replies with what was sent.
+* ``{"cmd": "probe", "iface", "flow", "frames": [hex, ...]}``: one packet per frame.
+* ``{"cmd": "quit"}``.
+
+A bad command gets ``{"error": "..."}``. The agent keeps running.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+from traffic import wire
+
+
+@dataclass
+class FlowRecord:
+    packets: int = 0
+    bytes: int = 0
+    dups: int = 0
+    max_seq: int = -1
+    seen: set[int] = field(default_factory=set)
+    lat_min: float = float("inf")
+    lat_max: float = 0.0
+    lat_sum: float = 0.0
+    first: float = 0.0
+    last: float = 0.0
+    bins: dict[int, int] = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        n = self.packets - self.dups
+        return {"packets": self.packets, "unique": n, "bytes": self.bytes, "dups": self.dups,
+                "lost": max(0, self.max_seq + 1 - n), "max_seq": self.max_seq,
+                "lat_us": [round(self.lat_min / 1e3, 1) if self.packets else None,
+                           round(self.lat_sum / max(self.packets, 1) / 1e3, 1),
+                           round(self.lat_max / 1e3, 1)],
+                "first": self.first, "last": self.last,
+                "bins": sorted(self.bins.items())}
+
+
+class Receiver:
+    def __init__(self, port: int, bin_s: float) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+        self.sock.bind(("0.0.0.0", port))
+        self.sock.settimeout(0.05)
+        self.bin_s = bin_s
+        self.flows: dict[int, FlowRecord] = {}
+        self.start = time.time()
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                data = self.sock.recv(65535)
+            except socket.timeout:
+                continue
+            now_ns = time.time_ns()
+            hdr = wire.unpack(data)
+            if hdr is None:
+                continue
+            flow, seq, ts = hdr
+            r = self.flows.setdefault(flow, FlowRecord())
+            size = len(data) + wire.ETH_IP_UDP
+            r.packets += 1
+            r.bytes += size
+            if seq in r.seen:
+                r.dups += 1
+            else:
+                r.seen.add(seq)
+            r.max_seq = max(r.max_seq, seq)
+            lat = now_ns - ts
+            r.lat_min, r.lat_max, r.lat_sum = min(r.lat_min, lat), max(r.lat_max, lat), r.lat_sum + lat
+            now = now_ns / 1e9
+            if not r.first:
+                r.first = now
+            r.last = now
+            b = int((now - self.start) / self.bin_s)
+            r.bins[b] = r.bins.get(b, 0) + size
+
+    def stop(self) -> dict:
+        self._stop.set()
+        self.thread.join()
+        self.sock.close()
+        return {"start": self.start, "bin": self.bin_s,
+                "flows": {str(f): r.summary() for f, r in sorted(self.flows.items())}}
+
+
+def _template(req: dict) -> bytearray:
+    """The frame to send: shipped as hex by the controller, or crafted here (imports scapy)."""
+    if "frame" in req:
+        return bytearray.fromhex(req["frame"])
+    from traffic.frames import udp_frame
+    return bytearray(udp_frame(req["src_mac"], req["dst_mac"], req["src_ip"], req["dst_ip"],
+                               int(req.get("sport", 40000)), int(req["dport"]), int(req.get("size", 100)),
+                               int(req.get("ecn", 0))))
+
+
+class Agent:
+    def __init__(self) -> None:
+        self.receivers: dict[int, Receiver] = {}
+        self.sockets: dict[str, socket.socket] = {}
+
+    def _sock(self, iface: str) -> socket.socket:
+        s = self.sockets.get(iface)
+        if s is None:
+            s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+            s.bind((iface, 0))
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+            self.sockets[iface] = s
+        return s
+
+    def handle(self, req: dict) -> dict:
+        cmd = req.get("cmd")
+        if cmd == "recv_start":
+            port = int(req["port"])
+            if port in self.receivers:
+                return {"error": f"already receiving on port {port}"}
+            self.receivers[port] = Receiver(port, float(req.get("bin", 0.1)))
+            return {"ok": True}
+        if cmd == "recv_stop":
+            r = self.receivers.pop(int(req["port"]), None)
+            return r.stop() if r else {"error": f"not receiving on port {req['port']}"}
+        if cmd == "send":
+            return self.send(req)
+        if cmd == "probe":
+            sock = self._sock(req["iface"])
+            for hexframe in req["frames"]:
+                frame = bytearray.fromhex(hexframe)
+                frame[wire.ETH_IP_UDP:wire.MIN_FRAME] = wire.pack(int(req["flow"]), 0, time.time_ns())
+                sock.send(frame)
+            return {"sent": len(req["frames"])}
+        if cmd == "ping":
+            return {"pong": True}
+        return {"error": f"unknown command {cmd!r}"}
+
+    def send(self, req: dict) -> dict:
+        count, rate = int(req["count"]), float(req.get("rate_pps", 0))
+        frame = _template(req)
+        size = len(frame)
+        sock = self._sock(req["iface"])
+        flow = int(req.get("flow", 0))
+        seq0 = int(req.get("seq", 0))
+        off = wire.ETH_IP_UDP
+        gap = 1.0 / rate if rate > 0 else 0.0
+        t0 = time.perf_counter()
+        sent = 0
+        for i in range(count):
+            if gap:
+                target = t0 + i * gap
+                delay = target - time.perf_counter()
+                if delay > 0:
+                    time.sleep(delay)
+            frame[off:off + wire.HEADER.size] = wire.pack(flow, seq0 + i, time.time_ns())
+            try:
+                sock.send(frame)
+            except BlockingIOError:
+                time.sleep(0.001)
+                sock.send(frame)
+            sent += 1
+        return {"sent": sent, "bytes": sent * size, "seconds": time.perf_counter() - t0}
+
+
+def main() -> int:
+    agent = Agent()
+    out = sys.stdout
+    out.write(json.dumps({"ready": True}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            req = json.loads(line)
+        except json.JSONDecodeError as e:
+            reply = {"error": f"bad JSON: {e}"}
+        else:
+            if req.get("cmd") == "quit":
+                break
+            try:
+                reply = agent.handle(req)
+            except (KeyError, ValueError, OSError) as e:
+                reply = {"error": f"{type(e).__name__}: {e}"}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""Controller-side handles on host agents (:mod:`traffic.agent`) running inside hosts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.runtime.errors import RuntimeErrorBase
+from traffic import wire
+from traffic.frames import udp_frame
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class AgentError(RuntimeErrorBase):
+    pass
+
+
+@dataclass(frozen=True)
+class HostAddr:
+    name: str
+    iface: str
+    ip: str
+    mac: str
+
+
+class AgentHandle:
+    """A running agent process. ``prefix`` enters the host (e.g. ``ip netns exec ns`` or mnexec)."""
+
+    def __init__(self, host: HostAddr, prefix: Sequence[str] = (), popen=None, log_file: Path | None = None) -> None:
+        self.host = host
+        argv = [*prefix, sys.executable, "-m", "traffic.agent"]
+        env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        stderr = log_file.open("ab") if log_file else subprocess.DEVNULL
+        spawn = popen or subprocess.Popen
+        self.proc = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env,
+                          text=True, bufsize=1)
+        if log_file:
+            stderr.close()
+        self._ready = False
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def wait_ready(self) -> None:
+        if not self._ready:
+            self._read()
+            self._ready = True
+
+    def _read(self) -> dict:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise AgentError(f"agent on {self.host.name} exited (status {self.proc.poll()})")
+        return json.loads(line)
+
+    def submit(self, req: dict) -> None:
+        self.wait_ready()
+        try:
+            self.proc.stdin.write(json.dumps(req) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            raise AgentError(f"agent on {self.host.name} is gone") from None
+
+    def result(self) -> dict:
+        rep = self._read()
+        if "error" in rep:
+            raise AgentError(f"{self.host.name}: {rep['error']}")
+        return rep
+
+    def call(self, req: dict) -> dict:
+        self.submit(req)
+        return self.result()
+
+    # -- convenience ---------------------------------------------------------------
+    def send_request(self, dst: HostAddr, count: int, size: int = 100, rate_pps: float = 0, dport: int = 5001,
+                     sport: int = 40000, flow: int = 0, ecn: int = 0, seq: int = 0) -> dict:
+        frame = udp_frame(self.host.mac, dst.mac, self.host.ip, dst.ip, sport, dport, size, ecn)
+        return {"cmd": "send", "iface": self.host.iface, "frame": frame.hex(), "flow": flow, "count": count,
+                "rate_pps": rate_pps, "seq": seq}
+
+    def probe_request(self, targets: Sequence[HostAddr], port: int, flow: int) -> dict:
+        frames = [udp_frame(self.host.mac, t.mac, self.host.ip, t.ip, port, port, wire.MIN_FRAME).hex()
+                  for t in targets]
+        return {"cmd": "probe", "iface": self.host.iface, "flow": flow, "frames": frames}
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write('{"cmd": "quit"}\n')
+                self.proc.stdin.flush()
+                self.proc.wait(timeout=2)
+            except (BrokenPipeError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout):
+            if f:
+                f.close()
+
+
+def call_all(agents: Sequence[AgentHandle], reqs: Sequence[dict]) -> list[dict]:
+    """Submit one request per agent, then collect the replies: the agents work concurrently."""
+    for a, r in zip(agents, reqs):
+        a.submit(r)
+    return [a.result() for a in agents]
