@@ -57,9 +57,18 @@ def test_shaping_lines():
     assert links.Shaping().tc_lines("x") == []
     lines = links.Shaping(10, "2ms", 50).tc_lines("e0_0-eth2")
     assert lines == ["qdisc add dev e0_0-eth2 root handle 1: htb default 1",
-                     "class add dev e0_0-eth2 parent 1: classid 1:1 htb rate 10mbit burst 15k",
+                     "class add dev e0_0-eth2 parent 1: classid 1:1 htb rate 10mbit burst 15k quantum 1514",
                      "qdisc add dev e0_0-eth2 parent 1:1 handle 10: netem delay 2ms limit 50"]
     assert links.Shaping(delay="1ms").tc_lines("d") == ["qdisc add dev d root handle 10: netem delay 1ms"]
+    assert links.Shaping(max_queue=30).tc_lines("d") == ["qdisc add dev d root handle 10: pfifo limit 30"]
+
+
+@pytest.mark.netns
+def test_delay_without_netem_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(links, "netem_available", lambda: False)
+    with pytest.raises(links.LinkSetupError, match="needs the kernel's netem qdisc"):
+        links.Shaping(delay="1ms").check_kernel()
+    links.Shaping(bw_mbps=5, max_queue=10).check_kernel()  # no delay: no netem needed
 
 
 def test_interface_names_are_checked():

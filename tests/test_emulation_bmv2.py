@@ -168,3 +168,33 @@ def test_interrupted_run_leaves_nothing(sig):
     assert p.returncode != 0
     assert "Traceback" not in err, err
     assert _left_behind(Path(env["DCNLAB_RUN_ROOT"])) == []
+
+
+def test_link_rate_and_queue_shaping_on_both_ends():
+    fabric = parse_spec("bcube:n=2,k=0")
+    with FabricNetwork(fabric, NetOptions(bw_mbps=20, max_queue=40)) as net:
+        root = subprocess.run("tc qdisc show dev w0-eth0; tc class show dev w0-eth0", shell=True,
+                              capture_output=True, text=True).stdout
+        assert "htb" in root and "pfifo" in root and "limit 40p" in root and "rate 20Mbit" in root
+        host = net.hosts["h0"].cmd("tc qdisc show dev h0-eth0; tc class show dev h0-eth0")
+        assert "pfifo" in host and "rate 20Mbit" in host
+        a, b = net.agent("h0"), net.agent("h1")
+        b.call({"cmd": "recv_start", "port": 5001})
+        a.call(a.send_request(net.addr("h1"), count=20, size=200, rate_pps=500))
+        time.sleep(0.3)
+        assert b.call({"cmd": "recv_stop", "port": 5001})["flows"]["0"]["unique"] == 20
+
+
+def test_link_delay_with_netem():
+    from experiments.emu.links import netem_available
+    if not netem_available():
+        pytest.skip("this kernel lacks the netem qdisc (sch_netem)")
+    fabric = parse_spec("bcube:n=2,k=0")
+    with FabricNetwork(fabric, NetOptions(delay="2ms")) as net:
+        a, b = net.agent("h0"), net.agent("h1")
+        b.call({"cmd": "recv_start", "port": 5001})
+        a.call(a.send_request(net.addr("h1"), count=10, size=200, rate_pps=200))
+        time.sleep(0.3)
+        f = b.call({"cmd": "recv_stop", "port": 5001})["flows"]["0"]
+        # h0 - v0 - w0 - v1 - h1: four links, each delayed 2 ms on its sending end
+        assert f["unique"] == 10 and f["lat_us"][0] >= 4 * 2000

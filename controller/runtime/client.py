@@ -122,7 +122,8 @@ class SwitchClient(P4RuntimeClient):
             chunk = updates[start:start + batch]
             req = p4runtime_pb2.WriteRequest(device_id=self.device_id)
             req.election_id.high, req.election_id.low = self.election_id
-            req.updates.extend(u.to_proto(p4info) for u in chunk)
+            for u in chunk:
+                u.fill(p4info, req.updates.add())
             try:
                 self.stub.Write(req)
             except grpc.RpcError as e:
@@ -140,7 +141,8 @@ class SwitchClient(P4RuntimeClient):
 
     def read(self, p4info: P4Info, entities: Iterable[Entity]) -> Iterator[p4runtime_pb2.Entity]:
         req = p4runtime_pb2.ReadRequest(device_id=self.device_id)
-        req.entities.extend(e.to_proto(p4info) for e in entities)
+        for e in entities:
+            e.fill(p4info, req.entities.add())
         try:
             for rep in self.stub.Read(req):
                 yield from rep.entities

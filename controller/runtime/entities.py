@@ -39,9 +39,14 @@ class Update:
     entity: Entity
 
     def to_proto(self, info: P4Info) -> p4runtime_pb2.Update:
-        u = p4runtime_pb2.Update(type=self.type.value)
-        u.entity.CopyFrom(self.entity.to_proto(info))
+        u = p4runtime_pb2.Update()
+        self.fill(info, u)
         return u
+
+    def fill(self, info: P4Info, u: p4runtime_pb2.Update) -> None:
+        """Write this update into ``u`` in place (no copies: protobuf is pure Python here)."""
+        u.type = self.type.value
+        self.entity.fill(info, u.entity)
 
     def __str__(self) -> str:
         return f"{self.type.name} {self.entity}"
@@ -66,6 +71,12 @@ class Entity:
         raise NotImplementedError
 
     def to_proto(self, info: P4Info) -> p4runtime_pb2.Entity:
+        e = p4runtime_pb2.Entity()
+        self.fill(info, e)
+        return e
+
+    def fill(self, info: P4Info, e: p4runtime_pb2.Entity) -> None:
+        """Write this entity into ``e`` in place."""
         raise NotImplementedError
 
 
@@ -97,9 +108,8 @@ class TableEntry(Entity):
         p = ", ".join(f"{k}={v}" for k, v in self.params)
         return f"{self.table}[{m}] -> {self.action}({p})"
 
-    def to_proto(self, info: P4Info) -> p4runtime_pb2.Entity:
+    def fill(self, info: P4Info, e: p4runtime_pb2.Entity) -> None:
         t = info.table(self.table)
-        e = p4runtime_pb2.Entity()
         te = e.table_entry
         te.table_id = t.id
         te.priority = self.priority
@@ -137,7 +147,6 @@ class TableEntry(Entity):
                     raise P4InfoError(f"action {a.name} needs parameter {pname!r}")
                 te.action.action.params.add(param_id=p.id, value=encode(given[pname], p.bitwidth,
                                                                         f"{a.name}.{pname}"))
-        return e
 
     @classmethod
     def from_proto(cls, info: P4Info, te: p4runtime_pb2.TableEntry) -> TableEntry:
@@ -194,12 +203,10 @@ class MulticastGroup(Entity):
     def __str__(self) -> str:
         return f"mcast group {self.mgid} -> {list(self.replicas)}"
 
-    def to_proto(self, info: P4Info) -> p4runtime_pb2.Entity:
-        e = p4runtime_pb2.Entity()
+    def fill(self, info: P4Info, e: p4runtime_pb2.Entity) -> None:
         g = e.packet_replication_engine_entry.multicast_group_entry
         g.multicast_group_id = self.mgid
         _add_replicas(g, self.replicas)
-        return e
 
 
 @dataclass(frozen=True)
@@ -218,14 +225,12 @@ class CloneSession(Entity):
     def __str__(self) -> str:
         return f"clone session {self.session_id} -> {list(self.replicas)}"
 
-    def to_proto(self, info: P4Info) -> p4runtime_pb2.Entity:
-        e = p4runtime_pb2.Entity()
+    def fill(self, info: P4Info, e: p4runtime_pb2.Entity) -> None:
         c = e.packet_replication_engine_entry.clone_session_entry
         c.session_id = self.session_id
         c.class_of_service = self.class_of_service
         c.packet_length_bytes = self.packet_length_bytes
         _add_replicas(c, self.replicas)
-        return e
 
 
 @dataclass(frozen=True)
@@ -245,13 +250,11 @@ class MeterConfig(Entity):
     def __str__(self) -> str:
         return f"meter {self.meter}[{self.index}] cir={self.cir} pir={self.pir}"
 
-    def to_proto(self, info: P4Info) -> p4runtime_pb2.Entity:
-        e = p4runtime_pb2.Entity()
+    def fill(self, info: P4Info, e: p4runtime_pb2.Entity) -> None:
         m = e.meter_entry
         m.meter_id = info.meter(self.meter).id
         m.index.index = self.index
         m.config.cir, m.config.cburst, m.config.pir, m.config.pburst = self.cir, self.cburst, self.pir, self.pburst
-        return e
 
 
 @dataclass(frozen=True)
@@ -269,14 +272,12 @@ class Counter(Entity):
     def __str__(self) -> str:
         return f"counter {self.counter}[{'*' if self.index is None else self.index}]"
 
-    def to_proto(self, info: P4Info) -> p4runtime_pb2.Entity:
-        e = p4runtime_pb2.Entity()
+    def fill(self, info: P4Info, e: p4runtime_pb2.Entity) -> None:
         c = e.counter_entry
         c.counter_id = info.counter(self.counter).id
         if self.index is not None:
             c.index.index = self.index
             c.data.packet_count, c.data.byte_count = self.packets, self.bytes
-        return e
 
     @classmethod
     def from_proto(cls, info: P4Info, ce: p4runtime_pb2.CounterEntry) -> Counter:

@@ -10,6 +10,7 @@ and bring them up in a second batch.
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -37,22 +38,39 @@ class Shaping:
         return any(v is not None for v in (self.bw_mbps, self.delay, self.max_queue))
 
     def tc_lines(self, dev: str) -> list[str]:
+        """htb for the rate; under it netem for delay (with the queue limit), else pfifo for the limit."""
         if not self.active:
             return []
         lines = []
         parent = "root"
         if self.bw_mbps is not None:
             lines += [f"qdisc add dev {dev} root handle 1: htb default 1",
-                      f"class add dev {dev} parent 1: classid 1:1 htb rate {self.bw_mbps}mbit burst 15k"]
+                      f"class add dev {dev} parent 1: classid 1:1 htb rate {self.bw_mbps}mbit burst 15k quantum 1514"]
             parent = "parent 1:1"
-        netem = []
         if self.delay:
-            netem.append(f"delay {self.delay}")
-        if self.max_queue is not None:
-            netem.append(f"limit {self.max_queue}")
-        if netem:
-            lines.append(f"qdisc add dev {dev} {parent} handle 10: netem {' '.join(netem)}")
+            limit = f" limit {self.max_queue}" if self.max_queue is not None else ""
+            lines.append(f"qdisc add dev {dev} {parent} handle 10: netem delay {self.delay}{limit}")
+        elif self.max_queue is not None:
+            lines.append(f"qdisc add dev {dev} {parent} handle 10: pfifo limit {self.max_queue}")
         return lines
+
+    def check_kernel(self) -> None:
+        """Delay needs the kernel's netem qdisc; say so before any link exists."""
+        if self.delay and not netem_available():
+            raise LinkSetupError(f"link delay {self.delay} needs the kernel's netem qdisc (sch_netem), "
+                                 f"which this kernel ({os.uname().release}) lacks; drop --delay")
+
+
+def netem_available() -> bool:
+    """Try netem on the loopback of a throwaway network namespace (changes nothing else)."""
+    ns = f"dcnlab-netem-{os.getpid()}"
+    if subprocess.run(["ip", "netns", "add", ns], capture_output=True).returncode != 0:
+        return False
+    try:
+        return subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "lo", "root", "netem",
+                               "delay", "1ms"], capture_output=True).returncode == 0
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
 @dataclass(frozen=True)

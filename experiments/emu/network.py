@@ -132,6 +132,7 @@ class FabricNetwork:
         f, o = self.fabric, self.opts
         if os.geteuid() != 0:
             raise UserError("emulation needs root (network namespaces, veths, BMv2 on raw interfaces)")
+        o.shaping().check_kernel()
         self.run = RunDir.create(f.spec)
         # Frames are crafted with scapy in this process; pay its import while other work runs.
         threading.Thread(target=importlib.import_module, args=("scapy.layers.inet",), daemon=True).start()
