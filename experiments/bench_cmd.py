@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from experiments import bench_emu
+
 GOAL_SECONDS, GOAL_MIB = 10.0, 3 * 1024
 
 
@@ -28,8 +30,4 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     t = bsub.add_parser("topo", help=f"build time and peak memory (goal <= {GOAL_SECONDS:.0f} s, <= 3 GiB)")
     t.add_argument("--json", action="store_true", help="machine-readable output")
     t.set_defaults(func=cmd_bench_topo)
-    try:
-        from experiments import bench_emu
-    except ImportError:  # emulation extras not installed
-        return
     bench_emu.add_parser(bsub)

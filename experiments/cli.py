@@ -19,7 +19,7 @@ fabric specs:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from experiments import bench_cmd, topo_cmd
+    from experiments import bench_cmd, run_cmd, topo_cmd
 
     parser = argparse.ArgumentParser(prog="dcnlab", description="P4/Mininet data-center fabric testbed",
                                      epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -27,12 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="cmd", required=True)
     topo_cmd.add_parser(sub)
     bench_cmd.add_parser(sub)
-    try:
-        from experiments import run_cmd
-    except ImportError:  # pragma: no cover - emulation extras missing
-        run_cmd = None
-    if run_cmd is not None:
-        run_cmd.add_parser(sub)
+    run_cmd.add_parser(sub)
     return parser
 
 

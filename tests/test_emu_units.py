@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -135,5 +136,5 @@ def test_clean_skips_live_runs_unless_forced(tmp_path, monkeypatch):
 
 def test_cli_clean_output(tmp_path):
     env = dict(os.environ, DCNLAB_RUN_ROOT=str(tmp_path))
-    r = subprocess.run([os.sys.executable, "-m", "experiments", "clean"], capture_output=True, text=True, env=env)
+    r = subprocess.run([sys.executable, "-m", "experiments", "clean"], capture_output=True, text=True, env=env)
     assert r.returncode == 0 and r.stdout.startswith("cleaned 0 run(s)")

@@ -190,3 +190,15 @@ def test_dragonfly_large_instance_is_cheap():
     f = parse_spec("dragonfly:p=1,a=16,h=8,arrangement=circulant")
     assert f.counts()[Role.SWITCH] == 16 * 129
     assert f.peer("s100_3", f.global_port(0)) is not None
+
+
+@pytest.mark.parametrize("spec,bad", [("bcube:n=4,k=1", ["v16", "w8", "v01", "x1", "v", "h-1"]),
+                                      ("fattree:k=4", ["e4_0", "e0_2", "e00_1", "c4", "h0_0", "z1"]),
+                                      ("midplane:q=2,m=2,p=1,k=2,w=2,cns=4,terminals=1",
+                                       ["l0_4_0", "l9_0_0", "l2_2_0", "h0_0", "l0_01_0", "l3_0_2x"]),
+                                      ("dragonfly:p=1,a=4,h=2", ["s9_0", "s0_4", "h0_0_1", "s0", "r0_0"])])
+def test_unknown_names_are_rejected(spec, bad):
+    f = parse_spec(spec)
+    for name in bad:
+        with pytest.raises(KeyError):
+            f.node(name)

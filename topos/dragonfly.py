@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from topos.addressing import MAX_HOSTS
 from topos.errors import SpecError, check_range
-from topos.model import Fabric, Link, Node, Role
+from topos.model import Fabric, Link, Node, Role, parse_name
 
 ARRANGEMENTS = ("relative", "absolute", "circulant")
 
@@ -145,17 +145,7 @@ class Dragonfly(Fabric):
         return self.router_name(*divmod(r, self.a)), x
 
     def _parse(self, name: str) -> tuple[str, tuple[int, ...]]:
-        kind = name[:1]
-        try:
-            nums = tuple(int(x) for x in name[1:].split("_"))
-        except ValueError:
-            raise KeyError(name) from None
-        shape = {"s": (self.g, self.a), "h": (self.g, self.a, self.p)}.get(kind)
-        if shape is None or len(nums) != len(shape) or any(not 0 <= v < m for v, m in zip(nums, shape)):
-            raise KeyError(name)
-        if name != kind + "_".join(str(v) for v in nums):
-            raise KeyError(name)
-        return kind, nums
+        return parse_name(name, {"s": (self.g, self.a), "h": (self.g, self.a, self.p)})
 
     @property
     def router_ports(self) -> int:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from topos.addressing import MAX_HOSTS
 from topos.errors import SpecError, check_range
-from topos.model import Fabric, Link, Node, Role
+from topos.model import Fabric, Link, Node, Role, parse_name
 
 
 @dataclass(frozen=True)
@@ -58,22 +58,9 @@ class FatTree(Fabric):
         pod, rest = divmod(index, self.half ** 2)
         return f"e{pod}_{rest // self.half}", rest % self.half
 
-    def host_index(self, pod: int, edge: int, x: int) -> int:
-        return (pod * self.half + edge) * self.half + x
-
     def _parse(self, name: str) -> tuple[str, tuple[int, ...]]:
-        kind = name[:1]
-        try:
-            nums = tuple(int(x) for x in name[1:].split("_"))
-        except ValueError:
-            raise KeyError(name) from None
         h, k = self.half, self.k
-        shape = {"h": (k, h, h), "e": (k, h), "a": (k, h), "c": (h * h,)}.get(kind)
-        if shape is None or len(nums) != len(shape) or any(not 0 <= v < m for v, m in zip(nums, shape)):
-            raise KeyError(name)
-        if name != kind + "_".join(str(v) for v in nums):
-            raise KeyError(name)
-        return kind, nums
+        return parse_name(name, {"h": (k, h, h), "e": (k, h), "a": (k, h), "c": (h * h,)})
 
     def _make(self, kind: str, nums: tuple[int, ...]) -> Node:
         name = kind + "_".join(str(v) for v in nums)

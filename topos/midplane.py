@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from topos.addressing import MAX_HOSTS
 from topos.errors import SpecError, check_range
-from topos.model import Fabric, Link, Node, Role
+from topos.model import Fabric, Link, Node, Role, parse_name
 
 PAPER_INSTANCE = {"q": 32, "m": 16, "p": 6, "k": 32, "w": 16, "cns": 64, "terminals": 16}
 
@@ -90,25 +90,12 @@ class Midplane(Fabric):
         c, i = divmod(l0, self.q)
         return f"l0_{c}_{i}", x
 
-    _SHAPES = {"h": ("cns", "q", "terminals"), "l0": ("cns", "q"), "l1": ("cns", "m"),
-               "l2": ("tns", "k"), "l3": ("tns", "w")}
-
     def _parse(self, name: str) -> tuple[str, tuple[int, ...]]:
         if name.startswith("h"):
-            kind, rest = "h", name[1:]
-        else:
-            kind, _, rest = name.partition("_")
-        shape = self._SHAPES.get(kind)
-        try:
-            nums = tuple(int(x) for x in rest.split("_"))
-        except ValueError:
-            raise KeyError(name) from None
-        if shape is None or len(nums) != len(shape):
-            raise KeyError(name)
-        limits = [self.num_tns if s == "tns" else getattr(self, s) for s in shape]
-        if any(not 0 <= v < lim for v, lim in zip(nums, limits)) or self._name(kind, nums) != name:
-            raise KeyError(name)
-        return kind, nums
+            return parse_name(name, {"h": (self.cns, self.q, self.terminals)})
+        tns = self.num_tns
+        return parse_name(name, {"l0": (self.cns, self.q), "l1": (self.cns, self.m), "l2": (tns, self.k),
+                                 "l3": (tns, self.w)}, sep="_")
 
     @staticmethod
     def _name(kind: str, nums: tuple[int, ...]) -> str:

@@ -19,6 +19,26 @@ from functools import cached_property
 from topos.addressing import host_ip, host_mac
 
 
+def parse_name(name: str, shapes: dict[str, tuple[int, ...]], sep: str = "") -> tuple[str, tuple[int, ...]]:
+    """Split ``<kind><sep><n0>_<n1>...`` (e.g. ``e3_1``, ``l2_5_0`` with sep "_") into (kind, numbers).
+
+    ``shapes`` maps each kind to the exclusive upper bound of each number. Raise ``KeyError(name)``
+    unless the name is canonical and in range."""
+    for kind, shape in shapes.items():
+        prefix = kind + sep
+        if not name.startswith(prefix):
+            continue
+        try:
+            nums = tuple(int(x) for x in name[len(prefix):].split("_"))
+        except ValueError:
+            break
+        if len(nums) == len(shape) and all(0 <= v < m for v, m in zip(nums, shape)) \
+                and name == prefix + "_".join(str(v) for v in nums):
+            return kind, nums
+        break
+    raise KeyError(name)
+
+
 class Role(str, enum.Enum):
     """What a node is. ``server`` nodes forward *and* host an application
     (BCube servers, modelled on the ServerSwitch NIC)."""
@@ -109,18 +129,9 @@ class Fabric(ABC):
     def host_attachment(self, index: int) -> tuple[str, int]:
         """Forwarding node and its port that host ``index`` attaches to."""
 
+    @abstractmethod
     def links(self) -> Iterator[Link]:
-        """Every link once, as seen from its lexicographically-first end in node order."""
-        order = {}
-        for node in self.nodes():
-            order[node.name] = len(order)
-        for node in self.nodes():
-            for port in range(node.ports):
-                far = self.peer(node.name, port)
-                if far is None:
-                    continue
-                if (order[node.name], port) < (order[far[0]], far[1]):
-                    yield Link(node.name, port, far[0], far[1])
+        """Every link once, in a deterministic order."""
 
     def forwarding_nodes(self) -> Iterator[Node]:
         return (n for n in self.nodes() if n.forwards)

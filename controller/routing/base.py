@@ -30,17 +30,16 @@ class Router(ABC):
     def __init__(self, fabric: Fabric) -> None:
         self.fabric = fabric
 
-    @abstractmethod
     def table(self, node: str) -> Table:
         """Forwarding table of forwarding node ``node`` for every destination host."""
+        return self.table_for(node, range(self.fabric.num_hosts()))
 
     def next_hops(self, node: str, dst: int) -> tuple[int, ...]:
         return self.table_for(node, [dst])[dst]
 
+    @abstractmethod
     def table_for(self, node: str, dsts: Iterable[int]) -> Table:
-        """Like :meth:`table` for some destinations only (default: filter the full table)."""
-        full = self.table(node)
-        return {d: full[d] for d in dsts}
+        """Forwarding entries of ``node`` for the destination hosts ``dsts``."""
 
     def trace(self, src: int, dst: int, choice: int = 0) -> list[str]:
         """Node names from host ``src`` to host ``dst`` following ECMP option ``choice`` (mod #options)."""

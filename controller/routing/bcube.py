@@ -25,9 +25,6 @@ class BCubeRouter(Router):
             return (f.k + 1,)
         return tuple(j for j in range(f.k, -1, -1) if f.digit(i, j) != f.digit(d, j))
 
-    def table(self, node: str) -> Table:
-        return self.table_for(node, range(self.fabric.num_servers))
-
     def table_for(self, node, dsts) -> Table:
         f = self.fabric
         kind, idx = node[0], int(node[1:])

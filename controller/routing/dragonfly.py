@@ -14,9 +14,6 @@ from topos.dragonfly import Dragonfly
 class DragonflyRouter(Router):
     fabric: Dragonfly
 
-    def table(self, node: str) -> Table:
-        return self.table_for(node, range(self.fabric.num_hosts()))
-
     def table_for(self, node, dsts) -> Table:
         f = self.fabric
         _, (i, j) = f._parse(node)

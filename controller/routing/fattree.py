@@ -14,9 +14,6 @@ from topos.fattree import FatTree
 class FatTreeRouter(Router):
     fabric: FatTree
 
-    def table(self, node: str) -> Table:
-        return self.table_for(node, range(self.fabric.num_hosts()))
-
     def table_for(self, node, dsts) -> Table:
         f = self.fabric
         h = f.half

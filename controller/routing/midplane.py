@@ -16,9 +16,6 @@ from topos.midplane import Midplane
 class MidplaneRouter(Router):
     fabric: Midplane
 
-    def table(self, node: str) -> Table:
-        return self.table_for(node, range(self.fabric.num_hosts()))
-
     def table_for(self, node, dsts) -> Table:
         f = self.fabric
         q, m, p, w, t = f.q, f.m, f.p, f.w, f.terminals

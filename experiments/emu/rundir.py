@@ -33,7 +33,6 @@ class RunState:
     """root-namespace interfaces created by the run."""
     link_group: int | None = None
     """interface group of the root-side interfaces (for one-batch deletion)."""
-    netns: list[str] = field(default_factory=list)
     firewall: list[list[str]] = field(default_factory=list)
     """iptables/ip6tables rule specs (argv after -I/-D) to delete."""
 
