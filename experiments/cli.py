@@ -36,7 +36,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("mininet").propagate = False  # Mininet prints through its own handler
     try:
         return int(args.func(args) or 0)
     except (SpecError, UserError) as e:

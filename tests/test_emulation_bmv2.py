@@ -198,3 +198,12 @@ def test_link_delay_with_netem():
         f = b.call({"cmd": "recv_stop", "port": 5001})["flows"]["0"]
         # h0 - v0 - w0 - v1 - h1: four links, each delayed 2 ms on its sending end
         assert f["unique"] == 10 and f["lat_us"][0] >= 4 * 2000
+
+
+def test_cli_option_opens_mininet_cli():
+    r = subprocess.run([sys.executable, "-m", "experiments", "run", "bcube:n=2,k=0", "--cli"],
+                       input="h0 ping -c 1 10.0.0.2\nexit\n", capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout + r.stderr
+    assert "1 packets transmitted, 1 received" in out and "ttl=61" in out  # three P4 hops decrement TTL
+    assert out.count("1 packets transmitted") == 1  # Mininet's log is printed once

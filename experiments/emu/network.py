@@ -126,7 +126,10 @@ class FabricNetwork:
         return self
 
     def _start(self) -> None:
+        from mininet.log import lg
         from mininet.net import Mininet
+
+        lg.propagate = False  # Mininet prints through its own handler; no second copy via the root logger
 
         t = time.perf_counter()
         f, o = self.fabric, self.opts
