@@ -207,3 +207,74 @@ def test_cli_option_opens_mininet_cli():
     out = r.stdout + r.stderr
     assert "1 packets transmitted, 1 received" in out and "ttl=61" in out  # three P4 hops decrement TTL
     assert out.count("1 packets transmitted") == 1  # Mininet's log is printed once
+
+
+@pytest.fixture
+def outside_netns():
+    """A namespace that reaches the root namespace over our own veth (link-local /30)."""
+    import uuid
+    tag = uuid.uuid4().hex[:6]
+    ns, root_if, ns_if = f"dlg{tag}", f"dlg{tag}r", f"dlg{tag}n"
+    sh = lambda c: subprocess.run(c, shell=True, check=True, capture_output=True)
+    sh(f"ip netns add {ns}")
+    try:
+        sh(f"ip link add {root_if} type veth peer name {ns_if} netns {ns}")
+        sh(f"ip addr add 169.254.77.1/30 dev {root_if} && ip link set {root_if} up")
+        sh(f"ip -n {ns} addr add 169.254.77.2/30 dev {ns_if} && ip -n {ns} link set {ns_if} up")
+        yield ns
+    finally:
+        subprocess.run(f"ip link del {root_if}", shell=True, capture_output=True)
+        subprocess.run(f"ip netns del {ns}", shell=True, capture_output=True)
+
+
+def _connects(ns: str | None, ip: str, port: int) -> bool:
+    code = (f"import socket; s=socket.socket(); s.settimeout(1.5); "
+            f"print(s.connect_ex(('{ip}', {port})) == 0)")
+    argv = ([] if ns is None else ["ip", "netns", "exec", ns]) + [sys.executable, "-c", code]
+    return subprocess.run(argv, capture_output=True, text=True).stdout.strip() == "True"
+
+
+@pytest.mark.parametrize("guard", [True, False])
+def test_thrift_ports_unreachable_from_outside(outside_netns, guard):
+    fabric = parse_spec("bcube:n=2,k=0")
+    with FabricNetwork(fabric, NetOptions(agents=False, thrift_guard=guard)) as net:
+        port = net.switches["w0"].cfg.thrift_port
+        assert _connects(None, "127.0.0.1", port)                       # the controller's path works
+        assert _connects(outside_netns, "169.254.77.1", port) is (not guard)
+        grpc = net.switches["w0"].cfg.grpc_port
+        assert not _connects(outside_netns, "169.254.77.1", grpc)       # gRPC is bound to 127.0.0.1
+
+
+def test_watcher_repushes_after_an_unannounced_restart():
+    fabric = parse_spec("bcube:n=2,k=1")
+    with FabricNetwork(fabric, NetOptions(watch=True)) as net:
+        sw = net.switches["v2"]
+        sw.signal(9)
+        sw.proc.wait()
+        sw.start()                      # nobody tells the controller
+        deadline = time.monotonic() + 20
+        entries = []
+        while time.monotonic() < deadline:
+            try:
+                entries = net.controller.read_table("v2", "DcnIngress.fwd.ipv4_host")
+            except Exception:           # stream not back yet
+                entries = []
+            if len(entries) == 4:
+                break
+            time.sleep(0.2)
+        assert len(entries) == 4
+        assert all(len(v) == 3 for v in net.reachability().values())
+
+
+def test_logs_and_pcaps_in_the_run_directory():
+    fabric = parse_spec("bcube:n=2,k=0")
+    with FabricNetwork(fabric, NetOptions(pcap=True, log_level="info", grpc_log=True)) as net:
+        net.reachability()
+        run = net.run.path
+        log = net.switches["w0"].cfg.log_file
+    text = log.read_text()
+    assert log.parent == run and "Thrift server was started" in text and "[W]" not in text
+    pcaps = {p.name: p.stat().st_size for p in (run / "pcap").iterdir()}
+    assert {"w0-eth0_in.pcap", "w0-eth0_out.pcap", "w0-eth1_in.pcap", "w0-eth1_out.pcap"} <= set(pcaps)
+    assert pcaps["w0-eth0_in.pcap"] > 24  # more than the pcap file header: packets were captured
+    assert "SetForwardingPipelineConfig" in (run / "p4rt-w0.log").read_text()

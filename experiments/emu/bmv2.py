@@ -3,7 +3,8 @@
 gRPC is bound to 127.0.0.1. Thrift cannot be bound (BMv2 listens on every interface), so
 :mod:`experiments.emu.guard` drops outside traffic to the Thrift ports. Each switch starts
 with ``--no-p4``; the controller pushes the pipeline over P4Runtime. Output goes to
-``<rundir>/bmv2-<name>.out`` (and ``bmv2-<name>.log`` at a log level other than ``off``).
+``<rundir>/bmv2-<name>.out``; at a log level other than ``off`` BMv2 logs to ``bmv2-<name>.txt``
+(it appends ``.txt`` to ``--log-file``).
 """
 
 from __future__ import annotations
@@ -49,12 +50,17 @@ class BMv2Config:
     def out_file(self) -> Path:
         return self.run_dir / f"bmv2-{self.name}.out"
 
+    @property
+    def log_file(self) -> Path:
+        return self.run_dir / f"bmv2-{self.name}.txt"
+
     def argv(self, binary: Path) -> list[str]:
         a = [str(binary), "--device-id", str(self.device_id)]
         for port, intf in sorted(self.ports.items()):
             a += ["-i", f"{port}@{intf}"]
-        a += ["--thrift-port", str(self.thrift_port),
-              "--notifications-addr", f"ipc://{self.run_dir}/notify-{self.name}.ipc"]
+        # No --notifications-addr: simple_switch_grpc routes notifications through P4Runtime, opens
+        # no nanomsg socket, and warns if one is given.
+        a += ["--thrift-port", str(self.thrift_port)]
         if self.log_level != "off":
             a += ["--log-file", str(self.run_dir / f"bmv2-{self.name}"), "--log-flush", "-L", self.log_level]
         if self.pcap:
@@ -86,7 +92,7 @@ class BMv2Process:
     def log_tail(self, lines: int = 15) -> str:
         """The start and end of the switch's output: BMv2 prints an option error first, then its usage."""
         texts = []
-        for p in (self.cfg.out_file, self.cfg.run_dir / f"bmv2-{self.cfg.name}.log"):
+        for p in (self.cfg.out_file, self.cfg.log_file):
             if p.is_file():
                 texts += p.read_text(errors="replace").splitlines()
         if len(texts) > lines + 3:
