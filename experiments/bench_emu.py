@@ -21,6 +21,7 @@ from experiments.errors import UserError
 class BringUp:
     spec: str
     up_s: float
+    reach_s: float
     down_s: float
     phases: dict[str, float]
     reachable: str
@@ -43,14 +44,16 @@ def bring_up(spec: str) -> BringUp:
     try:
         net.start()
         up = time.perf_counter() - t0
+        t1 = time.perf_counter()
         heard = net.reachability()
+        reach = time.perf_counter() - t1
         n = len(heard)
         ok = sum(len(v) for v in heard.values())
         rss = [_rss_mib(sw.pid) for sw in net.switches.values()]
         phases = dict(net.timings.phases)
     finally:
         net.stop()
-    return BringUp(spec, up, net.timings.phases["teardown"], phases, f"{ok}/{n * (n - 1)}", rss)
+    return BringUp(spec, up, reach, net.timings.phases["teardown"], phases, f"{ok}/{n * (n - 1)}", rss)
 
 
 def write_rates(entries: int = 5000, single: int = 1000) -> dict[str, float]:
@@ -102,11 +105,12 @@ def cmd_bench_emu(args: argparse.Namespace) -> int:
             for i in range(args.repeat):
                 print(f"  bringing up {spec} (run {i + 1}/{args.repeat}) ...", file=sys.stderr, flush=True)
                 results.append(bring_up(spec))
-        print(f"{'fabric':<28} {'up s':>6} {'down s':>7} {'reach':>9} {'RSS/switch MiB':>15}  phases")
+        print(f"{'fabric':<24} {'up s':>5} {'+check s':>8} {'=total':>6} {'down s':>6} {'pairs ok':>9} "
+              f"{'RSS/switch MiB':>15}  phases")
         for r in results:
             ph = " ".join(f"{k}={v:.2f}" for k, v in r.phases.items() if k != "teardown")
-            print(f"{r.spec:<28} {r.up_s:6.2f} {r.down_s:7.2f} {r.reachable:>9} "
-                  f"{statistics.mean(r.rss_mib):8.1f} (max {max(r.rss_mib):.0f})  {ph}")
+            print(f"{r.spec:<24} {r.up_s:5.2f} {r.reach_s:8.2f} {r.up_s + r.reach_s:6.2f} {r.down_s:6.2f} "
+                  f"{r.reachable:>9} {statistics.mean(r.rss_mib):8.1f} (max {max(r.rss_mib):.0f})  {ph}")
         print("  measuring P4Runtime write rates on one switch ...", file=sys.stderr, flush=True)
         w = write_rates()
         print(f"P4Runtime writes: batched {w['batched_per_s']:,.0f} entries/s, one per request "
