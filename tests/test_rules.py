@@ -35,7 +35,7 @@ def test_every_fabric_compiles_to_valid_protos():
         f = parse_spec(spec)
         ups = forwarding_updates(compute_forwarding(router_for(f)))
         assert set(ups) == {n.name for n in f.forwarding_nodes()}
-        for node, us in ups.items():
+        for us in ups.values():
             hosts = [u for u in us if u.entity.table == HOST_TABLE]
             assert len(hosts) == f.num_hosts()
             for u in us:

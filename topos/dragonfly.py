@@ -84,7 +84,7 @@ class Dragonfly(Fabric):
     # -- global links ------------------------------------------------------------
     def global_peer(self, i: int, k: int, t: int) -> tuple[int, int, int]:
         """Far end (group, router, global-port index) of global port ``t`` of router k in group i."""
-        a, h, g = self.a, self.h, self.g
+        h, g = self.h, self.g
         if self.arrangement == "relative":
             delta = h * k + t + 1
             y = (i + delta) % g

@@ -132,7 +132,7 @@ class _Servicer(p4runtime_pb2_grpc.P4RuntimeServicer):
                             e.counter_entry.index.index = idx
                             e.counter_entry.data.packet_count, e.counter_entry.data.byte_count = pkts, byts
                     continue
-                for key, ent in st.entities.items():
+                for ent in st.entities.values():
                     if ent.WhichOneof("entity") != kind:
                         continue
                     if kind == "table_entry" and want.table_entry.table_id not in (0, ent.table_entry.table_id):

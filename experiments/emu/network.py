@@ -24,7 +24,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from controller.routing import compute_forwarding, router_for
 from controller.rules import forwarding_updates
