@@ -29,6 +29,7 @@ from controller.routing import compute_forwarding, router_for
 from controller.rules import forwarding_updates
 from controller.runtime.controller import Controller, SwitchTarget
 from controller.runtime.pipeline import Pipeline
+from controller.runtime.toolchain import require_tool
 from experiments.emu import bmv2, guard, links
 from experiments.emu.rundir import RunDir
 from experiments.errors import UserError
@@ -135,13 +136,14 @@ class FabricNetwork:
         if os.geteuid() != 0:
             raise UserError("emulation needs root (network namespaces, veths, BMv2 on raw interfaces)")
         o.shaping().check_kernel()
-        self.run = RunDir.create(f.spec)
+        require_tool("simple_switch_grpc")
         # Frames are crafted with scapy in this process; pay its import while other work runs.
         threading.Thread(target=importlib.import_module, args=("scapy.layers.inet",), daemon=True).start()
         if self.pipeline is None:
             from p4src.compiler import compile_program
             self.pipeline = compile_program().pipeline()
         t = self.timings.mark("compile", t)
+        self.run = RunDir.create(f.spec)
 
         fwd = list(f.forwarding_nodes())
         grpc_ports = bmv2.free_ports(len(fwd), o.grpc_base, "127.0.0.1")
