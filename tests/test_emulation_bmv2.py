@@ -19,7 +19,15 @@ pytestmark = pytest.mark.bmv2
 
 @pytest.fixture(autouse=True)
 def isolated_runs(tmp_path, monkeypatch):
-    monkeypatch.setenv("DCNLAB_RUN_ROOT", str(tmp_path / "runs"))
+    """Each test gets its own run root; afterwards none of its runs may have left anything."""
+    root = tmp_path / "runs"
+    monkeypatch.setenv("DCNLAB_RUN_ROOT", str(root))
+    yield
+    if root.is_dir():
+        tags = [p.name for p in root.iterdir()]
+        rules = subprocess.run(["iptables", "-w", "-S", "INPUT"], capture_output=True, text=True).stdout
+        assert not [t for t in tags if f"dcnlab:{t}" in rules], "firewall rule left behind"
+        assert _left_behind(root) == []
 
 
 def bmv2_pids() -> set[int]:

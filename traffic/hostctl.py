@@ -36,12 +36,14 @@ class AgentHandle:
         self.host = host
         argv = [*prefix, sys.executable, "-m", "traffic.agent"]
         env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        stderr = log_file.open("ab") if log_file else subprocess.DEVNULL
         spawn = popen or subprocess.Popen
-        self.proc = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env,
-                          text=True, bufsize=1)
-        if log_file:
-            stderr.close()
+        if log_file is not None:
+            with log_file.open("ab") as err:
+                self.proc = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=env,
+                                  text=True, bufsize=1)
+        else:
+            self.proc = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              env=env, text=True, bufsize=1)
         self._ready = False
 
     @property

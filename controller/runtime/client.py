@@ -12,6 +12,7 @@ import logging
 import queue
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import grpc
 from google.rpc import code_pb2
@@ -58,9 +59,9 @@ class SwitchClient(P4RuntimeClient):
         self.role_name = None
         self.grpc_addr = grpc_addr
         self.connect_timeout = connect_timeout
-        self.stream_out_q = None
-        self.stream_in_q = None
-        self.stream_recv_thread = None
+        self.stream_out_q: Any = None        # set by P4RuntimeClient.set_up_stream
+        self.stream_in_q: Any = None
+        self.stream_recv_thread: Any = None
         channel = grpc.insecure_channel(grpc_addr)
         try:
             grpc.channel_ready_future(channel).result(timeout=connect_timeout)

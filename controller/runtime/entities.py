@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
@@ -25,6 +25,8 @@ from controller.runtime.errors import P4InfoError
 from controller.runtime.p4info import P4Info, decode, encode
 
 MatchValue = Any
+Items = Mapping[str, Any] | tuple[tuple[str, Any], ...]
+"""A mapping or (name, value) pairs; stored as sorted pairs so entities are hashable."""
 
 
 class UpdateType(enum.Enum):
@@ -80,6 +82,14 @@ class Entity:
         raise NotImplementedError
 
 
+Pairs = tuple[tuple[str, Any], ...]
+
+
+def _pairs(v: Items) -> Pairs:
+    """The stored form of a match/params field (``__post_init__`` has normalised it)."""
+    return cast(Pairs, v)
+
+
 def _frozen_items(m: Mapping[str, Any] | tuple | None) -> tuple[tuple[str, Any], ...]:
     if m is None:
         return ()
@@ -90,9 +100,9 @@ def _frozen_items(m: Mapping[str, Any] | tuple | None) -> tuple[tuple[str, Any],
 @dataclass(frozen=True)
 class TableEntry(Entity):
     table: str
-    match: tuple[tuple[str, MatchValue], ...] = ()
+    match: Items = ()
     action: str | None = None
-    params: tuple[tuple[str, Any], ...] = ()
+    params: Items = ()
     priority: int = 0
     is_default: bool = False
 
@@ -104,8 +114,8 @@ class TableEntry(Entity):
         return ("table", self.table, self.match, self.priority, self.is_default)
 
     def __str__(self) -> str:
-        m = ", ".join(f"{k}={v}" for k, v in self.match)
-        p = ", ".join(f"{k}={v}" for k, v in self.params)
+        m = ", ".join(f"{k}={v}" for k, v in _pairs(self.match))
+        p = ", ".join(f"{k}={v}" for k, v in _pairs(self.params))
         return f"{self.table}[{m}] -> {self.action}({p})"
 
     def fill(self, info: P4Info, e: p4runtime_pb2.Entity) -> None:
@@ -114,7 +124,7 @@ class TableEntry(Entity):
         te.table_id = t.id
         te.priority = self.priority
         te.is_default_action = self.is_default
-        for name, value in self.match:
+        for name, value in _pairs(self.match):
             f = t.fields.get(name)
             if f is None:
                 raise P4InfoError(f"table {t.name} has no match field {name!r}; fields: {', '.join(t.fields)}")
@@ -138,7 +148,7 @@ class TableEntry(Entity):
             if t.action_ids and a.id not in t.action_ids:
                 raise P4InfoError(f"action {a.name} is not an action of table {t.name}")
             te.action.action.action_id = a.id
-            given = dict(self.params)
+            given = dict(_pairs(self.params))
             unknown = set(given) - set(a.params)
             if unknown:
                 raise P4InfoError(f"action {a.name} has no parameter(s) {', '.join(sorted(unknown))}")
@@ -152,7 +162,7 @@ class TableEntry(Entity):
     def from_proto(cls, info: P4Info, te: p4runtime_pb2.TableEntry) -> TableEntry:
         t = info.by_id(te.table_id)
         by_id = {f.id: f for f in t.fields.values()}
-        match = []
+        match: list[tuple[str, Any]] = []
         for fm in te.match:
             name = by_id[fm.field_id].name
             kind = fm.WhichOneof("field_match_type")
@@ -166,7 +176,8 @@ class TableEntry(Entity):
                 match.append((name, (decode(fm.range.low), decode(fm.range.high))))
             else:
                 match.append((name, decode(fm.optional.value)))
-        action, params = None, []
+        action: str | None = None
+        params: list[tuple[str, int]] = []
         if te.action.HasField("action"):
             a = info.by_id(te.action.action.action_id)
             action = a.name

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class RuntimeErrorBase(Exception):
     """Base of dcnlab runtime errors."""
@@ -29,11 +31,11 @@ class SwitchError(RuntimeErrorBase):
 class WriteError(SwitchError):
     """Some updates of a Write batch failed; ``failures`` lists (update, code, message)."""
 
-    def __init__(self, switch: str, failures: list[tuple[object, str, str]]) -> None:
+    def __init__(self, switch: str, failures: Sequence[tuple[object, str, str]]) -> None:
         first = failures[0]
         more = f" (+{len(failures) - 1} more)" if len(failures) > 1 else ""
         super().__init__(switch, f"Write of {first[0]}", first[1], f"{first[2]}{more}")
-        self.failures = failures
+        self.failures = list(failures)
 
 
 class ThriftError(RuntimeErrorBase):

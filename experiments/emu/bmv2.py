@@ -161,7 +161,8 @@ def stop_all(switches: Sequence[BMv2Process], timeout: float = 5.0) -> None:
 
 def free_ports(count: int, start: int, host: str = "0.0.0.0") -> list[int]:
     """``count`` TCP ports from ``start`` up that can currently be bound on ``host``."""
-    out, port = [], start
+    out: list[int] = []
+    port = start
     while len(out) < count:
         if port > 65535:
             raise SwitchStartError(f"no {count} free TCP ports from {start}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import shutil
 import subprocess
+from collections.abc import Callable
 
 from experiments.errors import UserError
 
@@ -30,9 +31,12 @@ def rule(ports: list[int], tag: str) -> list[str]:
             "-m", "comment", "--comment", f"dcnlab:{tag}", "-j", "DROP"]
 
 
-def install(ports: list[int], tag: str) -> list[list[str]]:
-    """Install the rules; return [tool, *spec] records for removal. Raise if iptables is missing."""
-    done = []
+def install(ports: list[int], tag: str, record: Callable[[list[str]], None] = lambda r: None) -> list[list[str]]:
+    """Install the rules; return [tool, *spec] records for removal. Raise if iptables is missing.
+
+    ``record`` is called with each rule *before* it is inserted, so an interruption between the
+    insert and our return still leaves the rule in the run's record for teardown and ``clean``."""
+    done: list[list[str]] = []
     spec = rule(ports, tag)
     for tool in TOOLS:
         exe = shutil.which(tool)
@@ -42,6 +46,7 @@ def install(ports: list[int], tag: str) -> list[list[str]]:
                                  "(install iptables, or pass --no-thrift-guard to accept the exposure)")
             continue
         chain, *rest = spec
+        record([tool, *spec])
         proc = subprocess.run([exe, "-w", "-I", chain, *rest], capture_output=True, text=True)
         if proc.returncode != 0:
             if tool == "iptables":

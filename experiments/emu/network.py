@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from controller.routing import compute_forwarding, router_for
 from controller.rules import forwarding_updates
@@ -96,8 +97,8 @@ class FabricNetwork:
         self.pipeline = pipeline
         self.progress = progress or (lambda msg: log.info("%s", msg))
         self.run: RunDir | None = None
-        self.mn = None
-        self.hosts: dict[str, object] = {}           # name -> mininet Host
+        self.mn: Any = None                          # mininet.net.Mininet (hosts only)
+        self.hosts: dict[str, Any] = {}              # name -> mininet.node.Host
         self.host_info: dict[str, HostInfo] = {h.name: h for h in fabric.hosts()}
         self.switches: dict[str, bmv2.BMv2Process] = {}
         self.agents: dict[str, AgentHandle] = {}
@@ -105,7 +106,6 @@ class FabricNetwork:
         self.root_intfs: list[str] = []
         self.link_group: int | None = None
         self.timings = Timings()
-        self._firewall: list[list[str]] = []
         self._stopped = False
         self._check_size()
 
@@ -149,9 +149,7 @@ class FabricNetwork:
         grpc_ports = bmv2.free_ports(len(fwd), o.grpc_base, "127.0.0.1")
         thrift_ports = bmv2.free_ports(len(fwd), o.thrift_base)
         if o.thrift_guard:
-            self._firewall = guard.install(thrift_ports, self.run.path.name)
-            for r in self._firewall:
-                self.run.record_firewall(r)
+            guard.install(thrift_ports, self.run.path.name, self.run.record_firewall)
 
         # Hosts: Mininet namespaces with shells (no Mininet links, controller or switches).
         # Mininet.init() would raise machine-wide sysctls (fixLimits); dcnlab changes nothing
@@ -178,10 +176,10 @@ class FabricNetwork:
                 pairs.append(links.VethPair(ia, ib))
                 root_ends += [ia, ib]
             else:
-                sw, sp, hn = (ia, l.a_port, l.b) if a_fwd else (ib, l.b_port, l.a)
+                sw_if, hn = (ia, l.b) if a_fwd else (ib, l.a)
                 hi = intf_name(hn, 0)
-                pairs.append(links.VethPair(sw, hi, self.hosts[hn].pid))
-                root_ends.append(sw)
+                pairs.append(links.VethPair(sw_if, hi, self.hosts[hn].pid))
+                root_ends.append(sw_if)
                 host_side[hn] = hi
         links.check_names(root_ends)
         self.link_group = links.free_group(self.run.path.name)
@@ -330,9 +328,8 @@ class FabricNetwork:
         for a in self.agents.values():
             a.close()
         bmv2.stop_all(list(self.switches.values()))
-        if self._firewall:
-            guard.remove(self._firewall)
         if self.run is not None:
+            guard.remove(self.run.state.firewall)  # removing an absent rule is harmless
             self.run.mark_finished()
         self.timings.phases["teardown"] = time.perf_counter() - t
 
