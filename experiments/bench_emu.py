@@ -7,6 +7,7 @@ routing in ≤ 15 s (the target is 3 s) and ≥ 10,000 entries/s for batched wri
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -92,7 +93,6 @@ def write_rates(entries: int = 5000, single: int = 1000) -> dict[str, float]:
 def cmd_bench_emu(args: argparse.Namespace) -> int:
     from controller.runtime.errors import RuntimeErrorBase
     from controller.runtime.toolchain import missing
-    import os
 
     gone = missing("simple_switch_grpc", "p4c")
     if gone:

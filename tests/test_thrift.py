@@ -90,3 +90,13 @@ def test_missing_cli_is_named(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(Exception, match="simple_switch_CLI not found"):
         ThriftChannel("x", 1).register_read("r", 0)
+
+
+def test_failing_cli_process_names_the_switch(fake):
+    import subprocess
+
+    def broken(argv, stdin):
+        raise subprocess.CalledProcessError(1, argv, output="", stderr="Could not connect to thrift client")
+
+    with pytest.raises(ThriftError, match=r"v7: thrift command .* failed: Could not connect to thrift client"):
+        ThriftChannel("v7", 9097, runner=broken).register_read("r", 0)

@@ -91,15 +91,22 @@ class AgentHandle:
                   for t in targets]
         return {"cmd": "probe", "iface": self.host.iface, "flow": flow, "frames": frames}
 
-    def close(self) -> None:
+    def request_quit(self) -> None:
+        """Ask the agent to exit without waiting (a gone agent needs no asking)."""
         if self.proc.poll() is None:
             try:
                 self.proc.stdin.write('{"cmd": "quit"}\n')
                 self.proc.stdin.flush()
-                self.proc.wait(timeout=2)
-            except (BrokenPipeError, subprocess.TimeoutExpired):
-                self.proc.kill()
-                self.proc.wait()
+            except (BrokenPipeError, OSError):
+                pass
+
+    def close(self) -> None:
+        self.request_quit()
+        try:
+            self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
         for f in (self.proc.stdin, self.proc.stdout):
             if f:
                 f.close()

@@ -27,10 +27,9 @@ Runner = Callable[[list[str], str], str]
 
 
 def run_cli(argv: list[str], stdin: str) -> str:
-    proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, env=tool_env(), timeout=60)
-    if proc.returncode != 0:
-        raise ThriftError(argv[-1], " ".join(argv), proc.stderr.strip()[-500:] or f"exit {proc.returncode}")
-    return proc.stdout
+    """Run the CLI; a failing process raises ``CalledProcessError`` (the channel adds the switch name)."""
+    return subprocess.run(argv, input=stdin, capture_output=True, text=True, env=tool_env(), timeout=60,
+                          check=True).stdout
 
 
 class ThriftChannel:
@@ -45,7 +44,11 @@ class ThriftChannel:
 
     def run(self, commands: Sequence[str]) -> list[str]:
         """Run ``commands``; return each command's output. Raise on the first failed command."""
-        out = self._runner(self._argv(), "\n".join(commands) + "\n")
+        try:
+            out = self._runner(self._argv(), "\n".join(commands) + "\n")
+        except subprocess.CalledProcessError as e:
+            raise ThriftError(self.switch, "; ".join(commands),
+                              (e.stderr or "").strip()[-500:] or f"simple_switch_CLI exited {e.returncode}") from None
         parts = out.split(PROMPT)[1:]  # before the first prompt: the CLI banner
         results = [p.strip() for p in parts[:len(commands)]]
         if len(results) < len(commands):

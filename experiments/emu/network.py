@@ -278,7 +278,6 @@ class FabricNetwork:
         """All-pairs probe with scapy-crafted packets. Return, per host, the sources it heard from."""
         names = list(self.agents)
         agents = [self.agents[n] for n in names]
-        addrs = [self.addr(n) for n in names]
         index = {n: self.host_info[n].index for n in names}
         heard: dict[str, set[str]] = {n: set() for n in names}
         by_index = {index[n]: n for n in names}
@@ -288,7 +287,7 @@ class FabricNetwork:
                 break
             call_all(agents, [{"cmd": "recv_start", "port": port}] * len(agents))
             senders = [a for a, n in zip(agents, names) if missing[n]]
-            call_all(senders, [a.probe_request([addrs[names.index(d)] for d in missing[a.host.name]], port,
+            call_all(senders, [a.probe_request([self.addr(d) for d in missing[a.host.name]], port,
                                                index[a.host.name]) for a in senders])
             time.sleep(settle * (attempt + 1))
             for n, rep in zip(names, call_all(agents, [{"cmd": "recv_stop", "port": port}] * len(agents))):
@@ -311,13 +310,8 @@ class FabricNetwork:
             return
         self._stopped = True
         t = time.perf_counter()
-        for a in self.agents.values():   # tell every agent to quit at once
-            if a.proc.poll() is None:
-                try:
-                    a.proc.stdin.write('{"cmd": "quit"}\n')
-                    a.proc.stdin.flush()
-                except (BrokenPipeError, OSError):
-                    pass
+        for a in self.agents.values():   # tell every agent to quit at once; close() waits below
+            a.request_quit()
         if self.controller is not None:
             self.controller.close()
         for sw in self.switches.values():
