@@ -31,3 +31,5 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--json", action="store_true", help="machine-readable output")
     t.set_defaults(func=cmd_bench_topo)
     bench_emu.add_parser(bsub)
+    from experiments.plan_cmd import add_bench_parsers
+    add_bench_parsers(bsub)

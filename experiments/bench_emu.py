@@ -37,7 +37,7 @@ def _rss_mib(pid: int) -> float:
 
 
 def bring_up(spec: str) -> BringUp:
-    from experiments.emu.network import FabricNetwork, NetOptions
+    from emu.network import FabricNetwork, NetOptions
     from topos.spec import parse_spec
 
     net = FabricNetwork(parse_spec(spec), NetOptions(), progress=lambda m: None)
@@ -62,7 +62,7 @@ def write_rates(entries: int = 5000, single: int = 1000) -> dict[str, float]:
     from controller.rules import DST_FIELD, HOST_TABLE, SET_PORT
     from controller.runtime.controller import Controller, SwitchTarget
     from controller.runtime.entities import TableEntry
-    from experiments.emu import bmv2
+    from emu import bmv2
     from p4src.compiler import compile_program
     from topos.addressing import host_ip
 

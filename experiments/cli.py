@@ -19,7 +19,7 @@ fabric specs:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from experiments import bench_cmd, run_cmd, topo_cmd
+    from experiments import bench_cmd, plan_cmd, run_cmd, topo_cmd
 
     parser = argparse.ArgumentParser(prog="dcnlab", description="P4/Mininet data-center fabric testbed",
                                      epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     topo_cmd.add_parser(sub)
     bench_cmd.add_parser(sub)
     run_cmd.add_parser(sub)
+    plan_cmd.add_parser(sub)
     return parser
 
 

@@ -1,5 +1,5 @@
-"""Errors the CLI reports as one line, without a traceback."""
+"""Errors the CLI reports as one line, without a traceback (defined in :mod:`topos.errors`)."""
 
+from topos.errors import UserError
 
-class UserError(Exception):
-    """Something the user can fix (bad option, missing tool, too-large request)."""
+__all__ = ["UserError"]

@@ -14,7 +14,7 @@ def _raise_interrupt(signum, frame):
 
 
 def _net_options(args: argparse.Namespace):
-    from experiments.emu.network import NetOptions
+    from emu.network import NetOptions
     return NetOptions(bw_mbps=args.bw, delay=args.delay, max_queue=args.max_queue,
                       queue_rate_pps=args.queue_rate, queue_depth=args.queue_depth, log_level=args.log_level,
                       pcap=args.pcap, grpc_log=args.grpc_log, thrift_guard=not args.no_thrift_guard,
@@ -23,7 +23,7 @@ def _net_options(args: argparse.Namespace):
 
 def cmd_run(args: argparse.Namespace) -> int:
     from controller.runtime.errors import RuntimeErrorBase
-    from experiments.emu.network import FabricNetwork
+    from emu.network import FabricNetwork
     from topos.spec import parse_spec
     from traffic import measure
 
@@ -63,7 +63,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_clean(args: argparse.Namespace) -> int:
-    from experiments.emu.cleanup import clean
+    from emu.cleanup import clean
     r = clean(force=args.force)
     print(f"cleaned {len(r.runs)} run(s): {r.killed} process(es), {r.interfaces} interface(s), "
           f"{r.rules} firewall rule(s)")

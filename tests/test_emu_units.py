@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from experiments.emu import bmv2, guard, links
-from experiments.emu.cleanup import clean
-from experiments.emu.network import FabricNetwork, NetOptions
-from experiments.emu.rundir import RunDir, all_runs
+from emu import bmv2, guard, links
+from emu.cleanup import clean
+from emu.network import FabricNetwork, NetOptions
+from emu.rundir import RunDir, all_runs
 from experiments.errors import UserError
 from topos import parse_spec
 

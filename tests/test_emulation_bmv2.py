@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.emu.network import FabricNetwork, NetOptions
+from emu.network import FabricNetwork, NetOptions
 from topos import parse_spec
 from traffic import measure
 
@@ -112,11 +112,11 @@ def test_switch_restart_gets_pipeline_and_routes_back():
 
 
 def test_failed_switch_start_quotes_the_log(monkeypatch):
-    from experiments.emu.bmv2 import SwitchStartError
+    from emu.bmv2 import SwitchStartError
     fabric = parse_spec("bcube:n=2,k=0")
     opts = NetOptions(agents=False)
     net = FabricNetwork(fabric, opts)
-    monkeypatch.setattr("experiments.emu.bmv2.BMv2Config.argv",
+    monkeypatch.setattr("emu.bmv2.BMv2Config.argv",
                         lambda self, binary: [str(binary), "--no-such-option"])
     with pytest.raises(SwitchStartError, match="exited with status") as e:
         net.start()
@@ -126,7 +126,7 @@ def test_failed_switch_start_quotes_the_log(monkeypatch):
 
 def test_clean_after_a_crashed_run(tmp_path):
     env = dict(os.environ, DCNLAB_RUN_ROOT=os.environ["DCNLAB_RUN_ROOT"])
-    script = ("from experiments.emu.network import FabricNetwork, NetOptions\n"
+    script = ("from emu.network import FabricNetwork, NetOptions\n"
               "from topos import parse_spec\nimport os, sys\n"
               "net = FabricNetwork(parse_spec('bcube:n=2,k=1'), NetOptions(agents=False)).start()\n"
               "print('UP', flush=True)\nos._exit(0)\n")
@@ -142,7 +142,7 @@ def test_clean_after_a_crashed_run(tmp_path):
 
 
 def _left_behind(run_root: Path) -> list[str]:
-    from experiments.emu.rundir import RunDir
+    from emu.rundir import RunDir
     out = []
     for p in run_root.iterdir():
         st = RunDir.load(p).state
@@ -194,7 +194,7 @@ def test_link_rate_and_queue_shaping_on_both_ends():
 
 
 def test_link_delay_with_netem():
-    from experiments.emu.links import netem_available
+    from emu.links import netem_available
     if not netem_available():
         pytest.skip("this kernel lacks the netem qdisc (sch_netem)")
     fabric = parse_spec("bcube:n=2,k=0")

@@ -1,9 +1,16 @@
-"""Errors raised for bad fabric parameters and specs."""
+"""Errors the user can fix: bad fabric parameters and specs, and the base class of all such errors."""
 
 from __future__ import annotations
 
 
-class SpecError(ValueError):
+class UserError(Exception):
+    """Something the user can fix: a bad option or parameter, a missing tool, a too-large request.
+
+    The ``dcnlab`` CLI prints the message as one line (``dcnlab: error: ...``) and exits 2, without a
+    traceback. It lives in the lowest layer so that every layer can raise it."""
+
+
+class SpecError(UserError, ValueError):
     """A fabric spec or parameter is invalid. The message names the parameter and its valid range."""
 
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from experiments.errors import UserError
+from topos.errors import UserError
 
 IFNAMSIZ = 15
 

@@ -31,9 +31,9 @@ from controller.rules import forwarding_updates
 from controller.runtime.controller import Controller, SwitchTarget
 from controller.runtime.pipeline import Pipeline
 from controller.runtime.toolchain import require_tool
-from experiments.emu import bmv2, guard, links
-from experiments.emu.rundir import RunDir
-from experiments.errors import UserError
+from emu import bmv2, guard, links
+from emu.rundir import RunDir
+from topos.errors import UserError
 from topos.model import Fabric, HostInfo
 from traffic.hostctl import AgentHandle, HostAddr, call_all
 

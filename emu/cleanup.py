@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from experiments.emu import guard, links
-from experiments.emu.rundir import RunDir, all_runs
+from emu import guard, links
+from emu.rundir import RunDir, all_runs
 
 log = logging.getLogger(__name__)
 

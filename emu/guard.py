@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from collections.abc import Callable
 
-from experiments.errors import UserError
+from topos.errors import UserError
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """BMv2 ``simple_switch_grpc`` processes: argv, start, concurrent readiness, stop.
 
 gRPC is bound to 127.0.0.1. Thrift cannot be bound (BMv2 listens on every interface), so
-:mod:`experiments.emu.guard` drops outside traffic to the Thrift ports. Each switch starts
+:mod:`emu.guard` drops outside traffic to the Thrift ports. Each switch starts
 with ``--no-p4``; the controller pushes the pipeline over P4Runtime. Output goes to
 ``<rundir>/bmv2-<name>.out``; at a log level other than ``off`` BMv2 logs to ``bmv2-<name>.txt``
 (it appends ``.txt`` to ``--log-file``).
