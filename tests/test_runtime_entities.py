@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from p4.v1 import p4runtime_pb2
+from controller.runtime.proto import p4runtime_pb2
 
 from controller.runtime import (CloneSession, Counter, MeterConfig, MulticastGroup, P4InfoError, SwitchState,
                                 TableEntry, UpdateType)
@@ -25,7 +25,7 @@ def test_unknown_and_ambiguous_names():
     info = p4info()
     with pytest.raises(P4InfoError, match="unknown table 'nope'"):
         info.table("nope")
-    from p4.config.v1 import p4info_pb2
+    from controller.runtime.proto import p4info_pb2
 
     from controller.runtime.p4info import P4Info
     msg = p4info_pb2.P4Info()

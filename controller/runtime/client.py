@@ -1,40 +1,39 @@
-"""One P4Runtime connection to one switch, built on p4runtime-shell's ``P4RuntimeClient``.
+"""One P4Runtime connection to one switch: stream, arbitration, pipeline, Write and Read.
 
-We reuse its stream handling, Write/Read calls and P4Runtime error unpacking. We replace the
-parts that ``sys.exit`` or ``print``: connection set-up, arbitration, and error reporting.
-Every failed RPC raises :class:`SwitchError` or :class:`WriteError` with the switch name,
-the entity and the gRPC status.
+The target is a gRPC address: ``unix:/path/to/socket`` (how dcnlab's emulator runs BMv2: the
+socket sits in a root-only run directory) or ``host:port``. The bidirectional stream runs on
+a background thread; arbitration replies go to a queue, and the thread's end marks the
+connection dead (:attr:`SwitchClient.alive`), which the controller's watcher uses. Every
+failed RPC raises :class:`SwitchError` or :class:`WriteError` with the switch name, the
+entity and the gRPC status.
 """
 
 from __future__ import annotations
 
 import logging
 import queue
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import grpc
-from google.rpc import code_pb2
-from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
-from google.rpc import status_pb2
-from p4runtime_sh.p4runtime import P4RuntimeClient
 
 from controller.runtime.entities import Counter, Entity, TableEntry, Update
 from controller.runtime.errors import SwitchError, WriteError
 from controller.runtime.grpc_log import GrpcRequestLogger
 from controller.runtime.p4info import P4Info
+from controller.runtime.proto import code_pb2, p4runtime_pb2, p4runtime_pb2_grpc, status_pb2
 
 log = logging.getLogger(__name__)
 
 DEFAULT_BATCH = 2000
+_END = object()
 
 
 def p4_errors(e: grpc.RpcError) -> list[tuple[int, p4runtime_pb2.Error]] | None:
     """The failed updates (index, p4.v1.Error) in a Write error's status details; None if absent.
 
-    We do not use p4runtime-shell's ``P4RuntimeErrorIterator``: it loops forever on an OK entry,
-    and BMv2 reports OK for every update of a batch that did not fail."""
+    BMv2 reports one detail per update of the batch, OK for those that did not fail."""
     for key, value in e.trailing_metadata() or ():
         if key == "grpc-status-details-bin":
             status = status_pb2.Status.FromString(value)
@@ -47,60 +46,82 @@ def p4_errors(e: grpc.RpcError) -> list[tuple[int, p4runtime_pb2.Error]] | None:
     return None
 
 
-class SwitchClient(P4RuntimeClient):
-    """p4runtime-shell's client for switch ``name``; primary with ``election_id``."""
+class SwitchClient:
+    """A primary P4Runtime client for switch ``name`` (device ``device_id``) with ``election_id``."""
 
     def __init__(self, name: str, device_id: int, grpc_addr: str, election_id: tuple[int, int] = (0, 1),
                  log_file: Path | None = None, connect_timeout: float = 5.0) -> None:
-        # Not calling P4RuntimeClient.__init__: it exits the process on failure.
         self.name = name
         self.device_id = device_id
         self.election_id = election_id
-        self.role_name = None
         self.grpc_addr = grpc_addr
         self.connect_timeout = connect_timeout
-        self.stream_out_q: Any = None        # set by P4RuntimeClient.set_up_stream
-        self.stream_in_q: Any = None
-        self.stream_recv_thread: Any = None
-        channel = grpc.insecure_channel(grpc_addr)
+        channel = grpc.insecure_channel(grpc_addr, options=[("grpc.max_receive_message_length", 64 << 20),
+                                                            ("grpc.max_send_message_length", 64 << 20)])
         try:
             grpc.channel_ready_future(channel).result(timeout=connect_timeout)
         except grpc.FutureTimeoutError:
             channel.close()
             raise SwitchError(name, f"connect to {grpc_addr}", "UNAVAILABLE",
                               f"not reachable within {connect_timeout:.1f} s") from None
+        self._raw_channel = channel
+        self.channel: grpc.Channel | None = channel
         if log_file is not None:
-            channel = grpc.intercept_channel(channel, GrpcRequestLogger(log_file, name))
-        self.channel = channel
+            self.channel = grpc.intercept_channel(channel, GrpcRequestLogger(log_file, name))
         self.stub = p4runtime_pb2_grpc.P4RuntimeStub(self.channel)
-        self.set_up_stream()
+        self._out: queue.Queue = queue.Queue()
+        self._arbitration: queue.Queue = queue.Queue()
+        self._stream = self.stub.StreamChannel(iter(self._out.get, _END))
+        self._reader = threading.Thread(target=self._read_stream, name=f"p4rt-stream-{name}", daemon=True)
+        self._reader.start()
+        self.handshake()
 
     # -- session ----------------------------------------------------------------
+    def _read_stream(self) -> None:
+        try:
+            for msg in self._stream:
+                kind = msg.WhichOneof("update")
+                if kind == "arbitration":
+                    self._arbitration.put(msg)
+                elif kind == "error":
+                    log.warning("%s: stream error: %s", self.name, msg.error)
+                else:
+                    log.debug("%s: stream message %s ignored", self.name, kind)
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.CANCELLED:
+                log.info("%s: P4Runtime stream ended: %s", self.name, e.code().name)
+        finally:
+            self._arbitration.put(None)
+
     def handshake(self) -> None:
         req = p4runtime_pb2.StreamMessageRequest()
         req.arbitration.device_id = self.device_id
         req.arbitration.election_id.high, req.arbitration.election_id.low = self.election_id
-        self.stream_out_q.put(req)
+        self._out.put(req)
         try:
-            rep = self.stream_in_q["arbitration"].get(timeout=self.connect_timeout)
+            rep = self._arbitration.get(timeout=self.connect_timeout)
         except queue.Empty:
             rep = None
         if rep is None:
-            self.tear_down()
+            self.close()
             raise SwitchError(self.name, "arbitration", "UNAVAILABLE", "no arbitration response")
         if rep.arbitration.status.code != code_pb2.OK:
-            self.tear_down()
+            self.close()
             raise SwitchError(self.name, "arbitration", code_pb2.Code.Name(rep.arbitration.status.code),
                               "another controller is primary for this device")
 
     @property
     def alive(self) -> bool:
-        return self.stream_recv_thread is not None and self.stream_recv_thread.is_alive()
+        return self.channel is not None and self._reader.is_alive()
 
     def close(self) -> None:
-        if getattr(self, "channel", None) is not None:
-            self.tear_down()
-            self.channel = None
+        if self.channel is None:
+            return
+        self._out.put(_END)
+        self._stream.cancel()
+        self._raw_channel.close()
+        self._reader.join(timeout=2)
+        self.channel = None
 
     # -- RPCs -------------------------------------------------------------------
     def _rpc_error(self, what: str, e: grpc.RpcError) -> SwitchError:
@@ -117,14 +138,15 @@ class SwitchClient(P4RuntimeClient):
         except grpc.RpcError as e:
             raise self._rpc_error("SetForwardingPipelineConfig", e) from None
 
-    def write(self, p4info: P4Info, updates: Sequence[Update], batch: int = DEFAULT_BATCH) -> None:  # type: ignore[override]
+    def write(self, p4info: P4Info, updates: Sequence[Update], batch: int = DEFAULT_BATCH) -> None:
         """Write ``updates`` in batches of ``batch`` per WriteRequest."""
         for start in range(0, len(updates), batch):
             chunk = updates[start:start + batch]
             req = p4runtime_pb2.WriteRequest(device_id=self.device_id)
             req.election_id.high, req.election_id.low = self.election_id
+            add = req.updates.add
             for u in chunk:
-                u.fill(p4info, req.updates.add())
+                u.fill(p4info, add())
             try:
                 self.stub.Write(req)
             except grpc.RpcError as e:

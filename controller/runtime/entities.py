@@ -18,8 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
-from p4.config.v1 import p4info_pb2
-from p4.v1 import p4runtime_pb2
+from controller.runtime.proto import p4info_pb2, p4runtime_pb2
 
 from controller.runtime.errors import P4InfoError
 from controller.runtime.p4info import P4Info, decode, encode

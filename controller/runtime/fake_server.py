@@ -14,8 +14,7 @@ from concurrent import futures
 from dataclasses import dataclass, field
 
 import grpc
-from google.rpc import code_pb2, status_pb2
-from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
+from controller.runtime.proto import code_pb2, p4runtime_pb2, p4runtime_pb2_grpc, status_pb2
 
 
 def _key(entity: p4runtime_pb2.Entity) -> tuple:

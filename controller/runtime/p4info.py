@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from google.protobuf import text_format
-from p4.config.v1 import p4info_pb2
 
 from controller.runtime.errors import P4InfoError
+from controller.runtime.proto import p4info_pb2
 
 
 @dataclass(frozen=True)
