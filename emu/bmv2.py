@@ -1,10 +1,12 @@
 """BMv2 ``simple_switch_grpc`` processes: argv, start, concurrent readiness, stop.
 
-gRPC is bound to 127.0.0.1. Thrift cannot be bound (BMv2 listens on every interface), so
-:mod:`emu.guard` drops outside traffic to the Thrift ports. Each switch starts
-with ``--no-p4``; the controller pushes the pipeline over P4Runtime. Output goes to
-``<rundir>/bmv2-<name>.out``; at a log level other than ``off`` BMv2 logs to ``bmv2-<name>.txt``
-(it appends ``.txt`` to ``--log-file``).
+Every switch of a run runs inside the run's network namespace (:mod:`emu.netns`). Its P4Runtime
+server listens on a Unix socket in the run directory, which only root can enter, so only root can
+become a switch's primary controller. Its Thrift server, which BMv2 cannot bind to one address,
+listens on every interface *of the run's namespace*, where nothing but the run's switches and the
+controller's CLI processes live. Each switch starts with ``--no-p4``; the controller pushes the
+pipeline over P4Runtime. Output goes to ``<rundir>/bmv2-<name>.out``; at a log level other than
+``off`` BMv2 logs to ``bmv2-<name>.txt`` (it appends ``.txt`` to ``--log-file``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.runtime.errors import RuntimeErrorBase
+from controller.runtime.netns import enter
 from controller.runtime.toolchain import require_tool, tool_env
 
 log = logging.getLogger(__name__)
@@ -35,16 +38,23 @@ class BMv2Config:
     device_id: int
     ports: dict[int, str]
     """BMv2 port number -> interface name."""
-    grpc_port: int
     thrift_port: int
     run_dir: Path
+    netns: str | None = None
+    """Network namespace to run in (None: the caller's)."""
     log_level: str = "off"
     pcap: bool = False
     extra: Sequence[str] = field(default_factory=tuple)
+    env: dict[str, str] = field(default_factory=dict)
+    """Extra environment (the run tag)."""
+
+    @property
+    def socket_path(self) -> Path:
+        return self.run_dir / f"bmv2-{self.name}.sock"
 
     @property
     def grpc_addr(self) -> str:
-        return f"127.0.0.1:{self.grpc_port}"
+        return f"unix:{self.socket_path}"
 
     @property
     def out_file(self) -> Path:
@@ -82,10 +92,13 @@ class BMv2Process:
 
     def start(self) -> None:
         binary = require_tool("simple_switch_grpc")
-        out = self.cfg.out_file.open("wb")
+        self.cfg.socket_path.unlink(missing_ok=True)  # a restart: BMv2 will not bind over the old socket
+        out = self.cfg.out_file.open("ab")
         try:
             self.proc = subprocess.Popen(self.cfg.argv(binary), stdout=out, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, env=tool_env(), start_new_session=True)
+                                         stdin=subprocess.DEVNULL, env={**tool_env(), **self.cfg.env},
+                                         start_new_session=True,
+                                         preexec_fn=enter(self.cfg.netns) if self.cfg.netns else None)
         finally:
             out.close()
 
@@ -103,9 +116,9 @@ class BMv2Process:
         return None if self.proc is None else self.proc.poll()
 
     def ready(self) -> bool:
-        with socket.socket() as s:
+        with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(0.2)
-            return s.connect_ex(("127.0.0.1", self.cfg.grpc_port)) == 0
+            return s.connect_ex(str(self.cfg.socket_path)) == 0
 
     def signal(self, sig: int) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -157,21 +170,3 @@ def stop_all(switches: Sequence[BMv2Process], timeout: float = 5.0) -> None:
             log.warning("%s did not stop on SIGTERM; killing", sw.cfg.name)
             sw.signal(signal.SIGKILL)
             sw.proc.wait(timeout=5)
-
-
-def free_ports(count: int, start: int, host: str = "0.0.0.0") -> list[int]:
-    """``count`` TCP ports from ``start`` up that can currently be bound on ``host``."""
-    out: list[int] = []
-    port = start
-    while len(out) < count:
-        if port > 65535:
-            raise SwitchStartError(f"no {count} free TCP ports from {start}")
-        with socket.socket() as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                s.bind((host, port))
-                out.append(port)
-            except OSError:
-                pass
-        port += 1
-    return out

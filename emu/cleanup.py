@@ -1,10 +1,16 @@
 """``dcnlab clean``: stop what dcnlab runs started, from their run records, and nothing else.
 
-For each run directory not marked finished, we do four things. We signal the recorded
-processes, but only while ``/proc/<pid>`` still shows the recorded program, so that a
-reused pid is never killed. We delete the recorded interfaces that still exist. We delete
-the recorded firewall rules. Then we mark the run finished. A run whose owner process is
-still alive is skipped unless ``force`` is set.
+For each run directory not marked finished:
+
+1. Signal the run's processes: the recorded ones (while ``/proc/<pid>`` still shows the recorded
+   program, so a reused pid is never killed), every process whose environment carries the run's
+   tag ``DCNLAB_RUN=<id>`` (one started but not yet recorded when the run died), and every process
+   inside the run's network namespace. SIGTERM, then SIGKILL what is left.
+2. Delete the run's network namespace, which deletes every switch-side interface and, with them,
+   their peers in the (by then empty) host namespaces.
+3. Remove the switches' sockets, and mark the run finished.
+
+A run whose owner process is still alive is skipped unless ``force`` is set.
 """
 
 from __future__ import annotations
@@ -16,8 +22,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from emu import guard, links
-from emu.rundir import RunDir, all_runs
+from emu import netns
+from emu.rundir import TAG_VAR, RunDir, all_runs
 
 log = logging.getLogger(__name__)
 
@@ -27,11 +33,10 @@ class CleanReport:
     runs: list[str] = field(default_factory=list)
     skipped_live: list[str] = field(default_factory=list)
     killed: int = 0
-    interfaces: int = 0
-    rules: int = 0
+    namespaces: int = 0
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     """Running (a zombie has exited; its parent just has not reaped it yet)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
@@ -48,29 +53,61 @@ def _matches(pid: int, exe: str) -> bool:
     return any(os.path.basename(a.decode(errors="replace")).startswith(exe) for a in cmdline if a)
 
 
-def clean_run(run: RunDir, report: CleanReport) -> None:
+def tagged(run_id: str) -> list[int]:
+    """Processes whose environment carries ``DCNLAB_RUN=<run_id>``."""
+    needle = f"{TAG_VAR}={run_id}".encode()
+    out = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit() or int(d.name) == os.getpid():
+            continue
+        try:
+            env = (d / "environ").read_bytes()
+        except OSError:
+            continue
+        if needle in env.split(b"\0"):
+            out.append(int(d.name))
+    return out
+
+
+def run_processes(run: RunDir) -> set[int]:
+    """Every live process that belongs to ``run``."""
     st = run.state
-    victims = [pid for name, pid in st.processes.items() if _matches(pid, st.process_cmds.get(name, "?"))]
-    report.killed += len(victims)
+    pids = {pid for name, pid in st.processes.items() if _matches(pid, st.process_cmds.get(name, "?"))}
+    pids |= set(tagged(run.id))
+    if st.netns:
+        pids |= set(netns.pids(st.netns))
+    pids.discard(os.getpid())
+    return {p for p in pids if alive(p)}
+
+
+def stop_processes(pids: set[int], grace: float = 3.0) -> None:
+    victims = set(pids)
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid in victims:
             try:
                 os.kill(pid, sig)
             except ProcessLookupError:
                 pass
-        deadline = time.monotonic() + 3
-        while any(_alive(p) for p in victims) and time.monotonic() < deadline:
+        deadline = time.monotonic() + grace
+        while any(alive(p) for p in victims) and time.monotonic() < deadline:
             time.sleep(0.05)
-        victims = [p for p in victims if _alive(p)]
+        victims = {p for p in victims if alive(p)}
         if not victims:
-            break
-    present = [d for d in st.interfaces if Path("/sys/class/net", d).exists()]
-    links.delete(present, st.link_group)
-    report.interfaces += len(present)
-    guard.remove(st.firewall)
-    report.rules += len(st.firewall)
+            return
+    log.warning("processes still alive after SIGKILL: %s", sorted(victims))
+
+
+def clean_run(run: RunDir, report: CleanReport) -> None:
+    victims = run_processes(run)
+    report.killed += len(victims)
+    stop_processes(victims)
+    if run.state.netns and netns.exists(run.state.netns):
+        netns.delete(run.state.netns)
+        report.namespaces += 1
+    for sock in run.path.glob("*.sock"):
+        sock.unlink(missing_ok=True)
     run.mark_finished()
-    report.runs.append(run.path.name)
+    report.runs.append(run.id)
 
 
 def clean(force: bool = False) -> CleanReport:
@@ -78,8 +115,8 @@ def clean(force: bool = False) -> CleanReport:
     for run in all_runs():
         if run.state.finished:
             continue
-        if run.state.owner_pid != os.getpid() and _alive(run.state.owner_pid) and not force:
-            report.skipped_live.append(run.path.name)
+        if run.state.owner_pid != os.getpid() and alive(run.state.owner_pid) and not force:
+            report.skipped_live.append(run.id)
             continue
         clean_run(run, report)
     return report

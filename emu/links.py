@@ -1,20 +1,18 @@
 """Veth links, batched: one ``ip -batch`` for all pairs, one ``tc -batch`` for shaping.
 
-Mininet's ``Link`` runs ``ip link del`` on the requested names first, which could delete an
-interface that is not ours. It also costs several shell round trips per link. Here we refuse
-names that already exist, create every pair in one ``ip`` process, disable IPv6 on the
-root-side ends before they come up (so the kernel sends nothing the counters would see),
-and bring them up in a second batch.
+Every switch-side end lives in the run's network namespace (:mod:`emu.netns`); a host's end is
+created directly in its Mininet host's namespace. Names therefore only need to be unique within
+the run, two runs of the same fabric never clash, and nothing is created in the machine's own
+namespace. IPv6 is off in the run namespace before any interface exists (the kernel sends
+nothing that the counters would see). Deleting the run namespace deletes every link at once.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from topos.errors import UserError
 
@@ -86,82 +84,36 @@ def check_names(names: Iterable[str]) -> None:
         if len(n) > IFNAMSIZ:
             raise LinkSetupError(f"interface name {n!r} is longer than {IFNAMSIZ} characters; "
                                  f"this fabric is too large to emulate with per-port interfaces")
-        if Path("/sys/class/net", n).exists():
-            raise LinkSetupError(f"interface {n} already exists (a previous run? try `dcnlab clean`)")
 
 
-def _batch(tool: str, lines: Sequence[str]) -> None:
+def _batch(tool: str, netns: str, lines: Sequence[str]) -> None:
     if not lines:
         return
-    proc = subprocess.run([tool, "-batch", "-"], input="\n".join(lines) + "\n", capture_output=True, text=True)
+    proc = subprocess.run([tool, "-n", netns, "-batch", "-"], input="\n".join(lines) + "\n", capture_output=True,
+                          text=True)
     if proc.returncode != 0:
-        raise LinkSetupError(f"{tool} -batch failed: {proc.stderr.strip()[-800:]}")
+        raise LinkSetupError(f"{tool} -batch in {netns} failed: {proc.stderr.strip()[-800:]}")
 
 
-def disable_ipv6(dev: str) -> None:
-    p = Path("/proc/sys/net/ipv6/conf", dev, "disable_ipv6")
-    if p.exists():
-        p.write_text("1\n")
-
-
-def free_group(seed: str) -> int:
-    """An interface group number derived from ``seed`` that no existing interface uses."""
-    used = set()
-    for d in Path("/sys/class/net").iterdir():
-        try:
-            used.add(int((d / "netdev_group").read_text()))
-        except (OSError, ValueError):
-            pass
-    g = (int(hashlib.sha256(seed.encode()).hexdigest(), 16) % (1 << 30)) + 1000
-    while g in used:
-        g += 1
-    return g
-
-
-def create(pairs: Sequence[VethPair], root_ends: Sequence[str], group: int | None = None) -> None:
-    """Create ``pairs``; disable IPv6 on ``root_ends``, put them in ``group`` and bring them up."""
+def create(netns: str, pairs: Sequence[VethPair]) -> None:
+    """Create ``pairs`` in namespace ``netns`` (peer ``b`` in a host's namespace if given) and bring
+    the ``netns`` ends up."""
     adds = []
+    ups = []
     for p in pairs:
         where = f" netns {p.b_netns_pid}" if p.b_netns_pid else ""
         adds.append(f"link add name {p.a} type veth peer name {p.b}{where}")
-    _batch("ip", adds)
-    for dev in root_ends:
-        disable_ipv6(dev)
-    grp = f" group {group}" if group is not None else ""
-    _batch("ip", [f"link set dev {d}{grp} up" for d in root_ends])
+        ups.append(f"link set dev {p.a} up")
+        if not p.b_netns_pid:
+            ups.append(f"link set dev {p.b} up")
+    _batch("ip", netns, adds)
+    _batch("ip", netns, ups)
 
 
-def shape(lines: Sequence[str]) -> None:
-    _batch("tc", lines)
+def shape(netns: str, lines: Sequence[str]) -> None:
+    _batch("tc", netns, lines)
 
 
-def _group_members(group: int) -> set[str]:
-    out = set()
-    for d in Path("/sys/class/net").iterdir():
-        try:
-            if int((d / "netdev_group").read_text()) == group:
-                out.add(d.name)
-        except (OSError, ValueError):
-            pass
-    return out
-
-
-def delete(root_ends: Sequence[str], group: int | None = None) -> None:
-    """Delete the given root-namespace interfaces (and so their peers); ignore ones already gone.
-
-    With ``group``, and only if every interface in that group is one of ``root_ends``, the kernel
-    deletes them all in one batch (one RCU grace period instead of one per interface)."""
-    present = [d for d in root_ends if Path("/sys/class/net", d).exists()]
-    if present and group is not None:
-        members = _group_members(group)
-        if members and members <= set(root_ends):
-            proc = subprocess.run(["ip", "link", "del", "group", str(group)], capture_output=True, text=True)
-            if proc.returncode == 0:
-                present = [d for d in present if Path("/sys/class/net", d).exists()]
-    if present:
-        proc = subprocess.run(["ip", "-force", "-batch", "-"], input="".join(f"link del dev {d}\n" for d in present),
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            still = [d for d in present if Path("/sys/class/net", d).exists()]
-            if still:
-                raise LinkSetupError(f"could not delete interfaces {', '.join(still[:5])}: {proc.stderr.strip()}")
+def show(netns: str, *args: str) -> str:
+    """Output of ``ip|tc ... `` run in ``netns`` (for tests and diagnostics), e.g. ``show(ns, "tc", "qdisc")``."""
+    return subprocess.run([args[0], "-n", netns, *args[1:]], capture_output=True, text=True).stdout

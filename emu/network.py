@@ -1,75 +1,60 @@
 """A fabric, emulated: BMv2 for every forwarding node, a Mininet host for every host.
 
+Each run gets a network namespace of its own, named after the run (``dcnlab-<run id>``). Every
+BMv2 process and every switch-side interface lives there; hosts are Mininet hosts with their own
+namespaces, as usual. Two runs of the same fabric therefore never clash, and the machine's own
+namespace and firewall are never touched. P4Runtime runs over Unix sockets in the root-only run
+directory; Thrift listens only inside the run's namespace.
+
 Bring-up order, chosen for speed:
 
-1. Start everything that can overlap. Compile (content-keyed cache), create the Mininet hosts,
-   create all veths in one batch, start every BMv2 process (``--no-p4``), and start a traffic
-   agent in every host, which imports scapy while the switches boot.
-2. Wait for every gRPC port at once (a polling loop with a sleep, bounded).
+1. Start everything that can overlap. Compile (content-keyed cache), create the run namespace and
+   the Mininet hosts, create all veths in one batch, start every BMv2 process (``--no-p4``), and
+   start a traffic agent in every host, which starts while the switches boot.
+2. Wait for every switch's socket at once (a polling loop with a sleep, bounded).
 3. Connect, arbitrate and push the pipeline to all switches concurrently, then write the
    routing tables in one batched Write per switch.
 
+While the run lives, a monitor thread notices a switch that dies (within ``monitor_interval``),
+logs which one and the tail of its log, and with ``watch`` restarts it and re-pushes its pipeline
+and state.
+
 Teardown is parallel and idempotent: all agents and BMv2 processes get their signal at once,
-all links go in one ``ip -batch``, then the hosts, then the firewall rules. It runs on
-exceptions and Ctrl-C too. Everything started is recorded in the run directory first, so
-``dcnlab clean`` can finish the job after a crash.
+then the host shells go, then the run namespace, which takes every link with it. It runs on
+exceptions and Ctrl-C too. The namespace is recorded before it exists, and every process carries
+the run's tag, so ``dcnlab clean`` can finish the job after a crash.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from controller.routing import compute_forwarding, router_for
 from controller.rules import forwarding_updates
 from controller.runtime.controller import Controller, SwitchTarget
+from controller.runtime.errors import RuntimeErrorBase
 from controller.runtime.pipeline import Pipeline
 from controller.runtime.toolchain import require_tool
-from emu import bmv2, guard, links
+from emu import bmv2, links, netns
+from emu.options import NetOptions
+from emu.reachability import Reachability, probe_all_pairs
 from emu.rundir import RunDir
 from topos.errors import UserError
 from topos.model import Fabric, HostInfo
-from traffic.hostctl import AgentHandle, HostAddr, call_all
+from traffic.hostctl import AgentHandle, HostAddr
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
 
-
-@dataclass
-class NetOptions:
-    bw_mbps: float | None = None
-    """Link rate (Mbit/s) shaped with tc on every link end; None = unshaped."""
-    delay: str | None = None
-    """Link delay for netem, e.g. "1ms"."""
-    max_queue: int | None = None
-    """tc queue limit in packets."""
-    queue_rate_pps: int | None = None
-    """BMv2 egress queue rate (packets/s) on every port (Thrift)."""
-    queue_depth: int | None = None
-    """BMv2 egress queue depth (packets) on every port (Thrift)."""
-    log_level: str = "off"
-    pcap: bool = False
-    grpc_log: bool = False
-    thrift_guard: bool = True
-    ecmp: bool = True
-    agents: bool = True
-    routes: bool = True
-    watch: bool = False
-    """Reconnect automatically (re-push pipeline and state) when a switch's P4Runtime stream drops."""
-    start_timeout: float = 30.0
-    max_switches: int = 160
-    grpc_base: int = 50051
-    thrift_base: int = 9090
-
-    def shaping(self) -> links.Shaping:
-        return links.Shaping(self.bw_mbps, self.delay, self.max_queue)
+__all__ = ["FabricNetwork", "NetOptions", "Reachability", "SwitchFailure", "intf_name"]
 
 
 @dataclass
@@ -82,11 +67,42 @@ class Timings:
         return now
 
     def total(self) -> float:
-        return sum(self.phases.values())
+        return sum(v for k, v in self.phases.items() if k != "teardown")
+
+
+@dataclass(frozen=True)
+class SwitchFailure:
+    """A switch process that died while the run lived."""
+
+    switch: str
+    status: int
+    at: float
+    """time.monotonic() when the monitor noticed."""
+    log_tail: str
+    restarted: bool = False
+
+    def __str__(self) -> str:
+        how = "restarted and re-pushed" if self.restarted else "not restarted (no --watch)"
+        return f"switch {self.switch} died (exit status {self.status}); {how}; log tail:\n{self.log_tail}"
 
 
 def intf_name(node: str, port: int) -> str:
     return f"{node}-eth{port}"
+
+
+@contextmanager
+def _env(extra: dict[str, str]) -> Iterator[None]:
+    """Set environment variables for children spawned without an explicit environment (Mininet's)."""
+    old = {k: os.environ.get(k) for k in extra}
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 class FabricNetwork:
@@ -94,26 +110,31 @@ class FabricNetwork:
                  progress: Progress | None = None) -> None:
         self.fabric = fabric
         self.opts = options or NetOptions()
+        self.opts.validate()
         self.pipeline = pipeline
         self.progress = progress or (lambda msg: log.info("%s", msg))
         self.run: RunDir | None = None
+        self.netns: str | None = None
         self.mn: Any = None                          # mininet.net.Mininet (hosts only)
         self.hosts: dict[str, Any] = {}              # name -> mininet.node.Host
         self.host_info: dict[str, HostInfo] = {h.name: h for h in fabric.hosts()}
         self.switches: dict[str, bmv2.BMv2Process] = {}
         self.agents: dict[str, AgentHandle] = {}
         self.controller: Controller | None = None
-        self.root_intfs: list[str] = []
-        self.link_group: int | None = None
+        self.failures: list[SwitchFailure] = []
         self.timings = Timings()
         self._stopped = False
+        self._stop_monitor = threading.Event()
+        self._monitor: threading.Thread | None = None
+        self._restarting: set[str] = set()
+        self._lock = threading.Lock()
         self._check_size()
 
     def _check_size(self) -> None:
         n = sum(1 for _ in self.fabric.forwarding_nodes())
         if n > self.opts.max_switches:
             raise UserError(f"{self.fabric.spec} has {n} forwarding nodes; emulation is limited to "
-                            f"max_switches={self.opts.max_switches} (about 45 MB of RAM per BMv2 process); "
+                            f"max_switches={self.opts.max_switches} (about 30 MB of RAM per BMv2 process); "
                             f"use the model backend for paper-scale instances")
 
     # -- bring-up ----------------------------------------------------------------
@@ -134,22 +155,21 @@ class FabricNetwork:
         t = time.perf_counter()
         f, o = self.fabric, self.opts
         if os.geteuid() != 0:
-            raise UserError("emulation needs root (network namespaces, veths, BMv2 on raw interfaces)")
+            raise UserError("emulation needs root (network namespaces, veths, BMv2 on raw interfaces); "
+                            "run dcnlab as root, e.g. with sudo")
         o.shaping().check_kernel()
         require_tool("simple_switch_grpc")
-        # Frames are crafted with scapy in this process; pay its import while other work runs.
-        threading.Thread(target=importlib.import_module, args=("scapy.layers.inet",), daemon=True).start()
         if self.pipeline is None:
             from p4src.compiler import compile_program
             self.pipeline = compile_program().pipeline()
         t = self.timings.mark("compile", t)
         self.run = RunDir.create(f.spec)
+        tag = self.run.tag
 
-        fwd = list(f.forwarding_nodes())
-        grpc_ports = bmv2.free_ports(len(fwd), o.grpc_base, "127.0.0.1")
-        thrift_ports = bmv2.free_ports(len(fwd), o.thrift_base)
-        if o.thrift_guard:
-            guard.install(thrift_ports, self.run.path.name, self.run.record_firewall)
+        # The run's namespace, recorded before it exists.
+        self.netns = f"dcnlab-{self.run.id}"
+        self.run.record_netns(self.netns)
+        netns.create(self.netns)
 
         # Hosts: Mininet namespaces with shells (no Mininet links, controller or switches).
         # Mininet.init() would raise machine-wide sysctls (fixLimits); dcnlab changes nothing
@@ -157,46 +177,43 @@ class FabricNetwork:
         Mininet.inited = True
         self.mn = Mininet(topo=None, build=False, controller=None, autoSetMacs=False, autoStaticArp=False,
                           waitConnected=False)
-        for h in f.hosts():
-            host = self.mn.addHost(h.name, ip=None)
-            self.hosts[h.name] = host
-            self.run.record_process(f"host:{h.name}", host.pid, "bash")
+        with _env(tag):
+            for h in f.hosts():
+                host = self.mn.addHost(h.name, ip=None)
+                self.hosts[h.name] = host
+                self.run.record_process(f"host:{h.name}", host.pid, "bash")
         for host in self.hosts.values():  # no IPv6 chatter from hosts: set before their link exists
             host.sendCmd("sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1")
         for host in self.hosts.values():
             host.waitOutput()
         t = self.timings.mark("hosts", t)
 
-        # Links.
-        pairs, root_ends, host_side = [], [], {}
+        # Links: every switch-side end in the run namespace, host ends in the hosts.
+        pairs, switch_ends, host_side = [], [], {}
         for l in f.links():
             a_fwd, b_fwd = f.node(l.a).forwards, f.node(l.b).forwards
             ia, ib = intf_name(l.a, l.a_port), intf_name(l.b, l.b_port)
             if a_fwd and b_fwd:
                 pairs.append(links.VethPair(ia, ib))
-                root_ends += [ia, ib]
+                switch_ends += [ia, ib]
             else:
                 sw_if, hn = (ia, l.b) if a_fwd else (ib, l.a)
                 hi = intf_name(hn, 0)
                 pairs.append(links.VethPair(sw_if, hi, self.hosts[hn].pid))
-                root_ends.append(sw_if)
+                switch_ends.append(sw_if)
                 host_side[hn] = hi
-        links.check_names(root_ends)
-        self.link_group = links.free_group(self.run.path.name)
-        self.run.state.link_group = self.link_group
-        self.run.record_interfaces(root_ends)
-        self.root_intfs = root_ends
-        links.create(pairs, root_ends, self.link_group)
+        links.check_names(switch_ends + list(host_side.values()))
+        links.create(self.netns, pairs)
         shaping = o.shaping()
         if shaping.active:
-            links.shape([line for d in root_ends for line in shaping.tc_lines(d)])
+            links.shape(self.netns, [line for d in switch_ends for line in shaping.tc_lines(d)])
         t = self.timings.mark("links", t)
 
         # Switches: start all, then wait for all.
-        for i, node in enumerate(fwd):
+        for i, node in enumerate(f.forwarding_nodes()):
             ports = {p: intf_name(node.name, p) for p in range(node.ports) if f.peer(node.name, p) is not None}
-            cfg = bmv2.BMv2Config(node.name, i, ports, grpc_ports[i], thrift_ports[i], self.run.path,
-                                  o.log_level, o.pcap)
+            cfg = bmv2.BMv2Config(node.name, i, ports, o.thrift_base + i, self.run.path, self.netns,
+                                  o.log_level, o.pcap, extra=tuple(o.bmv2_args), env=tag)
             sw = bmv2.BMv2Process(cfg)
             sw.start()
             self.switches[node.name] = sw
@@ -209,7 +226,7 @@ class FabricNetwork:
             for name, host in self.hosts.items():
                 info = self.host_info[name]
                 a = AgentHandle(HostAddr(name, host_side[name], info.ip, info.mac), popen=host.popen,
-                                log_file=self.run.path / f"agent-{name}.err")
+                                log_file=self.run.path / f"agent-{name}.err", env=tag)
                 self.agents[name] = a
                 self.run.record_process(f"agent:{name}", a.pid, "python")
         t = self.timings.mark("spawn", t)
@@ -218,11 +235,11 @@ class FabricNetwork:
                         progress=lambda done, total: self.progress(f"switches ready: {done}/{total}"))
         t = self.timings.mark("switch-ready", t)
 
-        targets = [SwitchTarget(n, sw.cfg.device_id, sw.cfg.grpc_addr, sw.cfg.thrift_port)
+        targets = [SwitchTarget(n, sw.cfg.device_id, sw.cfg.grpc_addr, sw.cfg.thrift_port, self.netns)
                    for n, sw in self.switches.items()]
         self.controller = Controller(self.pipeline, targets, log_dir=self.run.path if o.grpc_log else None)
         self.controller.start()
-        if o.watch:
+        if o.watch:   # also re-push to a switch that someone else restarted
             self.controller.watch()
         t = self.timings.mark("pipeline", t)
 
@@ -236,6 +253,9 @@ class FabricNetwork:
         for a in self.agents.values():
             a.wait_ready()
         self.timings.mark("agents", t)
+        if o.monitor:
+            self._monitor = threading.Thread(target=self._watch_switches, name="bmv2-monitor", daemon=True)
+            self._monitor.start()
         self.progress(f"{f.spec} up in {self.timings.total():.2f} s")
 
     def _configure_hosts(self, host_side: dict[str, str], shaping: links.Shaping) -> None:
@@ -267,6 +287,36 @@ class FabricNetwork:
             if "DCNLAB_RC=0" not in out:
                 raise UserError(f"configuring host {name} failed: {out.strip()[-300:]}")
 
+    # -- switch monitor ------------------------------------------------------------
+    def _watch_switches(self) -> None:
+        while not self._stop_monitor.wait(self.opts.monitor_interval):
+            for name, sw in list(self.switches.items()):
+                if name in self._restarting or self._stop_monitor.is_set():
+                    continue
+                rc = sw.failed()
+                if rc is None:
+                    continue
+                failure = SwitchFailure(name, rc, time.monotonic(), sw.log_tail())
+                log.error("switch %s died (exit status %s); log tail:\n%s", name, rc, failure.log_tail)
+                if self.opts.watch:
+                    try:
+                        self.restart_switch(name, kill=False)
+                    except RuntimeErrorBase as e:
+                        log.error("restarting %s failed: %s", name, e)
+                    else:
+                        failure = SwitchFailure(name, rc, failure.at, failure.log_tail, restarted=True)
+                        log.warning("switch %s restarted; pipeline and state re-pushed", name)
+                with self._lock:
+                    self.failures.append(failure)
+                if not self.opts.watch:
+                    self._restarting.add(name)  # report a dead switch once
+
+    def check_switches(self) -> None:
+        """Raise :class:`UserError` naming every switch that died and was not brought back."""
+        dead = [f for f in self.failures if not f.restarted]
+        if dead:
+            raise UserError("; ".join(str(f) for f in dead))
+
     # -- use ---------------------------------------------------------------------
     def addr(self, host: str) -> HostAddr:
         return self.agents[host].host
@@ -274,35 +324,28 @@ class FabricNetwork:
     def agent(self, host: str) -> AgentHandle:
         return self.agents[host]
 
-    def reachability(self, port: int = 9999, retries: int = 2, settle: float = 0.2) -> dict[str, set[str]]:
-        """All-pairs probe with scapy-crafted packets. Return, per host, the sources it heard from."""
-        names = list(self.agents)
-        agents = [self.agents[n] for n in names]
-        index = {n: self.host_info[n].index for n in names}
-        heard: dict[str, set[str]] = {n: set() for n in names}
-        by_index = {index[n]: n for n in names}
-        for attempt in range(retries + 1):
-            missing = {n: [d for d in names if d != n and n not in heard[d]] for n in names}
-            if not any(missing.values()):
-                break
-            call_all(agents, [{"cmd": "recv_start", "port": port}] * len(agents))
-            senders = [a for a, n in zip(agents, names) if missing[n]]
-            call_all(senders, [a.probe_request([self.addr(d) for d in missing[a.host.name]], port,
-                                               index[a.host.name]) for a in senders])
-            time.sleep(settle * (attempt + 1))
-            for n, rep in zip(names, call_all(agents, [{"cmd": "recv_stop", "port": port}] * len(agents))):
-                heard[n] |= {by_index[int(flow)] for flow in rep["flows"] if int(flow) in by_index}
-        return heard
+    def reachability(self, port: int = 9999, deadline: float = 10.0, attempts: int = 4,
+                     rate_pps: float | None = None) -> Reachability:
+        """All-pairs probe with scapy-crafted packets, paced, retrying missing pairs (see
+        :mod:`emu.reachability`)."""
+        return probe_all_pairs(self.agents, {n: h.index for n, h in self.host_info.items()}, port=port,
+                               deadline=deadline, attempts=attempts, rate_pps=rate_pps,
+                               forwarding_nodes=len(self.switches))
 
-    def restart_switch(self, name: str, timeout: float = 20.0) -> None:
-        """Kill and restart one BMv2 process; the controller re-pushes its pipeline and state."""
+    def restart_switch(self, name: str, timeout: float = 20.0, kill: bool = True) -> None:
+        """(Kill and) restart one BMv2 process; the controller re-pushes its pipeline and state."""
         sw = self.switches[name]
-        sw.signal(9)
-        sw.proc.wait()
-        sw.start()
-        self.run.record_process(f"switch:{name}", sw.pid, "simple_switch_grpc")
-        bmv2.wait_ready([sw], timeout)
-        self.controller.reconnect(name, timeout)
+        self._restarting.add(name)
+        try:
+            if kill:
+                sw.signal(9)
+            sw.proc.wait()
+            sw.start()
+            self.run.record_process(f"switch:{name}", sw.pid, "simple_switch_grpc")
+            bmv2.wait_ready([sw], timeout)
+            self.controller.reconnect(name, timeout)
+        finally:
+            self._restarting.discard(name)
 
     # -- teardown ----------------------------------------------------------------
     def stop(self) -> None:
@@ -310,20 +353,25 @@ class FabricNetwork:
             return
         self._stopped = True
         t = time.perf_counter()
+        self._stop_monitor.set()
+        if self._monitor is not None:
+            self._monitor.join(timeout=30)
         for a in self.agents.values():   # tell every agent to quit at once; close() waits below
             a.request_quit()
         if self.controller is not None:
             self.controller.close()
         for sw in self.switches.values():
             sw.signal(15)
-        links.delete(self.root_intfs, self.link_group)
         for host in self.hosts.values():
             host.terminate()
         for a in self.agents.values():
             a.close()
         bmv2.stop_all(list(self.switches.values()))
+        if self.netns is not None:
+            netns.delete(self.netns)
         if self.run is not None:
-            guard.remove(self.run.state.firewall)  # removing an absent rule is harmless
+            for sw in self.switches.values():
+                sw.cfg.socket_path.unlink(missing_ok=True)
             self.run.mark_finished()
         self.timings.phases["teardown"] = time.perf_counter() - t
 

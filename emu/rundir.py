@@ -1,18 +1,25 @@
 """Run directories: logs, pcaps and a record of everything a run started.
 
 ``/var/tmp/dcnlab/runs/<id>/`` (or ``$DCNLAB_RUN_ROOT``), not ``/tmp/*.log``, which Mininet's
-cleanup deletes. ``state.json`` lists the processes, interfaces, namespaces and firewall rules
-the run created. ``dcnlab clean`` stops exactly those, and nothing else.
+cleanup deletes. The directory is root's alone (mode 0700): it holds the switches' P4Runtime
+sockets. ``state.json`` names the run's network namespace (recorded before it is created) and
+the processes the run started. Every process a run starts also carries ``DCNLAB_RUN=<id>`` in
+its environment, so that ``dcnlab clean`` finds even one that was started but not yet recorded
+when the run was killed. ``dcnlab clean`` stops exactly those, and nothing else.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+
+TAG_VAR = "DCNLAB_RUN"
+"""Environment variable carrying the run id in every process a run starts."""
 
 
 def run_root() -> Path:
@@ -25,16 +32,12 @@ class RunState:
     started: float = 0.0
     owner_pid: int = 0
     finished: bool = False
+    netns: str = ""
+    """the run's network namespace (BMv2 processes and switch-side interfaces)."""
     processes: dict[str, int] = field(default_factory=dict)
     """name -> pid (BMv2 switches, Mininet host shells, agents)."""
     process_cmds: dict[str, str] = field(default_factory=dict)
     """name -> executable basename, to avoid killing a reused pid."""
-    interfaces: list[str] = field(default_factory=list)
-    """root-namespace interfaces created by the run."""
-    link_group: int | None = None
-    """interface group of the root-side interfaces (for one-batch deletion)."""
-    firewall: list[list[str]] = field(default_factory=list)
-    """iptables/ip6tables rule specs (argv after -I/-D) to delete."""
 
 
 class RunDir:
@@ -48,17 +51,28 @@ class RunDir:
         root = run_root()
         root.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        safe = "".join(c if c.isalnum() else "-" for c in spec)[:48].strip("-")
-        path = root / f"{stamp}-{os.getpid()}-{safe}"
-        path.mkdir()
+        safe = "".join(c if c.isalnum() else "-" for c in spec)[:32].strip("-")
+        path = root / f"{stamp}-{secrets.token_hex(3)}-{safe}"
+        path.mkdir(mode=0o700)
+        os.chmod(path, 0o700)  # whatever the umask
         rd = cls(path, RunState(spec=spec, started=time.time(), owner_pid=os.getpid()))
         rd.save()
         return rd
 
+    @property
+    def id(self) -> str:
+        return self.path.name
+
+    @property
+    def tag(self) -> dict[str, str]:
+        """The environment entry every process of this run carries."""
+        return {TAG_VAR: self.id}
+
     @classmethod
     def load(cls, path: Path) -> RunDir:
         data = json.loads((path / "state.json").read_text())
-        return cls(path, RunState(**data))
+        known = {f.name for f in fields(RunState)}
+        return cls(path, RunState(**{k: v for k, v in data.items() if k in known}))
 
     def save(self) -> None:
         with self._lock:
@@ -72,14 +86,9 @@ class RunDir:
             self.state.process_cmds[name] = os.path.basename(exe)
         self.save()
 
-    def record_interfaces(self, names: list[str]) -> None:
+    def record_netns(self, name: str) -> None:
         with self._lock:
-            self.state.interfaces.extend(n for n in names if n not in self.state.interfaces)
-        self.save()
-
-    def record_firewall(self, rule: list[str]) -> None:
-        with self._lock:
-            self.state.firewall.append(rule)
+            self.state.netns = name
         self.save()
 
     def mark_finished(self) -> None:

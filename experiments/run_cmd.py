@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
+import time
 
 from experiments.errors import UserError
 
@@ -13,12 +15,22 @@ def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def _net_options(args: argparse.Namespace):
-    from emu.network import NetOptions
-    return NetOptions(bw_mbps=args.bw, delay=args.delay, max_queue=args.max_queue,
+def net_options(args: argparse.Namespace):
+    """NetOptions from the network arguments, validated (a clear error names a bad option)."""
+    from emu.options import NetOptions
+    opts = NetOptions(bw_mbps=args.bw, delay=args.delay, max_queue=args.max_queue,
                       queue_rate_pps=args.queue_rate, queue_depth=args.queue_depth, log_level=args.log_level,
-                      pcap=args.pcap, grpc_log=args.grpc_log, thrift_guard=not args.no_thrift_guard,
-                      ecmp=not args.no_ecmp, start_timeout=args.timeout)
+                      pcap=args.pcap, grpc_log=args.grpc_log, ecmp=not args.no_ecmp, start_timeout=args.timeout,
+                      watch=args.watch)
+    opts.validate()
+    return opts
+
+
+def require_root(what: str = "dcnlab run") -> None:
+    """Refuse early, before anything is created, when not root."""
+    if os.geteuid() != 0:
+        raise UserError(f"{what} needs root (network namespaces, veths, BMv2 on raw interfaces); "
+                        f"run it as root, e.g. with sudo")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -28,20 +40,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     from traffic import measure
 
     fabric = parse_spec(args.spec)
+    opts = net_options(args)
+    if args.hold is not None and not 0 <= args.hold <= 86400:
+        raise UserError(f"option --hold={args.hold} is out of range; valid: 0 <= --hold <= 86400 s")
+    require_root()
     signal.signal(signal.SIGTERM, _raise_interrupt)
     say = (lambda m: print(f"  {m}", file=sys.stderr, flush=True))
-    net = FabricNetwork(fabric, _net_options(args), progress=say)
+    net = FabricNetwork(fabric, opts, progress=say)
     try:
         net.start()
         before = measure.snapshot(net.controller)
-        heard = net.reachability()
+        reach = net.reachability()
         after = measure.snapshot(net.controller)
-        n = len(heard)
-        missing = [(src, dst) for dst, srcs in heard.items() for src in heard if src != dst and src not in srcs]
-        print(f"fabric {fabric.spec}: {len(net.switches)} BMv2 switches, {n} hosts, up in "
+        missing = reach.unreachable
+        print(f"fabric {fabric.spec}: {len(net.switches)} BMv2 switches, {len(reach.hosts)} hosts, up in "
               f"{net.timings.total():.2f} s (" + ", ".join(f"{k} {v:.2f}" for k, v in net.timings.phases.items())
               + ")")
-        print(f"reachability: {n * (n - 1) - len(missing)}/{n * (n - 1)} host pairs")
+        print(reach.summary())
         for src, dst in missing[:20]:
             print(f"  unreachable: {src} -> {dst}")
         print("per-link counters during the probes (bytes a->b / b->a, packets):")
@@ -51,9 +66,13 @@ def cmd_run(args: argparse.Namespace) -> int:
                 print(f"  {l.a}:{l.a_port:<3} -- {l.b}:{l.b_port:<3} {ll.a_to_b.bytes:>8} / {ll.b_to_a.bytes:<8}"
                       f" ({ll.a_to_b.packets}/{ll.b_to_a.packets} pkts)")
         print(f"run directory: {net.run.path}")
+        if args.hold:
+            say(f"holding the fabric up for {args.hold:g} s")
+            time.sleep(args.hold)
         if args.cli:
             from mininet.cli import CLI
             CLI(net.mn)
+        net.check_switches()
         return 0 if not missing else 1
     except RuntimeErrorBase as e:
         raise UserError(str(e)) from None
@@ -64,9 +83,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_clean(args: argparse.Namespace) -> int:
     from emu.cleanup import clean
+    require_root("dcnlab clean")
     r = clean(force=args.force)
-    print(f"cleaned {len(r.runs)} run(s): {r.killed} process(es), {r.interfaces} interface(s), "
-          f"{r.rules} firewall rule(s)")
+    print(f"cleaned {len(r.runs)} run(s): {r.killed} process(es), {r.namespaces} network namespace(s)")
     for name in r.skipped_live:
         print(f"  skipped live run {name} (its dcnlab process is still running; --force to clean it)")
     return 0
@@ -98,8 +117,8 @@ def add_net_arguments(p: argparse.ArgumentParser) -> None:
                    help="BMv2 log level (logs in the run directory)")
     g.add_argument("--pcap", action="store_true", help="per-port pcaps in the run directory")
     g.add_argument("--grpc-log", action="store_true", help="log every P4Runtime request in the run directory")
-    g.add_argument("--no-thrift-guard", action="store_true",
-                   help="do not firewall BMv2's Thrift ports (they listen on every interface)")
+    g.add_argument("--watch", action="store_true",
+                   help="restart a switch that dies and re-push its pipeline and state")
     g.add_argument("--no-ecmp", action="store_true", help="install primary paths only")
     g.add_argument("--timeout", type=float, default=30.0, help="switch start timeout, seconds")
 
@@ -108,12 +127,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="bring a fabric up in BMv2+Mininet, route it, verify all-pairs reachability")
     p.add_argument("spec")
     p.add_argument("--cli", action="store_true", help="open the Mininet CLI before teardown")
+    p.add_argument("--hold", type=float, metavar="SECONDS", help="keep the fabric up this long after the check")
     add_net_arguments(p)
     p.set_defaults(func=cmd_run)
     k = sub.add_parser("compile", help="compile a p4src program with p4c (content-keyed cache)")
     k.add_argument("program", nargs="?", default="dcnlab")
     k.add_argument("--p4info", action="store_true", help="print only the P4Info path")
     k.set_defaults(func=cmd_compile)
-    c = sub.add_parser("clean", help="stop processes and remove interfaces/rules left by dcnlab runs")
+    c = sub.add_parser("clean", help="stop the processes and delete the namespaces left by crashed dcnlab runs")
     c.add_argument("--force", action="store_true", help="also clean runs whose dcnlab process is still alive")
     c.set_defaults(func=cmd_clean)

@@ -1,4 +1,4 @@
-"""Emulation building blocks that need no BMv2: argv, shaping, guard rules, run records, clean."""
+"""Emulation building blocks that need no BMv2: argv, shaping, options, namespaces, run records, clean."""
 
 from __future__ import annotations
 
@@ -9,30 +9,31 @@ from pathlib import Path
 
 import pytest
 
-from emu import bmv2, guard, links
+from emu import bmv2, links, netns
 from emu.cleanup import clean
 from emu.network import FabricNetwork, NetOptions
-from emu.rundir import RunDir, all_runs
+from emu.rundir import TAG_VAR, RunDir, all_runs
 from experiments.errors import UserError
 from topos import parse_spec
 
 
-def test_bmv2_argv_binds_grpc_to_loopback(tmp_path):
-    cfg = bmv2.BMv2Config("e0_0", 7, {0: "e0_0-eth0", 2: "e0_0-eth2"}, 50058, 9097, tmp_path)
+def test_bmv2_argv_serves_p4runtime_on_a_unix_socket_in_the_run_dir(tmp_path):
+    cfg = bmv2.BMv2Config("e0_0", 7, {0: "e0_0-eth0", 2: "e0_0-eth2"}, 9097, tmp_path, "dcnlab-x")
     argv = cfg.argv(Path("/x/simple_switch_grpc"))
     assert argv[:3] == ["/x/simple_switch_grpc", "--device-id", "7"]
     assert "0@e0_0-eth0" in argv and "2@e0_0-eth2" in argv
     assert argv[argv.index("--thrift-port") + 1] == "9097"
-    assert argv[-4:] == ["--no-p4", "--", "--grpc-server-addr", "127.0.0.1:50058"]
+    assert argv[-4:] == ["--no-p4", "--", "--grpc-server-addr", f"unix:{tmp_path}/bmv2-e0_0.sock"]
+    assert cfg.grpc_addr == f"unix:{tmp_path}/bmv2-e0_0.sock"
     assert not any(a.startswith("--notifications") for a in argv)
     assert "--log-file" not in argv and "--pcap" not in argv
-    cfg2 = bmv2.BMv2Config("s", 0, {}, 1, 2, tmp_path, log_level="debug", pcap=True)
+    cfg2 = bmv2.BMv2Config("s", 0, {}, 2, tmp_path, log_level="debug", pcap=True)
     argv2 = cfg2.argv(Path("ss"))
     assert argv2[argv2.index("-L") + 1] == "debug" and argv2[argv2.index("--pcap") + 1] == str(tmp_path / "pcap")
 
 
 def test_wait_ready_reports_a_dead_switch_with_its_log(tmp_path):
-    cfg = bmv2.BMv2Config("w3", 0, {}, 1, 2, tmp_path)
+    cfg = bmv2.BMv2Config("w3", 0, {}, 2, tmp_path)
     cfg.out_file.write_text("line 1\nerror: could not bind\n")
     sw = bmv2.BMv2Process(cfg)
     sw.proc = subprocess.Popen(["false"])
@@ -42,8 +43,7 @@ def test_wait_ready_reports_a_dead_switch_with_its_log(tmp_path):
 
 
 def test_wait_ready_times_out_naming_the_switch(tmp_path):
-    port = bmv2.free_ports(1, 40123, "127.0.0.1")[0]
-    sw = bmv2.BMv2Process(bmv2.BMv2Config("slow", 0, {}, port, 2, tmp_path))
+    sw = bmv2.BMv2Process(bmv2.BMv2Config("slow", 0, {}, 2, tmp_path))
     sw.proc = subprocess.Popen(["sleep", "30"])
     try:
         with pytest.raises(bmv2.SwitchStartError, match="not ready after 0 s .slow."):
@@ -74,14 +74,53 @@ def test_delay_without_netem_is_a_clear_error(monkeypatch):
 def test_interface_names_are_checked():
     with pytest.raises(links.LinkSetupError, match="longer than 15"):
         links.check_names(["h123_123_123-eth0"])
-    with pytest.raises(links.LinkSetupError, match="already exists"):
-        links.check_names(["lo"])
+    links.check_names(["lo", "e0_0-eth1"])  # names live in the run's own namespace: no clash check
 
 
-def test_guard_rule_drops_non_loopback_tcp():
-    r = guard.rule([9092, 9090, 9091], "run42")
-    assert r == ["INPUT", "-p", "tcp", "--dport", "9090:9092", "!", "-i", "lo", "-m", "comment",
-                 "--comment", "dcnlab:run42", "-j", "DROP"]
+@pytest.mark.parametrize("kwargs, message", [
+    ({"bw_mbps": 0}, "--bw=0 is out of range; valid: 0.001 <= --bw <= 100000 Mbit/s"),
+    ({"bw_mbps": -5}, "--bw"),
+    ({"delay": "fast"}, "--delay='fast' is not a delay; valid: a positive number with unit us, ms or s"),
+    ({"delay": "0ms"}, "--delay"),
+    ({"max_queue": 0}, "--max-queue=0 is out of range; valid: 1 <= --max-queue"),
+    ({"queue_rate_pps": 0}, "--queue-rate=0 is out of range"),
+    ({"queue_depth": -1}, "--queue-depth=-1 is out of range"),
+    ({"start_timeout": 0}, "--timeout=0 is out of range"),
+    ({"log_level": "loud"}, "--log-level='loud' is not a level; valid: off, error"),
+])
+def test_bad_options_name_the_option_and_its_range(kwargs, message):
+    with pytest.raises(UserError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        NetOptions(**kwargs).validate()
+    NetOptions(bw_mbps=10, delay="1.5ms", max_queue=10, queue_rate_pps=100, queue_depth=64).validate()
+
+
+def test_run_dir_is_root_only_and_unique(tmp_path, monkeypatch):
+    monkeypatch.setenv("DCNLAB_RUN_ROOT", str(tmp_path))
+    a, b = RunDir.create("fattree:k=4"), RunDir.create("fattree:k=4")
+    assert a.path != b.path
+    assert a.path.stat().st_mode & 0o777 == 0o700
+    assert a.tag == {TAG_VAR: a.id}
+
+
+@pytest.mark.netns
+def test_netns_create_enter_pids_delete():
+    name = f"dcnlab-test-{os.getpid()}"
+    netns.create(name)
+    try:
+        assert netns.exists(name)
+        p = subprocess.Popen(["sleep", "30"], preexec_fn=netns.enter(name))
+        try:
+            assert netns.pids(name) == [p.pid]
+            out = subprocess.run(["cat", "/proc/sys/net/ipv6/conf/default/disable_ipv6"], capture_output=True,
+                                 text=True, preexec_fn=netns.enter(name)).stdout
+            assert out.strip() == "1"
+        finally:
+            p.kill()
+            p.wait()
+    finally:
+        netns.delete(name)
+    assert not netns.exists(name)
+    netns.delete(name)  # absent: fine
 
 
 def test_emulation_size_limit_is_a_clear_error():
@@ -89,8 +128,8 @@ def test_emulation_size_limit_is_a_clear_error():
         FabricNetwork(parse_spec("fattree:k=16"), NetOptions())
 
 
-def _spawn(name: str) -> subprocess.Popen:
-    return subprocess.Popen(["sleep", "60"], start_new_session=True)
+def _spawn(name: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+    return subprocess.Popen(["sleep", "60"], start_new_session=True, env=None if env is None else {**os.environ, **env})
 
 
 def test_clean_kills_only_recorded_matching_processes(tmp_path, monkeypatch):
@@ -103,7 +142,7 @@ def test_clean_kills_only_recorded_matching_processes(tmp_path, monkeypatch):
         run.state.owner_pid = 999999999  # owner gone: a crashed run
         run.save()
         report = clean()
-        assert report.runs == [run.path.name] and report.killed == 1
+        assert report.runs == [run.id] and report.killed == 1
         assert recorded.wait(timeout=5) is not None
         assert unrelated.poll() is None and reused.poll() is None
         assert all(r.state.finished for r in all_runs())
@@ -112,6 +151,30 @@ def test_clean_kills_only_recorded_matching_processes(tmp_path, monkeypatch):
         for p in (recorded, unrelated, reused):
             p.kill()
             p.wait()
+
+
+def test_clean_finds_unrecorded_processes_by_the_run_tag(tmp_path, monkeypatch):
+    monkeypatch.setenv("DCNLAB_RUN_ROOT", str(tmp_path))
+    run = RunDir.create("bcube:n=2,k=1")
+    other = RunDir.create("bcube:n=2,k=1")
+    mine, theirs = _spawn("a", run.tag), _spawn("b", other.tag)
+    try:
+        run.state.owner_pid = other.state.owner_pid = 999999999
+        run.save()
+        report = _clean_one(run)
+        assert report.killed == 1 and mine.wait(timeout=5) is not None
+        assert theirs.poll() is None
+    finally:
+        for p in (mine, theirs):
+            p.kill()
+            p.wait()
+
+
+def _clean_one(run: RunDir):
+    from emu.cleanup import CleanReport, clean_run
+    r = CleanReport()
+    clean_run(run, r)
+    return r
 
 
 def test_clean_skips_live_runs_unless_forced(tmp_path, monkeypatch):
@@ -137,3 +200,15 @@ def test_cli_clean_output(tmp_path):
     env = dict(os.environ, DCNLAB_RUN_ROOT=str(tmp_path))
     r = subprocess.run([sys.executable, "-m", "experiments", "clean"], capture_output=True, text=True, env=env)
     assert r.returncode == 0 and r.stdout.startswith("cleaned 0 run(s)")
+
+
+def test_non_root_gets_a_clear_error_before_anything_is_created(tmp_path):
+    nobody = "import os; os.setgid(65534); os.setuid(65534); "
+    code = nobody + "from experiments.cli import main; raise SystemExit(main(['run', 'bcube:n=2,k=0']))"
+    env = dict(os.environ, DCNLAB_RUN_ROOT=str(tmp_path / "runs"))
+    if os.geteuid() != 0:
+        code = "from experiments.cli import main; raise SystemExit(main(['run', 'bcube:n=2,k=0']))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd="/")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("dcnlab: error: dcnlab run needs root") and "Traceback" not in r.stderr
+    assert not (tmp_path / "runs").exists()

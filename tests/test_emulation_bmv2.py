@@ -10,6 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from topos.errors import UserError
+from controller.runtime import TableEntry
+from emu import links, netns
+from emu.cleanup import tagged
 from emu.network import FabricNetwork, NetOptions
 from topos import parse_spec
 from traffic import measure
@@ -22,30 +26,23 @@ def isolated_runs(tmp_path, monkeypatch):
     """Each test gets its own run root; afterwards none of its runs may have left anything."""
     root = tmp_path / "runs"
     monkeypatch.setenv("DCNLAB_RUN_ROOT", str(root))
+    root_links = set(os.listdir("/sys/class/net"))
     yield
     if root.is_dir():
-        tags = [p.name for p in root.iterdir()]
-        rules = subprocess.run(["iptables", "-w", "-S", "INPUT"], capture_output=True, text=True).stdout
-        assert not [t for t in tags if f"dcnlab:{t}" in rules], "firewall rule left behind"
         assert _left_behind(root) == []
-
-
-def bmv2_pids() -> set[int]:
-    out = subprocess.run(["pgrep", "-f", "simple_switch_grpc"], capture_output=True, text=True).stdout
-    return {int(p) for p in out.split()}
+    assert set(os.listdir("/sys/class/net")) == root_links, "the machine's own namespace changed"
 
 
 def assert_clean(net: FabricNetwork) -> None:
     for sw in net.switches.values():
         assert sw.proc.poll() is not None, f"{sw.cfg.name} still running"
-    for d in net.root_intfs:
-        assert not Path("/sys/class/net", d).exists(), f"{d} left behind"
+        assert not sw.cfg.socket_path.exists(), f"{sw.cfg.socket_path} left behind"
     for host in net.hosts.values():
         assert not Path(f"/proc/{host.pid}").exists(), f"host shell {host.pid} left behind"
     for a in net.agents.values():
         assert a.proc.poll() is not None
-    rules = subprocess.run(["iptables", "-w", "-S", "INPUT"], capture_output=True, text=True).stdout
-    assert f"dcnlab:{net.run.path.name}" not in rules
+    assert not netns.exists(net.netns), f"namespace {net.netns} left behind"
+    assert tagged(net.run.id) == []
 
 
 @pytest.mark.parametrize("spec", ["bcube:n=4,k=1", "fattree:k=4", "dragonfly:p=1,a=4,h=2,arrangement=relative"])
@@ -53,14 +50,29 @@ def test_all_pairs_reachable_and_clean_teardown(spec):
     fabric = parse_spec(spec)
     net = FabricNetwork(fabric, NetOptions())
     with net:
-        heard = net.reachability()
-        n = fabric.num_hosts()
-        assert len(heard) == n
-        missing = [(s, d) for d, srcs in heard.items() for s in heard if s != d and s not in srcs]
-        assert missing == []
-        rules = subprocess.run(["iptables", "-w", "-S", "INPUT"], capture_output=True, text=True).stdout
-        assert f"dcnlab:{net.run.path.name}" in rules
+        reach = net.reachability()
+        assert len(reach.hosts) == fabric.num_hosts()
+        assert reach.unreachable == [] and reach.complete, reach.summary()
+        assert netns.exists(net.netns) and set(netns.pids(net.netns)) == {sw.pid for sw in net.switches.values()}
     assert_clean(net)
+
+
+def test_a_routing_hole_is_named_fast_and_told_apart_from_loss():
+    fabric = parse_spec("fattree:k=4")
+    from controller.rules import DST_FIELD, HOST_TABLE
+    with FabricNetwork(fabric, NetOptions()) as net:
+        dst = fabric.host(13)
+        victim = [e for e in net.controller.state["e3_0"].replay() if isinstance(e.entity, TableEntry)
+                  and e.entity.table == HOST_TABLE and dict(e.entity.match)[DST_FIELD] == dst.ip]
+        assert len(victim) == 1
+        net.controller.write({"e3_0": [-victim[0].entity]})   # e3_0 no longer knows h3_0_1
+        reach = net.reachability()
+    assert reach.seconds < 5
+    holes = set(reach.unreachable)
+    senders = {h.name for h in fabric.hosts()} - {dst.name}
+    # every host outside e3_0 reaches h3_0_1 only through e3_0; its neighbour h3_0_0 too
+    assert holes == {(s, dst.name) for s in senders}
+    assert reach.reached == reach.pairs - len(senders)
 
 
 def test_link_counters_equal_bytes_sent():
@@ -107,8 +119,7 @@ def test_switch_restart_gets_pipeline_and_routes_back():
         net.restart_switch("w0")
         assert net.switches["w0"].pid != old_pid
         assert len(net.controller.read_table("w0", "DcnIngress.fwd.ipv4_host")) == before == 4
-        heard = net.reachability()
-        assert all(len(v) == 3 for v in heard.values())
+        assert net.reachability().complete
 
 
 def test_failed_switch_start_quotes_the_log(monkeypatch):
@@ -130,25 +141,27 @@ def test_clean_after_a_crashed_run(tmp_path):
               "from topos import parse_spec\nimport os, sys\n"
               "net = FabricNetwork(parse_spec('bcube:n=2,k=1'), NetOptions(agents=False)).start()\n"
               "print('UP', flush=True)\nos._exit(0)\n")
-    before = bmv2_pids()
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert "UP" in out.stdout, out.stderr
-    assert bmv2_pids() - before, "the crashed run left switches behind (as it should for this test)"
+    (run_dir,) = Path(env["DCNLAB_RUN_ROOT"]).iterdir()
+    assert len(tagged(run_dir.name)) >= 6, "the crashed run left switches behind (as it should for this test)"
     r = subprocess.run([sys.executable, "-m", "experiments", "clean"], capture_output=True, text=True, env=env)
-    assert r.returncode == 0 and "cleaned 1 run(s)" in r.stdout, r.stdout + r.stderr
-    assert not (bmv2_pids() - before)
-    leftover = [d for d in os.listdir("/sys/class/net") if d.startswith(("v0-", "v1-", "w0-", "w2-"))]
-    assert leftover == []
+    assert r.returncode == 0 and "cleaned 1 run(s)" in r.stdout and "1 network namespace(s)" in r.stdout, \
+        r.stdout + r.stderr
+    assert tagged(run_dir.name) == [] and not netns.exists(f"dcnlab-{run_dir.name}")
+    assert list(run_dir.glob("*.sock")) == []
 
 
 def _left_behind(run_root: Path) -> list[str]:
+    from emu.cleanup import alive
     from emu.rundir import RunDir
     out = []
     for p in run_root.iterdir():
-        st = RunDir.load(p).state
-        out += [f"pid {pid}" for pid in st.processes.values() if Path(f"/proc/{pid}").exists()
-                and b"zombie" not in Path(f"/proc/{pid}/status").read_bytes().lower()]
-        out += [d for d in st.interfaces if Path("/sys/class/net", d).exists()]
+        run = RunDir.load(p)
+        out += [f"pid {pid}" for pid in run.state.processes.values() if alive(pid)]
+        out += [f"tagged pid {pid}" for pid in tagged(run.id)]
+        out += [f"namespace {run.state.netns}"] if run.state.netns and netns.exists(run.state.netns) else []
+        out += [str(s) for s in p.glob("*.sock")]
     return out
 
 
@@ -157,7 +170,7 @@ def test_cli_run_reports_reachability_and_counters():
     r = subprocess.run([sys.executable, "-m", "experiments", "run", "bcube:n=2,k=1"], capture_output=True,
                        text=True, env=env, timeout=180)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "reachability: 12/12 host pairs" in r.stdout
+    assert "reachability: 12/12 host pairs" in r.stdout and "0 pair(s) unreachable" in r.stdout
     assert "per-link counters" in r.stdout and "switches ready" in r.stderr
     assert _left_behind(Path(env["DCNLAB_RUN_ROOT"])) == []
 
@@ -181,8 +194,8 @@ def test_interrupted_run_leaves_nothing(sig):
 def test_link_rate_and_queue_shaping_on_both_ends():
     fabric = parse_spec("bcube:n=2,k=0")
     with FabricNetwork(fabric, NetOptions(bw_mbps=20, max_queue=40)) as net:
-        root = subprocess.run("tc qdisc show dev w0-eth0; tc class show dev w0-eth0", shell=True,
-                              capture_output=True, text=True).stdout
+        root = links.show(net.netns, "tc", "qdisc", "show", "dev", "w0-eth0") + \
+            links.show(net.netns, "tc", "class", "show", "dev", "w0-eth0")
         assert "htb" in root and "pfifo" in root and "limit 40p" in root and "rate 20Mbit" in root
         host = net.hosts["h0"].cmd("tc qdisc show dev h0-eth0; tc class show dev h0-eth0")
         assert "pfifo" in host and "rate 20Mbit" in host
@@ -217,40 +230,92 @@ def test_cli_option_opens_mininet_cli():
     assert out.count("1 packets transmitted") == 1  # Mininet's log is printed once
 
 
-@pytest.fixture
-def outside_netns():
-    """A namespace that reaches the root namespace over our own veth (link-local /30)."""
-    import uuid
-    tag = uuid.uuid4().hex[:6]
-    ns, root_if, ns_if = f"dlg{tag}", f"dlg{tag}r", f"dlg{tag}n"
-    sh = lambda c: subprocess.run(c, shell=True, check=True, capture_output=True)
-    sh(f"ip netns add {ns}")
-    try:
-        sh(f"ip link add {root_if} type veth peer name {ns_if} netns {ns}")
-        sh(f"ip addr add 169.254.77.1/30 dev {root_if} && ip link set {root_if} up")
-        sh(f"ip -n {ns} addr add 169.254.77.2/30 dev {ns_if} && ip -n {ns} link set {ns_if} up")
-        yield ns
-    finally:
-        subprocess.run(f"ip link del {root_if}", shell=True, capture_output=True)
-        subprocess.run(f"ip netns del {ns}", shell=True, capture_output=True)
+def _as_nobody(code: str, ns: str | None = None) -> str:
+    """Run Python ``code`` as user nobody (optionally inside namespace ``ns``); return its stdout."""
+    pre = "import os; os.setgid(65534); os.setgroups([]); os.setuid(65534); "
+    r = subprocess.run([sys.executable, "-c", pre + code], capture_output=True, text=True, cwd="/",
+                       preexec_fn=netns.enter(ns) if ns else None)
+    return r.stdout.strip() + r.stderr.strip()
 
 
-def _connects(ns: str | None, ip: str, port: int) -> bool:
-    code = (f"import socket; s=socket.socket(); s.settimeout(1.5); "
-            f"print(s.connect_ex(('{ip}', {port})) == 0)")
-    argv = ([] if ns is None else ["ip", "netns", "exec", ns]) + [sys.executable, "-c", code]
-    return subprocess.run(argv, capture_output=True, text=True).stdout.strip() == "True"
-
-
-@pytest.mark.parametrize("guard", [True, False])
-def test_thrift_ports_unreachable_from_outside(outside_netns, guard):
+def test_control_channels_are_out_of_reach_of_other_users_and_namespaces():
     fabric = parse_spec("bcube:n=2,k=0")
-    with FabricNetwork(fabric, NetOptions(agents=False, thrift_guard=guard)) as net:
-        port = net.switches["w0"].cfg.thrift_port
-        assert _connects(None, "127.0.0.1", port)                       # the controller's path works
-        assert _connects(outside_netns, "169.254.77.1", port) is (not guard)
-        grpc = net.switches["w0"].cfg.grpc_port
-        assert not _connects(outside_netns, "169.254.77.1", grpc)       # gRPC is bound to 127.0.0.1
+    with FabricNetwork(fabric, NetOptions(agents=False)) as net:
+        sw = net.switches["w0"]
+        sock, port = sw.cfg.socket_path, sw.cfg.thrift_port
+        unix = (f"import socket; s=socket.socket(socket.AF_UNIX)\n"
+                f"try: s.connect({str(sock)!r}); print('CONNECTED')\nexcept OSError as e: print(type(e).__name__)")
+        tcp = (f"import socket; s=socket.socket(); s.settimeout(1)\n"
+               f"print('CONNECTED' if s.connect_ex(('127.0.0.1', {port})) == 0 else 'REFUSED')")
+        # gRPC: only root can open the socket in the root-only run directory
+        assert _as_nobody(unix) == "PermissionError"
+        assert (sock.parent.stat().st_mode & 0o777) == 0o700
+        # Thrift: nothing listens in the machine's own namespace...
+        assert _as_nobody(tcp) == "REFUSED"
+        r = subprocess.run([sys.executable, "-c", tcp], capture_output=True, text=True)
+        assert r.stdout.strip() == "REFUSED"
+        # ...and an unprivileged process cannot enter the run's namespace to get at it
+        enter = (f"import ctypes, os; libc = ctypes.CDLL(None, use_errno=True)\n"
+                 f"try: fd = os.open('/run/netns/{net.netns}', os.O_RDONLY)\n"
+                 f"except OSError as e: print('EACCES'); raise SystemExit\n"
+                 f"print('ENTERED' if libc.setns(fd, 0x40000000) == 0 else os.strerror(ctypes.get_errno()))")
+        assert _as_nobody(enter) in ("Operation not permitted", "EACCES")
+        # the controller's own channels work
+        assert _connects_in(net.netns, port)
+        ch = net.controller.thrift("w0")
+        ch.register_write("DcnIngress.agg.agg_value", 1, 7)
+        assert ch.register_read("DcnIngress.agg.agg_value", 1) == 7
+
+
+def _connects_in(ns: str, port: int) -> bool:
+    code = f"import socket; s=socket.socket(); s.settimeout(1); print(s.connect_ex(('127.0.0.1', {port})) == 0)"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=netns.enter(ns))
+    return r.stdout.strip() == "True"
+
+
+def test_two_runs_of_the_same_fabric_at_once():
+    fabric = parse_spec("fattree:k=4")
+    a, b = FabricNetwork(fabric, NetOptions()), FabricNetwork(fabric, NetOptions())
+    with a, b:
+        assert a.netns != b.netns
+        ra, rb = a.reachability(), b.reachability()
+        assert ra.complete and rb.complete, (ra.summary(), rb.summary())
+    assert_clean(a)
+    assert_clean(b)
+
+
+def test_a_dead_switch_is_noticed_within_a_second_and_named():
+    fabric = parse_spec("bcube:n=2,k=1")
+    with FabricNetwork(fabric, NetOptions(agents=False)) as net:
+        (net.run.path / "bmv2-w1.out").write_text("bmv2: simulated fatal error\n")
+        t = time.monotonic()
+        net.switches["w1"].signal(9)
+        while not net.failures and time.monotonic() - t < 3:
+            time.sleep(0.02)
+        assert net.failures, "nobody noticed"
+        f = net.failures[0]
+        assert f.switch == "w1" and f.status == -9 and not f.restarted
+        assert f.at - t < 1.0
+        assert "simulated fatal error" in f.log_tail
+        with pytest.raises(UserError, match="switch w1 died .exit status -9.; not restarted"):
+            net.check_switches()
+    assert_clean(net)
+
+
+def test_watch_restarts_a_dead_switch_and_repushes_its_state():
+    fabric = parse_spec("bcube:n=2,k=1")
+    with FabricNetwork(fabric, NetOptions(watch=True)) as net:
+        old = net.switches["v1"].pid
+        t = time.monotonic()
+        net.switches["v1"].signal(9)
+        while not net.failures and time.monotonic() - t < 20:
+            time.sleep(0.05)
+        assert net.failures and net.failures[0].restarted and net.failures[0].switch == "v1"
+        assert net.switches["v1"].pid != old
+        assert len(net.controller.read_table("v1", "DcnIngress.fwd.ipv4_host")) == 4
+        assert net.reachability().complete
+        net.check_switches()
+    assert_clean(net)
 
 
 def test_watcher_repushes_after_an_unannounced_restart():
@@ -271,7 +336,7 @@ def test_watcher_repushes_after_an_unannounced_restart():
                 break
             time.sleep(0.2)
         assert len(entries) == 4
-        assert all(len(v) == 3 for v in net.reachability().values())
+        assert net.reachability().complete
 
 
 def test_logs_and_pcaps_in_the_run_directory():

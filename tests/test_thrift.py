@@ -18,7 +18,7 @@ class FakeCLI:
         self.calls: list[tuple[list[str], str]] = []
         self.queue: dict[str, int] = {}
 
-    def __call__(self, argv: list[str], stdin: str) -> str:
+    def __call__(self, argv: list[str], stdin: str, netns: str | None = None) -> str:
         self.calls.append((argv, stdin))
         out = BANNER
         for line in stdin.strip().splitlines():
@@ -95,7 +95,7 @@ def test_missing_cli_is_named(monkeypatch, tmp_path):
 def test_failing_cli_process_names_the_switch(fake):
     import subprocess
 
-    def broken(argv, stdin):
+    def broken(argv, stdin, netns=None):
         raise subprocess.CalledProcessError(1, argv, output="", stderr="Could not connect to thrift client")
 
     with pytest.raises(ThriftError, match=r"v7: thrift command .* failed: Could not connect to thrift client"):

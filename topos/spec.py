@@ -49,12 +49,17 @@ def parse_spec(spec: str) -> Fabric:
     if kind is None:
         raise SpecError(f"unknown fabric {kind_name!r}; valid: {', '.join(KINDS)} (e.g. {KINDS['bcube'].example})")
     values: dict[str, int | str] = dict(kind.defaults)
+    given: set[str] = set()
     for item in filter(None, (s.strip() for s in body.split(","))):
         key, eq, raw = item.partition("=")
         key, raw = key.strip(), raw.strip()
         if not eq or key not in kind.params:
             raise SpecError(f"{kind.name}: unknown parameter {key!r}; valid: {', '.join(kind.params)} "
                             f"(e.g. {kind.example})")
+        if key in given:
+            raise SpecError(f"{kind.name}: parameter {key} is given twice; give each of "
+                            f"{', '.join(kind.params)} at most once (e.g. {kind.example})")
+        given.add(key)
         if key in kind.choices:
             values[key] = raw
         else:

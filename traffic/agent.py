@@ -11,7 +11,9 @@ Commands (one JSON object per line; one JSON reply per line):
   send timestamps patched in, paced at ``rate_pps`` (0 = as fast as possible). Instead of
   ``frame``, the fields ``src_mac dst_mac src_ip dst_ip sport dport size ecn`` make the agent
   craft it (importing scapy). Replies with what was sent.
-* ``{"cmd": "probe", "iface", "flow", "frames": [hex, ...]}``: one packet per frame.
+* ``{"cmd": "recv_peek", "port": P}``: the same statistics, without stopping.
+* ``{"cmd": "probe", "iface", "flow", "seq", "rate_pps", "frames": [hex, ...]}``: one packet per frame,
+  paced at ``rate_pps`` (0 = back to back), all carrying sequence number ``seq``.
 * ``{"cmd": "quit"}``.
 
 A bad command gets ``{"error": "..."}``. The agent keeps running.
@@ -96,12 +98,16 @@ class Receiver:
             b = int((now - self.start) / self.bin_s)
             r.bins[b] = r.bins.get(b, 0) + size
 
+    def report(self) -> dict:
+        flows = dict(self.flows)  # the receiving thread may add a flow meanwhile
+        return {"start": self.start, "bin": self.bin_s,
+                "flows": {str(f): r.summary() for f, r in sorted(flows.items())}}
+
     def stop(self) -> dict:
         self._stop.set()
         self.thread.join()
         self.sock.close()
-        return {"start": self.start, "bin": self.bin_s,
-                "flows": {str(f): r.summary() for f, r in sorted(self.flows.items())}}
+        return self.report()
 
 
 def _template(req: dict) -> bytearray:
@@ -139,18 +145,31 @@ class Agent:
         if cmd == "recv_stop":
             r = self.receivers.pop(int(req["port"]), None)
             return r.stop() if r else {"error": f"not receiving on port {req['port']}"}
+        if cmd == "recv_peek":
+            r = self.receivers.get(int(req["port"]))
+            return r.report() if r else {"error": f"not receiving on port {req['port']}"}
         if cmd == "send":
             return self.send(req)
         if cmd == "probe":
-            sock = self._sock(req["iface"])
-            for hexframe in req["frames"]:
-                frame = bytearray.fromhex(hexframe)
-                frame[wire.ETH_IP_UDP:wire.MIN_FRAME] = wire.pack(int(req["flow"]), 0, time.time_ns())
-                sock.send(frame)
-            return {"sent": len(req["frames"])}
+            return self.probe(req)
         if cmd == "ping":
             return {"pong": True}
         return {"error": f"unknown command {cmd!r}"}
+
+    def probe(self, req: dict) -> dict:
+        sock = self._sock(req["iface"])
+        flow, seq, rate = int(req["flow"]), int(req.get("seq", 0)), float(req.get("rate_pps", 0))
+        gap = 1.0 / rate if rate > 0 else 0.0
+        t0 = time.perf_counter()
+        for i, hexframe in enumerate(req["frames"]):
+            if gap:
+                delay = t0 + i * gap - time.perf_counter()
+                if delay > 0:
+                    time.sleep(delay)
+            frame = bytearray.fromhex(hexframe)
+            frame[wire.ETH_IP_UDP:wire.MIN_FRAME] = wire.pack(flow, seq, time.time_ns())
+            sock.send(frame)
+        return {"sent": len(req["frames"])}
 
     def send(self, req: dict) -> dict:
         count, rate = int(req["count"]), float(req.get("rate_pps", 0))

@@ -32,10 +32,12 @@ class HostAddr:
 class AgentHandle:
     """A running agent process. ``prefix`` enters the host (e.g. ``ip netns exec ns`` or mnexec)."""
 
-    def __init__(self, host: HostAddr, prefix: Sequence[str] = (), popen=None, log_file: Path | None = None) -> None:
+    def __init__(self, host: HostAddr, prefix: Sequence[str] = (), popen=None, log_file: Path | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.host = host
         argv = [*prefix, sys.executable, "-m", "traffic.agent"]
-        env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        env = dict(os.environ, **(env or {}),
+                   PYTHONPATH=str(PROJECT_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         spawn = popen or subprocess.Popen
         if log_file is not None:
             with log_file.open("ab") as err:
@@ -86,10 +88,13 @@ class AgentHandle:
         return {"cmd": "send", "iface": self.host.iface, "frame": frame.hex(), "flow": flow, "count": count,
                 "rate_pps": rate_pps, "seq": seq}
 
-    def probe_request(self, targets: Sequence[HostAddr], port: int, flow: int) -> dict:
+    def probe_request(self, targets: Sequence[HostAddr], port: int, flow: int, seq: int = 0,
+                      rate_pps: float = 0) -> dict:
+        """One minimal probe to each target, paced at ``rate_pps``, all with flow ``flow`` and ``seq``."""
         frames = [udp_frame(self.host.mac, t.mac, self.host.ip, t.ip, port, port, wire.MIN_FRAME).hex()
                   for t in targets]
-        return {"cmd": "probe", "iface": self.host.iface, "flow": flow, "frames": frames}
+        return {"cmd": "probe", "iface": self.host.iface, "flow": flow, "seq": seq, "rate_pps": rate_pps,
+                "frames": frames}
 
     def request_quit(self) -> None:
         """Ask the agent to exit without waiting (a gone agent needs no asking)."""

@@ -32,7 +32,10 @@ class SwitchTarget:
     name: str
     device_id: int
     grpc_addr: str
+    """``unix:/path`` or ``host:port``."""
     thrift_port: int | None = None
+    netns: str | None = None
+    """Network namespace the switch's Thrift server listens in (None: this one)."""
 
 
 class MultiSwitchError(RuntimeErrorBase):
@@ -156,10 +159,10 @@ class Controller:
         return self.client(name).read_table(self.pipeline.p4info, table)
 
     def thrift(self, name: str) -> ThriftChannel:
-        port = self.targets[name].thrift_port
-        if port is None:
+        t = self.targets[name]
+        if t.thrift_port is None:
             raise SwitchError(name, "thrift", "FAILED_PRECONDITION", "switch has no Thrift port")
-        return ThriftChannel(name, port)
+        return ThriftChannel(name, t.thrift_port, netns=t.netns)
 
     # -- recovery -----------------------------------------------------------------
     def reconnect(self, name: str, timeout: float = 15.0) -> None:

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from controller.runtime.errors import ThriftError
+from controller.runtime.netns import enter
 from controller.runtime.toolchain import require_tool, tool_env
 
 log = logging.getLogger(__name__)
@@ -22,19 +23,24 @@ log = logging.getLogger(__name__)
 PROMPT = "RuntimeCmd: "
 _ERROR_PREFIXES = ("Error", "Invalid", "*** Unknown syntax", "Exception", "Traceback")
 
-Runner = Callable[[list[str], str], str]
-"""(argv, stdin text) -> stdout text."""
+Runner = Callable[[list[str], str, "str | None"], str]
+"""(argv, stdin text, network namespace or None) -> stdout text."""
 
 
-def run_cli(argv: list[str], stdin: str) -> str:
-    """Run the CLI; a failing process raises ``CalledProcessError`` (the channel adds the switch name)."""
+def run_cli(argv: list[str], stdin: str, netns: str | None = None) -> str:
+    """Run the CLI (inside ``netns`` if given); a failing process raises ``CalledProcessError``
+    (the channel adds the switch name)."""
     return subprocess.run(argv, input=stdin, capture_output=True, text=True, env=tool_env(), timeout=60,
-                          check=True).stdout
+                          check=True, preexec_fn=enter(netns) if netns else None).stdout
 
 
 class ThriftChannel:
-    def __init__(self, switch: str, thrift_port: int, runner: Runner | None = None) -> None:
-        self.switch, self.port = switch, thrift_port
+    """Thrift commands to one switch. ``netns``: the network namespace the switch's Thrift server
+    listens in (dcnlab's emulator keeps it there, out of reach of everything else)."""
+
+    def __init__(self, switch: str, thrift_port: int, runner: Runner | None = None,
+                 netns: str | None = None) -> None:
+        self.switch, self.port, self.netns = switch, thrift_port, netns
         self._runner = runner or run_cli
 
     def _argv(self) -> list[str]:
@@ -45,7 +51,7 @@ class ThriftChannel:
     def run(self, commands: Sequence[str]) -> list[str]:
         """Run ``commands``; return each command's output. Raise on the first failed command."""
         try:
-            out = self._runner(self._argv(), "\n".join(commands) + "\n")
+            out = self._runner(self._argv(), "\n".join(commands) + "\n", self.netns)
         except subprocess.CalledProcessError as e:
             raise ThriftError(self.switch, "; ".join(commands),
                               (e.stderr or "").strip()[-500:] or f"simple_switch_CLI exited {e.returncode}") from None

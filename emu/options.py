@@ -1,0 +1,70 @@
+"""Options of an emulated run, validated before anything is created."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from emu.links import Shaping
+from topos.errors import UserError
+
+LOG_LEVELS = ("off", "error", "warn", "info", "debug", "trace")
+_DELAY = re.compile(r"^(\d+(\.\d+)?)(us|ms|s)$")
+
+
+def _check(name: str, value: float | None, lo: float, hi: float, unit: str = "") -> None:
+    if value is not None and not lo <= value <= hi:
+        raise UserError(f"option {name}={value} is out of range; valid: {lo:g} <= {name} <= {hi:g}{unit}")
+
+
+@dataclass
+class NetOptions:
+    bw_mbps: float | None = None
+    """Link rate (Mbit/s) shaped with tc on every link end; None = unshaped."""
+    delay: str | None = None
+    """Link delay for netem, e.g. "1ms"."""
+    max_queue: int | None = None
+    """tc queue limit in packets."""
+    queue_rate_pps: int | None = None
+    """BMv2 egress queue rate (packets/s) on every port (Thrift)."""
+    queue_depth: int | None = None
+    """BMv2 egress queue depth (packets) on every port (Thrift)."""
+    log_level: str = "off"
+    pcap: bool = False
+    grpc_log: bool = False
+    ecmp: bool = True
+    agents: bool = True
+    routes: bool = True
+    watch: bool = False
+    """Restart a switch that dies and re-push its pipeline and state; also re-push to a switch
+    that was restarted behind the controller's back."""
+    monitor: bool = True
+    """Notice dying switches (see ``monitor_interval``) and log which one and why."""
+    monitor_interval: float = 0.2
+    start_timeout: float = 30.0
+    max_switches: int = 160
+    thrift_base: int = 9090
+    """Thrift port of the first switch (inside the run's namespace; they never clash between runs)."""
+    bmv2_args: list[str] = field(default_factory=list)
+    """Extra simple_switch_grpc options (before ``--``)."""
+
+    def shaping(self) -> Shaping:
+        return Shaping(self.bw_mbps, self.delay, self.max_queue)
+
+    def validate(self) -> None:
+        """Raise :class:`UserError` naming the first option out of its valid range."""
+        _check("--bw", self.bw_mbps, 0.001, 100_000, " Mbit/s")
+        if self.delay is not None:
+            m = _DELAY.match(self.delay)
+            if not m or float(m.group(1)) <= 0:
+                raise UserError(f"option --delay={self.delay!r} is not a delay; valid: a positive number "
+                                f"with unit us, ms or s, e.g. 1ms")
+        _check("--max-queue", self.max_queue, 1, 1_000_000, " packets")
+        _check("--queue-rate", self.queue_rate_pps, 1, 10_000_000, " packets/s")
+        _check("--queue-depth", self.queue_depth, 1, 1_000_000, " packets")
+        _check("--timeout", self.start_timeout, 0.1, 3600, " s")
+        _check("monitor_interval", self.monitor_interval, 0.01, 10, " s")
+        _check("max_switches", self.max_switches, 1, 10_000)
+        _check("thrift_base", self.thrift_base, 1024, 65535 - self.max_switches)
+        if self.log_level not in LOG_LEVELS:
+            raise UserError(f"option --log-level={self.log_level!r} is not a level; valid: {', '.join(LOG_LEVELS)}")
