@@ -11,10 +11,22 @@ from topos.errors import UserError
 LOG_LEVELS = ("off", "error", "warn", "info", "debug", "trace")
 _DELAY = re.compile(r"^(\d+(\.\d+)?)(us|ms|s)$")
 
+RANGES: dict[str, tuple[type, float, float, str]] = {
+    "--bw": (float, 0.001, 100_000, "Mbit/s"),
+    "--max-queue": (int, 1, 1_000_000, "packets"),
+    "--queue-rate": (int, 1, 10_000_000, "packets/s"),
+    "--queue-depth": (int, 1, 1_000_000, "packets"),
+    "--timeout": (float, 0.1, 3600, "s"),
+    "--hold": (float, 0, 86_400, "s"),
+}
+"""option -> (type, lowest, highest, unit): what the CLI accepts and :meth:`NetOptions.validate` checks."""
 
-def _check(name: str, value: float | None, lo: float, hi: float, unit: str = "") -> None:
-    if value is not None and not lo <= value <= hi:
-        raise UserError(f"option {name}={value} is out of range; valid: {lo:g} <= {name} <= {hi:g}{unit}")
+
+def _check(name: str, value: float | None, lo: float | None = None, hi: float | None = None, unit: str = "") -> None:
+    if name in RANGES:
+        _, lo, hi, unit = RANGES[name]
+    if value is not None and not lo <= value <= hi:  # type: ignore[operator]
+        raise UserError(f"option {name}={value} is out of range; valid: {lo:g} <= {name} <= {hi:g} {unit}".rstrip())
 
 
 @dataclass
@@ -53,17 +65,17 @@ class NetOptions:
 
     def validate(self) -> None:
         """Raise :class:`UserError` naming the first option out of its valid range."""
-        _check("--bw", self.bw_mbps, 0.001, 100_000, " Mbit/s")
+        _check("--bw", self.bw_mbps)
         if self.delay is not None:
             m = _DELAY.match(self.delay)
             if not m or float(m.group(1)) <= 0:
                 raise UserError(f"option --delay={self.delay!r} is not a delay; valid: a positive number "
                                 f"with unit us, ms or s, e.g. 1ms")
-        _check("--max-queue", self.max_queue, 1, 1_000_000, " packets")
-        _check("--queue-rate", self.queue_rate_pps, 1, 10_000_000, " packets/s")
-        _check("--queue-depth", self.queue_depth, 1, 1_000_000, " packets")
-        _check("--timeout", self.start_timeout, 0.1, 3600, " s")
-        _check("monitor_interval", self.monitor_interval, 0.01, 10, " s")
+        _check("--max-queue", self.max_queue)
+        _check("--queue-rate", self.queue_rate_pps)
+        _check("--queue-depth", self.queue_depth)
+        _check("--timeout", self.start_timeout)
+        _check("monitor_interval", self.monitor_interval, 0.01, 10, "s")
         _check("max_switches", self.max_switches, 1, 10_000)
         _check("thrift_base", self.thrift_base, 1024, 65535 - self.max_switches)
         if self.log_level not in LOG_LEVELS:

@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 
+from experiments.argtypes import Parser
 from experiments.errors import UserError
 from topos.errors import SpecError
 
@@ -21,8 +22,8 @@ fabric specs:
 def build_parser() -> argparse.ArgumentParser:
     from experiments import bench_cmd, plan_cmd, run_cmd, topo_cmd
 
-    parser = argparse.ArgumentParser(prog="dcnlab", description="P4/Mininet data-center fabric testbed",
-                                     epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(prog="dcnlab", description="P4/Mininet data-center fabric testbed",
+                    epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
     sub = parser.add_subparsers(dest="cmd", required=True)
     topo_cmd.add_parser(sub)

@@ -8,6 +8,7 @@ import signal
 import sys
 import time
 
+from experiments.argtypes import ranged
 from experiments.errors import UserError
 
 
@@ -41,8 +42,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     fabric = parse_spec(args.spec)
     opts = net_options(args)
-    if args.hold is not None and not 0 <= args.hold <= 86400:
-        raise UserError(f"option --hold={args.hold} is out of range; valid: 0 <= --hold <= 86400 s")
     require_root()
     signal.signal(signal.SIGTERM, _raise_interrupt)
     say = (lambda m: print(f"  {m}", file=sys.stderr, flush=True))
@@ -107,27 +106,34 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def add_net_arguments(p: argparse.ArgumentParser) -> None:
+    from emu.options import LOG_LEVELS, RANGES
+
+    def typ(opt: str):
+        return ranged(*RANGES[opt])
+
     g = p.add_argument_group("network")
-    g.add_argument("--bw", type=float, help="link rate in Mbit/s (tc)")
+    g.add_argument("--bw", type=typ("--bw"), help="link rate in Mbit/s (tc)")
     g.add_argument("--delay", help="link delay, e.g. 1ms (netem)")
-    g.add_argument("--max-queue", type=int, help="tc queue limit in packets")
-    g.add_argument("--queue-rate", type=int, help="BMv2 egress queue rate, packets/s, every port")
-    g.add_argument("--queue-depth", type=int, help="BMv2 egress queue depth, packets, every port")
-    g.add_argument("--log-level", default="off", choices=("off", "error", "warn", "info", "debug", "trace"),
+    g.add_argument("--max-queue", type=typ("--max-queue"), help="tc queue limit in packets")
+    g.add_argument("--queue-rate", type=typ("--queue-rate"), help="BMv2 egress queue rate, packets/s, every port")
+    g.add_argument("--queue-depth", type=typ("--queue-depth"), help="BMv2 egress queue depth, packets, every port")
+    g.add_argument("--log-level", default="off", choices=LOG_LEVELS,
                    help="BMv2 log level (logs in the run directory)")
     g.add_argument("--pcap", action="store_true", help="per-port pcaps in the run directory")
     g.add_argument("--grpc-log", action="store_true", help="log every P4Runtime request in the run directory")
     g.add_argument("--watch", action="store_true",
                    help="restart a switch that dies and re-push its pipeline and state")
     g.add_argument("--no-ecmp", action="store_true", help="install primary paths only")
-    g.add_argument("--timeout", type=float, default=30.0, help="switch start timeout, seconds")
+    g.add_argument("--timeout", type=typ("--timeout"), default=30.0, help="switch start timeout, seconds")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="bring a fabric up in BMv2+Mininet, route it, verify all-pairs reachability")
     p.add_argument("spec")
     p.add_argument("--cli", action="store_true", help="open the Mininet CLI before teardown")
-    p.add_argument("--hold", type=float, metavar="SECONDS", help="keep the fabric up this long after the check")
+    from emu.options import RANGES
+    p.add_argument("--hold", type=ranged(*RANGES["--hold"]), metavar="SECONDS",
+                   help="keep the fabric up this long after the check")
     add_net_arguments(p)
     p.set_defaults(func=cmd_run)
     k = sub.add_parser("compile", help="compile a p4src program with p4c (content-keyed cache)")

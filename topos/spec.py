@@ -57,7 +57,7 @@ def parse_spec(spec: str) -> Fabric:
             raise SpecError(f"{kind.name}: unknown parameter {key!r}; valid: {', '.join(kind.params)} "
                             f"(e.g. {kind.example})")
         if key in given:
-            raise SpecError(f"{kind.name}: parameter {key} is given twice; give each of "
+            raise SpecError(f"{kind.name}: parameter {key} is given twice; valid: each of "
                             f"{', '.join(kind.params)} at most once (e.g. {kind.example})")
         given.add(key)
         if key in kind.choices:
@@ -66,9 +66,11 @@ def parse_spec(spec: str) -> Fabric:
             try:
                 values[key] = int(raw)
             except ValueError:
-                raise SpecError(f"{kind.name}: parameter {key}={raw!r} is not an integer "
-                                f"({kind.params[key]})") from None
+                raise SpecError(f"{kind.name}: parameter {key}={raw!r} is not an integer; "
+                                f"valid: {kind.params[key]}") from None
     missing = [p for p in kind.params if p not in values]
     if missing:
-        raise SpecError(f"{kind.name}: missing parameter(s) {', '.join(missing)} (e.g. {kind.example})")
+        valid = "; ".join(f"{p}: {kind.params[p]}" for p in missing)
+        raise SpecError(f"{kind.name}: missing parameter(s) {', '.join(missing)}; valid: {valid} "
+                        f"(e.g. {kind.example})")
     return kind.build(**values)
