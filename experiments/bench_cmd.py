@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from experiments import bench_emu
+from experiments import bench_chaos, bench_emu
 
 GOAL_SECONDS, GOAL_MIB = 10.0, 3 * 1024
 
@@ -31,5 +31,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--json", action="store_true", help="machine-readable output")
     t.set_defaults(func=cmd_bench_topo)
     bench_emu.add_parser(bsub)
+    bench_chaos.add_parser(bsub)
     from experiments.plan_cmd import add_bench_parsers
     add_bench_parsers(bsub)
