@@ -15,12 +15,17 @@ Commands (one JSON object per line; one JSON reply per line):
 * ``{"cmd": "probe", "iface", "flow", "seq", "rate_pps", "frames": [hex, ...]}``: one packet per frame,
   paced at ``rate_pps`` (0 = back to back), all carrying sequence number ``seq``.
 * ``{"cmd": "quit"}``.
+* ``{"cmd": "<mechanism>.<verb>", ...}``: handled by ``traffic/<mechanism>_agent.py``, whose
+  ``handle(agent, verb, req) -> dict`` keeps its state in ``agent.ext[<mechanism>]`` (aggregation
+  jobs, multicast receivers, congestion-controlled flows, broadcast deduplication). Each paper
+  mechanism keeps its host side in its own module; this one only dispatches.
 
 A bad command gets ``{"error": "..."}``. The agent keeps running.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import socket
 import sys
@@ -124,6 +129,12 @@ class Agent:
     def __init__(self) -> None:
         self.receivers: dict[int, Receiver] = {}
         self.sockets: dict[str, socket.socket] = {}
+        self.ext: dict[str, object] = {}
+        """Per-mechanism state, keyed by mechanism name."""
+
+    def raw_socket(self, iface: str) -> socket.socket:
+        """The agent's raw (AF_PACKET) socket on ``iface``, for mechanism modules."""
+        return self._sock(iface)
 
     def _sock(self, iface: str) -> socket.socket:
         s = self.sockets.get(iface)
@@ -136,6 +147,15 @@ class Agent:
 
     def handle(self, req: dict) -> dict:
         cmd = req.get("cmd")
+        if isinstance(cmd, str) and "." in cmd:
+            mechanism, _, verb = cmd.partition(".")
+            if not mechanism.isidentifier():
+                return {"error": f"unknown command {cmd!r}"}
+            try:
+                module = importlib.import_module(f"traffic.{mechanism}_agent")
+            except ModuleNotFoundError:
+                return {"error": f"unknown mechanism {mechanism!r} in command {cmd!r}"}
+            return module.handle(self, verb, req)
         if cmd == "recv_start":
             port = int(req["port"])
             if port in self.receivers:
