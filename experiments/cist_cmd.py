@@ -1,4 +1,239 @@
-"""CLI of the cist mechanism: ``dcnlab plan cist``, ``dcnlab reproduce cist``, ``dcnlab bench cist``.
+"""CLI of the cist mechanism: ``dcnlab plan cist`` and ``dcnlab bench cist`` (issue 11 §2, §5).
 
-Placeholder: the mechanism registers its subcommands here (see :mod:`experiments.plan_cmd`).
+``dcnlab plan cist --topo dragonfly:p=1,a=4,h=2 [--rule generic|algorithm3] [--json] [--plot FILE.png]
+[--fail s0_1,s3_2-s4_1] [--adversary switch|link|mixed]`` prints the CIST-partition, the trees, their
+diameters and the validation. ``--json`` prints exactly one object,
+``{"parts": [[...]...], "trees": [[[u, v]...]...], "diameters": [...], "valid": true}``; with ``--fail`` or
+``--adversary`` it has one more key, ``"failures"``, with the delivery of the CISTs and of a single BFS tree.
+
+``dcnlab bench cist`` times construction plus validation of Dragonfly(a=16,h=8) for every arrangement
+(goal <= 2 s each).
 """
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from controller.cist import CistPlan, Delivery, DragonflyPartition, Failures
+
+BENCH_SPECS = tuple(f"dragonfly:p=1,a=16,h=8,arrangement={arr}" for arr in ("relative", "absolute", "circulant"))
+BENCH_GOAL_SECONDS = 2.0
+EDGES_SHOWN = 100
+MAX_PLOTTED_SWITCHES = 3000
+
+
+# -- plan -----------------------------------------------------------------------------------------------
+def _format_members(partition: DragonflyPartition, t: int) -> str:
+    rows = [partition.members(t, i) for i in range(partition.g)]
+    if all(r == rows[0] for r in rows):
+        return "routers {" + ",".join(map(str, rows[0])) + "} of every group"
+    runs: list[tuple[int, int, tuple[int, ...]]] = []  # (first group, last group, routers)
+    for i, r in enumerate(rows):
+        if runs and runs[-1][2] == r and runs[-1][1] == i - 1:
+            runs[-1] = (runs[-1][0], i, r)
+        else:
+            runs.append((i, i, r))
+    return " ".join(f"g{lo}{'' if lo == hi else f'-{hi}'}:{{{','.join(map(str, r))}}}" for lo, hi, r in runs)
+
+
+def describe(plan: CistPlan, rule: str) -> str:
+    g = plan.graph
+    lines = [f"fabric      {plan.spec}",
+             f"switches    {len(g):,} (hosts excluded), {g.num_edges():,} switch links",
+             f"trees       {plan.k} = ⌊a/2⌋, leaf rule {rule}, partition by {plan.partition.method}",
+             "partition"]
+    lines += [f"  V_{t}: {len(p):,} switches, {_format_members(plan.partition, t)}" for t, p in enumerate(plan.parts)]
+    for tree in plan.trees:
+        lines.append(f"tree {tree.tree_id}: root {tree.root}, {len(tree.edges):,} edges, diameter {tree.diameter}, "
+                     f"{len(tree.internal()):,} internal switches")
+        edges = tree.undirected_edges()
+        if len(edges) <= EDGES_SHOWN:
+            for i in range(0, len(edges), 8):
+                lines.append("  " + " ".join(f"{u}-{v}" for u, v in edges[i:i + 8]))
+        else:
+            lines.append(f"  ({len(edges):,} edges; --json lists them all)")
+    lines.append("diameters   " + " ".join(map(str, plan.diameters)))
+    v = plan.validation
+    lines.append(f"valid       {'yes' if v.ok else 'NO'}: " + "; ".join(v.checks))
+    lines += [f"  problem: {p}" for p in v.problems]
+    return "\n".join(lines)
+
+
+def _delivery_json(d: Delivery) -> dict[str, Any]:
+    return {"pairs": d.pairs, "delivered": d.delivered, "lost": d.lost, "min_intact_trees": d.min_intact,
+            "lost_pairs": [list(p) for p in d.lost_pairs]}
+
+
+def _failure_report(plan: CistPlan, args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+    from controller.cist import adversarial_failures, delivery, parse_failures, single_tree
+
+    baseline = single_tree(plan.graph)
+    out: dict[str, Any] = {"single_tree_root": baseline.root}
+    lines = []
+    cases: list[tuple[str, Failures]] = []
+    if args.fail:
+        cases.append(("given", parse_failures(args.fail, plan.graph)))
+    if args.adversary:
+        attack = adversarial_failures(plan.graph, plan.trees, args.adversary)
+        cases.append((f"adversary ({args.adversary}, cuts {attack.pair[0]}–{attack.pair[1]})", attack.failures))
+    for label, fails in cases:
+        cist, one = delivery(plan.graph, plan.trees, fails), delivery(plan.graph, [baseline], fails)
+        key = "given" if label == "given" else "adversary"
+        out[key] = {"failed": str(fails).split(","), "cists": _delivery_json(cist), "single_tree": _delivery_json(one)}
+        lines.append(f"failures    {label}: {fails}")
+        lines.append(f"  {plan.k} CISTs:      {cist.delivered:,}/{cist.pairs:,} (source, destination) pairs "
+                     f"delivered, {cist.lost:,} lost, min intact trees {cist.min_intact}")
+        lines.append(f"  single tree: {one.delivered:,}/{one.pairs:,} delivered, {one.lost:,} lost "
+                     f"(BFS tree from {baseline.root})")
+    return out, lines
+
+
+def plot_plan(plan: CistPlan, fabric: Any, path: Path) -> None:
+    """The switch graph in grey, each tree's links in its own colour, switches coloured by part."""
+    from experiments.errors import UserError
+    if len(plan.graph) > MAX_PLOTTED_SWITCHES:
+        raise UserError(f"--plot: {len(plan.graph)} switches; drawing is limited to {MAX_PLOTTED_SWITCHES}")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+
+    from topos.layout import layout
+
+    pos = layout(fabric)
+    g = plan.graph
+    cmap = plt.get_cmap("tab10" if plan.k <= 10 else "tab20")
+    cols = min(plan.k, 4)
+    rows = -(-plan.k // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(6 * cols, 6 * rows + 0.6), squeeze=False)
+    for ax in axes.flat[plan.k:]:
+        ax.set_axis_off()
+    small = len(g) <= 100
+    for tree, ax in zip(plan.trees, axes.flat):
+        ax.add_collection(LineCollection([(pos[g.names[u]], pos[g.names[v]]) for u, v in g.edges()],
+                                         colors="#dddddd", linewidths=0.4, zorder=1))
+        ax.add_collection(LineCollection([(pos[u], pos[v]) for u, v in tree.edges],
+                                         colors=[cmap(tree.tree_id)], linewidths=1.4, zorder=2))
+        for t, part in enumerate(plan.parts):
+            ax.scatter([pos[n][0] for n in part], [pos[n][1] for n in part], s=30 if small else 6,
+                       c=[cmap(t)], edgecolors="black" if t == tree.tree_id else "none", linewidths=0.6, zorder=3)
+        ax.scatter(*pos[tree.root], s=120 if small else 40, marker="*", c="black", zorder=4)
+        if small:
+            for n in g.names:
+                ax.annotate(n, pos[n], fontsize=5, ha="center", va="bottom", xytext=(0, 3), textcoords="offset points")
+        ax.set_title(f"tree {tree.tree_id}: diameter {tree.diameter}, internal = V_{tree.tree_id}")
+        ax.set_axis_off()
+        ax.set_aspect("equal")
+        ax.autoscale()
+    handles = [Line2D([], [], marker="o", ls="", color=cmap(t), label=f"V_{t}") for t in range(plan.k)]
+    handles.append(Line2D([], [], marker="*", ls="", color="black", label="skeleton root"))
+    fig.legend(handles=handles, loc="lower center", ncol=min(plan.k + 1, 9), fontsize=8)
+    fig.suptitle(f"{plan.k} CISTs of {plan.spec} ({'valid' if plan.validation.ok else 'INVALID'})")
+    fig.tight_layout(rect=(0, 0.04, 1, 0.96))
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from controller.cist import plan_cists
+    from topos.spec import parse_spec
+
+    fabric = parse_spec(args.topo)
+    plan = plan_cists(fabric, rule=args.rule)  # type: ignore[arg-type]
+    failures, failure_lines = _failure_report(plan, args) if (args.fail or args.adversary) else ({}, [])
+    if args.plot:
+        plot_plan(plan, fabric, Path(args.plot))
+        print(f"wrote {args.plot}", file=sys.stderr)
+    if args.json:
+        data = plan.to_json()
+        if failures:
+            data["failures"] = failures
+        print(json.dumps(data))
+    else:
+        print(describe(plan, args.rule))
+        for line in failure_lines:
+            print(line)
+    return 0 if plan.validation.ok else 1
+
+
+# -- bench ----------------------------------------------------------------------------------------------
+def bench_case(spec: str) -> dict[str, Any]:
+    """Phase times of construction plus validation for one fabric (imports excluded)."""
+    import time
+
+    from controller.cist.graph import SwitchGraph
+    from controller.cist.partition import cist_partition
+    from controller.cist.trees import build_trees
+    from controller.cist.validate import check_cists
+    from topos.spec import parse_spec
+
+    times: dict[str, float] = {}
+    t0 = time.perf_counter()
+    fabric = parse_spec(spec)
+    graph = SwitchGraph.from_fabric(fabric)
+    times["switch graph"] = time.perf_counter() - t0
+    t = time.perf_counter()
+    partition = cist_partition(fabric, graph)  # type: ignore[arg-type]
+    times["partition (+ Araki check)"] = time.perf_counter() - t
+    t = time.perf_counter()
+    trees = build_trees(partition, graph)
+    times["trees"] = time.perf_counter() - t
+    t = time.perf_counter()
+    validation = check_cists(graph.to_networkx(), partition.names(), [tr.edges for tr in trees])
+    times["full validation"] = time.perf_counter() - t
+    total = time.perf_counter() - t0
+    return {"spec": spec, "switches": len(graph), "links": graph.num_edges(), "trees": len(trees),
+            "diameters": [tr.diameter for tr in trees], "valid": validation.ok, "seconds": total, "phases": times}
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    import networkx  # noqa: F401  (imports are not part of the measurement)
+    import scipy.sparse.csgraph  # noqa: F401
+
+    results = []
+    for spec in args.spec or BENCH_SPECS:
+        runs = [bench_case(spec) for _ in range(args.repeat)]
+        best = min(runs, key=lambda r: r["seconds"])
+        best["runs_seconds"] = [r["seconds"] for r in runs]
+        results.append(best)
+    if args.json:
+        print(json.dumps(results))
+        return 0
+    print(f"{'case':<46} {'switches':>8} {'trees':>5} {'best s':>7} {'worst s':>7}  goal  phases (best run)")
+    for r in results:
+        ok = "ok" if r["seconds"] <= BENCH_GOAL_SECONDS and r["valid"] else "MISS"
+        phases = ", ".join(f"{k} {v:.2f}" for k, v in r["phases"].items())
+        print(f"{r['spec']:<46} {r['switches']:>8,} {r['trees']:>5} {r['seconds']:7.2f} "
+              f"{max(r['runs_seconds']):7.2f}  {ok:<4}  {phases}")
+    return 0
+
+
+def add_plan_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("cist", help="completely independent spanning trees of a Dragonfly (partition, trees, "
+                                    "diameters, validation)")
+    p.add_argument("--topo", required=True, metavar="SPEC", help="fabric spec, e.g. dragonfly:p=1,a=4,h=2")
+    p.add_argument("--rule", choices=("generic", "algorithm3"), default="generic",
+                   help="leaf rule: generic (any partition) or the corrected Algorithm 3 (relative/circulant)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the trees (one panel per tree)")
+    p.add_argument("--fail", metavar="LIST", help="failed switches and links, e.g. s0_1,s3_2-s4_1: report the "
+                                                  "pairs a broadcast still reaches, CISTs vs a single BFS tree")
+    p.add_argument("--adversary", choices=("switch", "link", "mixed"),
+                   help="also choose k failures of this kind that cut a pair in every tree, and report the loss")
+    p.set_defaults(func=cmd_plan)
+
+
+def add_bench_parser(bsub: argparse._SubParsersAction) -> None:
+    b = bsub.add_parser("cist", help=f"CIST construction + validation time, Dragonfly(a=16,h=8) "
+                                     f"(goal <= {BENCH_GOAL_SECONDS:.0f} s)")
+    b.add_argument("--spec", action="append", help="fabric spec instead of the three Dragonfly(16,8) cases "
+                                                   "(repeatable)")
+    b.add_argument("--repeat", type=int, default=3, help="runs per case (best is reported)")
+    b.add_argument("--json", action="store_true", help="machine-readable output")
+    b.set_defaults(func=cmd_bench)
