@@ -161,7 +161,8 @@ class FabricNetwork:
         require_tool("simple_switch_grpc")
         if self.pipeline is None:
             from p4src.compiler import compile_program
-            self.pipeline = compile_program().pipeline()
+            from p4src.sizing import sizing_for
+            self.pipeline = compile_program(defines=sizing_for(f).defines()).pipeline()
         t = self.timings.mark("compile", t)
         self.run = RunDir.create(f.spec)
         tag = self.run.tag

@@ -59,14 +59,20 @@ def write_rates(entries: int = 5000, single: int = 1000) -> dict[str, float]:
 
     The switch is the single switch of a BCube(2,0), brought up like any run (its own namespace,
     P4Runtime over a Unix socket), without routes or agents."""
+    from dataclasses import replace
+
     from controller.rules import DST_FIELD, HOST_TABLE, SET_PORT
     from controller.runtime.entities import TableEntry
     from emu.network import FabricNetwork, NetOptions
+    from p4src.compiler import compile_program
+    from p4src.sizing import sizing_for
     from topos.addressing import host_ip
     from topos.spec import parse_spec
 
-    with FabricNetwork(parse_spec("bcube:n=2,k=0"), NetOptions(agents=False, routes=False),
-                       progress=lambda m: None) as net:
+    fabric = parse_spec("bcube:n=2,k=0")
+    sizing = replace(sizing_for(fabric), HOST_TABLE_SIZE=max(8192, entries))
+    pipeline = compile_program(defines=sizing.defines()).pipeline()
+    with FabricNetwork(fabric, NetOptions(agents=False, routes=False), pipeline, progress=lambda m: None) as net:
         ctl = net.controller
         ents = [TableEntry(HOST_TABLE, {DST_FIELD: host_ip(i)}, SET_PORT, {"port": i % 2}) for i in range(entries)]
         t = time.perf_counter()

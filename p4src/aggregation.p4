@@ -5,8 +5,8 @@
 #define DCNLAB_AGGREGATION_P4
 
 control Aggregation(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t std) {
-    register<bit<32>>(65536) agg_value;
-    register<bit<32>>(65536) agg_count;
+    register<bit<32>>(AGG_SLOTS) agg_value;
+    register<bit<32>>(AGG_SLOTS) agg_count;
     action set_agg_tree(bit<16> tree) {
         meta.agg_tree = tree;
         bit<32> seen;
@@ -20,7 +20,7 @@ control Aggregation(inout headers_t hdr, inout metadata_t meta, inout standard_m
         key = { hdr.udp.dstPort: exact; }
         actions = { set_agg_tree; NoAction; }
         default_action = NoAction();
-        size = 1024;
+        size = AGG_TABLE_SIZE;
     }
     apply {
         if (hdr.udp.isValid()) {

@@ -1,7 +1,7 @@
 """Compile the P4 programs with p4c into a cache keyed by content.
 
-The key hashes every ``.p4`` source in this folder, the program name, the p4c version and
-the arguments. An unchanged program is never recompiled. A compile writes into a staging
+The key hashes every ``.p4`` source in this folder, the program name, the p4c version, the
+arguments and the size defines (:mod:`p4src.sizing`). An unchanged program is never recompiled. A compile writes into a staging
 directory and renames it into place, so two concurrent compiles cannot corrupt the cache.
 Cache root: ``$DCNLAB_CACHE`` or ``~/.cache/dcnlab``, then ``p4c/<key>/``.
 """
@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -62,13 +63,16 @@ def sources_digest(src_dir: Path = SRC_DIR) -> str:
     return h.hexdigest()
 
 
-def compile_program(name: str = DEFAULT_PROGRAM, src_dir: Path = SRC_DIR) -> CompiledProgram:
+def compile_program(name: str = DEFAULT_PROGRAM, src_dir: Path = SRC_DIR,
+                    defines: Mapping[str, int] | None = None) -> CompiledProgram:
+    """Compile ``src_dir/<name>.p4`` (or return the cached build) with ``-DNAME=value`` per define."""
     main = src_dir / f"{name}.p4"
     if not main.is_file():
         raise CompileError(f"no P4 program {main}")
     p4c = require_tool("p4c")
+    dflags = [f"-D{k}={int(v)}" for k, v in sorted((defines or {}).items())]
     h = hashlib.sha256()
-    for part in (name, sources_digest(src_dir), p4c_version(p4c), " ".join(P4C_ARGS)):
+    for part in (name, sources_digest(src_dir), p4c_version(p4c), " ".join(P4C_ARGS), " ".join(dflags)):
         h.update(part.encode() + b"\0")
     key = h.hexdigest()[:24]
     final = cache_root() / "p4c" / key
@@ -79,7 +83,7 @@ def compile_program(name: str = DEFAULT_PROGRAM, src_dir: Path = SRC_DIR) -> Com
     final.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=final.parent))
     try:
-        argv = [str(p4c), *P4C_ARGS, "-o", str(staging), "--p4runtime-files",
+        argv = [str(p4c), *P4C_ARGS, *dflags, "-o", str(staging), "--p4runtime-files",
                 str(staging / f"{name}.p4info.txtpb"), "-I", str(src_dir), str(main)]
         log.info("compiling %s with p4c", main.name)
         proc = subprocess.run(argv, capture_output=True, text=True, env=tool_env(), check=False)

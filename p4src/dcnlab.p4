@@ -26,8 +26,9 @@ control DcnIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
         }
         hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
         agg.apply(hdr, meta, std);
-        mcast.apply(hdr, meta, std);
-        if (std.mcast_grp == 0) {
+        if (hdr.tree.isValid()) {
+            mcast.apply(hdr, meta, std);
+        } else {
             fwd.apply(hdr, meta, std);
         }
         tenant.apply(hdr, meta, std);
@@ -36,10 +37,12 @@ control DcnIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
 
 control DcnEgress(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t std) {
     counter(NUM_PORTS, CounterType.packets_and_bytes) port_out;
+    TreeEgress() trees;
     EcnMark() ecn;
 
     apply {
         port_out.count((bit<32>)std.egress_port);
+        trees.apply(hdr, meta, std);
         ecn.apply(hdr, meta, std);
     }
 }

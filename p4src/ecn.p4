@@ -12,7 +12,7 @@ control EcnMark(inout headers_t hdr, inout metadata_t meta, inout standard_metad
         key = { std.egress_port: exact; }
         actions = { set_ecn_threshold; NoAction; }
         default_action = NoAction();
-        size = 512;
+        size = NUM_PORTS;
     }
     apply {
         if (hdr.ipv4.isValid()) {

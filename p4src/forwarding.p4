@@ -17,13 +17,13 @@ control Forwarding(inout headers_t hdr, inout metadata_t meta, inout standard_me
         key = { hdr.ipv4.dstAddr: exact; }
         actions = { set_port; set_ecmp; drop; }
         default_action = drop();
-        size = 65536;
+        size = HOST_TABLE_SIZE;
     }
     table ecmp_member {
         key = { meta.ecmp_index: exact; }
         actions = { set_port; drop; }
         default_action = drop();
-        size = 16384;
+        size = ECMP_TABLE_SIZE;
     }
     apply {
         if (ipv4_host.apply().hit && meta.ecmp_count != 0) {

@@ -2,9 +2,14 @@
 #ifndef DCNLAB_HEADERS_P4
 #define DCNLAB_HEADERS_P4
 
+#include "sizes.p4"
+
 const bit<16> ETHERTYPE_IPV4 = 0x0800;
 const bit<8>  IPPROTO_UDP    = 17;
-const bit<32> NUM_PORTS      = 512;
+const bit<16> UDP_PORT_TREE  = 7701;   /* tree shim: multicast (C-MR4LMS) and broadcast (CISTs) */
+
+const bit<8>  TREE_KIND_MULTICAST = 1; /* tree = the group's color; group = MGID */
+const bit<8>  TREE_KIND_BROADCAST = 2; /* tree = CIST id; group = 0 */
 
 typedef bit<9>  port_t;
 typedef bit<32> ip4_t;
@@ -38,10 +43,19 @@ header udp_t {
     bit<16> checksum;
 }
 
+/* After UDP to port UDP_PORT_TREE: which tree a packet travels on.  Switches replicate by
+   (ingress port, kind, tree); hosts accept multicast by group (MGID). */
+header tree_t {
+    bit<8>  kind;
+    bit<8>  tree;
+    bit<16> group;
+}
+
 struct headers_t {
     ethernet_t ethernet;
     ipv4_t     ipv4;
     udp_t      udp;
+    tree_t     tree;
 }
 
 struct metadata_t {

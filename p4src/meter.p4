@@ -3,7 +3,7 @@
 #define DCNLAB_METER_P4
 
 control TenantMeter(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t std) {
-    meter(1024, MeterType.bytes) tenant_meter;
+    meter(TENANTS, MeterType.bytes) tenant_meter;
     action meter_tenant(bit<32> index) {
         tenant_meter.execute_meter(index, meta.meter_color);
     }
@@ -11,7 +11,7 @@ control TenantMeter(inout headers_t hdr, inout metadata_t meta, inout standard_m
         key = { hdr.ipv4.srcAddr: exact; }
         actions = { meter_tenant; NoAction; }
         default_action = NoAction();
-        size = 4096;
+        size = TENANT_TABLE_SIZE;
     }
     apply {
         tenant_class.apply();

@@ -20,6 +20,13 @@ parser DcnParser(packet_in pkt, out headers_t hdr, inout metadata_t meta,
     }
     state parse_udp {
         pkt.extract(hdr.udp);
+        transition select(hdr.udp.dstPort) {
+            UDP_PORT_TREE: parse_tree;
+            default: accept;
+        }
+    }
+    state parse_tree {
+        pkt.extract(hdr.tree);
         transition accept;
     }
 }
@@ -43,6 +50,7 @@ control DcnDeparser(packet_out pkt, in headers_t hdr) {
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.ipv4);
         pkt.emit(hdr.udp);
+        pkt.emit(hdr.tree);
     }
 }
 
