@@ -47,7 +47,7 @@ class SwitchReplication:
         return [-e for e in self.entries] + [-e for e in self.host_ports] + [-g for g in self.groups]
 
 
-def switch_replication(rules: Mapping[TreeKey, Iterable[int]], host_ports: Mapping[int, tuple[str, str]] = {},
+def switch_replication(rules: Mapping[TreeKey, Iterable[int]], host_ports: Mapping[int, tuple[str, str]] | None = None,
                        first_group: int = 1) -> SwitchReplication:
     """``rules``: key -> out-ports; ``host_ports``: port -> (host MAC, host IP) for ports facing hosts.
 
@@ -70,5 +70,5 @@ def switch_replication(rules: Mapping[TreeKey, Iterable[int]], host_ports: Mappi
                                   "DcnIngress.mcast.replicate", {"mcast_grp": gid}))
     used = {p for ports in group_of for p in ports}
     hp = [TableEntry(HOST_PORT_TABLE, {"std.egress_port": port}, "DcnEgress.trees.to_host", {"mac": mac, "ip": ip})
-          for port, (mac, ip) in sorted(host_ports.items()) if port in used]
+          for port, (mac, ip) in sorted((host_ports or {}).items()) if port in used]
     return SwitchReplication(groups, entries, hp)
