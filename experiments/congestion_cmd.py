@@ -23,10 +23,13 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from experiments.argtypes import ranged
 from experiments.errors import UserError
+
+if TYPE_CHECKING:
+    from controller.congestion.params import TimerMode
 
 log = logging.getLogger(__name__)
 
@@ -37,11 +40,13 @@ GBPS = 1e9
 
 
 # -- reproduce -----------------------------------------------------------------------------------------
-def _large_points(quick: bool) -> list[tuple[int, int, str, int]]:
+def _large_points(quick: bool) -> list[tuple[int, int, TimerMode, int]]:
+    """(flows, tenants, timer mode, seed) of the large-scale exploration."""
     if quick:
         return [(32, 8, "reset", 1), (128, 32, "reset", 1), (256, 64, "free", 1)]
-    return [(n, t, mode, seed) for n, t in ((32, 8), (128, 16), (128, 64), (256, 32), (256, 128), (512, 128))
-            for mode in ("reset", "free") for seed in (1, 2)]
+    modes: tuple[TimerMode, ...] = ("reset", "free")
+    return [(n, t, mode, 1) for n, t in ((32, 8), (128, 16), (128, 64), (256, 32), (256, 128), (512, 128))
+            for mode in modes]
 
 
 def build_scenarios(quick: bool) -> list[Any]:
@@ -247,7 +252,7 @@ def plot_all(scenarios: list[Any], results: dict[str, tuple[Any, float]], summar
     # large scale: achieved vs target tenant share
     large = [n for n in by if n.startswith("large_")]
     if large:
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+        fig, axes = plt.subplots(1, 2, figsize=(12, 5))
         lo, hi = 1.0, 0.0
         for name in large:
             s, r = by[name], results[name][0]
@@ -268,10 +273,10 @@ def plot_all(scenarios: list[Any], results: dict[str, tuple[Any, float]], summar
         axes[0].set_title("tenant shares at scale")
         axes[0].legend(fontsize=6, ncol=2)
         rows = summary["large"]
-        labels = [f"{x['n_flows']}/{x['n_tenants']}\n{x['timer_mode']} s{x['seed']}" for x in rows]
+        labels = [f"{x['n_flows']}f/{x['n_tenants']}t {x['timer_mode']} s{x['seed']}" for x in rows]
         axes[1].bar(range(len(rows)), [x["mean_share_error"] * 100 for x in rows], label="mean")
         axes[1].plot(range(len(rows)), [x["max_share_error"] * 100 for x in rows], "rv", label="max")
-        axes[1].set_xticks(range(len(rows)), labels, fontsize=6)
+        axes[1].set_xticks(range(len(rows)), labels, fontsize=7, rotation=60, ha="right")
         axes[1].set_ylabel("tenant share error (%)")
         axes[1].set_title("share error by flows/tenants")
         axes[1].legend(fontsize=8)
@@ -355,9 +360,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     targets = policy.target_shares()
     meters = {m.tenant: m for m in policy.meter_rates()}
     data: dict[str, Any] = {"rate_bps": rate, "tenants": []}
-    predicted = _predict(policy, specs, args.seconds) if args.model else None
+    predicted = _predict(policy, specs, args.seconds, args.timer_mode) if args.model else None
     for n, w, k in specs:
         row = {"tenant": n, "weight": w, "flows": k, "ccti_increase": incs[f"{n}.f0"],
+               "ccti_timer": policy.timer(f"{n}.f0"),
                "target_share": targets[n], "meter_bps": meters[n].rate_bps, "meter_burst_bytes": meters[n].burst_bytes}
         if predicted is not None:
             row["model_share"] = predicted["shares"][n]
@@ -367,11 +373,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data))
         return 0
-    head = f"{'tenant':<12} {'weight':>6} {'flows':>5} {'CCTI_Inc':>8} {'target':>7} {'meter Gb/s':>10}"
+    head = f"{'tenant':<12} {'weight':>6} {'flows':>5} {'CCTI_Inc':>8} {'Timer':>6} {'target':>7} {'meter Gb/s':>10}"
     print(head + (f" {'model':>7}" if predicted else ""))
     for row in data["tenants"]:
         line = (f"{row['tenant']:<12} {row['weight']:>6g} {row['flows']:>5} {row['ccti_increase']:>8} "
-                f"{row['target_share']:>7.1%} {row['meter_bps'] / GBPS:>10.3f}")
+                f"{row['ccti_timer']:>6} {row['target_share']:>7.1%} {row['meter_bps'] / GBPS:>10.3f}")
         print(line + (f" {row['model_share']:>7.1%}" if predicted else ""))
     if predicted is not None:
         print(f"model: link utilization {predicted['utilization']:.1%} over {args.seconds:g} s "
@@ -379,15 +385,20 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _predict(policy: Any, specs: list[tuple[str, float, int]], seconds: float) -> dict[str, Any]:
+def _predict(policy: Any, specs: list[tuple[str, float, int]], seconds: float,
+             timer_mode: TimerMode) -> dict[str, Any]:
+    """Model shares for the policy's values; flows start at their target rate (warm start)."""
     from controller.congestion.cct import Cct
     from controller.congestion.fluid import FlowDef, ModelConfig, simulate
     from controller.congestion.params import HcaParams
 
     size = 4096
-    flows = [FlowDef(f"{n}.f{j}", n, params=HcaParams(ccti_increase=policy.increase(f"{n}.f{j}"), ccti_limit=size - 1))
-             for n, _, k in specs for j in range(k)]
     cfg = ModelConfig(cct=Cct.paper(size), sample_s=min(0.05, seconds / 4))
+    target = policy.target_flow_shares()
+    flows = [FlowDef(f, n, params=HcaParams(ccti_increase=policy.increase(f), ccti_timer=policy.timer(f),
+                                            ccti_limit=size - 1, timer_mode=timer_mode),
+                     initial_ccti=cfg.cct.index_for_rate(target[f] * cfg.link.rate_bps))
+             for n, _, k in specs for f in (f"{n}.f{j}" for j in range(k))]
     r = simulate(flows, seconds, cfg)
     rates = r.mean_rates(seconds / 2, seconds)
     total = float(rates.sum())
@@ -405,7 +416,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for n in args.flows:
         flows = [FlowDef(f"f{i}", f"t{i % 4}", params=HcaParams(ccti_increase=1 + i % 3, ccti_limit=4095))
                  for i in range(n)]
-        cfg = ModelConfig(cct=Cct.paper(4096), sample_s=0.05)
+        cfg = ModelConfig(cct=Cct.paper(4096), sample_s=min(0.05, args.seconds))
         t0 = time.perf_counter()
         simulate(flows, args.seconds, cfg)
         wall = time.perf_counter() - t0
@@ -442,6 +453,8 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rate", type=ranged(float, 1e-6, 1e4, "Gb/s"), default=8.0, help="bottleneck rate in Gb/s")
     p.add_argument("--model", action="store_true", help="also predict the shares with the fluid model")
     p.add_argument("--seconds", type=ranged(float, 0.02, 10, "s"), default=0.4, help="model run length (IB time)")
+    p.add_argument("--timer-mode", choices=("reset", "free"), default="reset",
+                   help="CCTI timer of the model: Algorithm 1 (reset on BECN) or the spec's free-running timer")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_plan)
 
