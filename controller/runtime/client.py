@@ -14,6 +14,7 @@ import logging
 import queue
 import threading
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grpc
@@ -138,19 +139,38 @@ class SwitchClient:
         except grpc.RpcError as e:
             raise self._rpc_error("SetForwardingPipelineConfig", e) from None
 
+    def _request(self, p4info: P4Info, chunk: Sequence[Update]) -> p4runtime_pb2.WriteRequest:
+        req = p4runtime_pb2.WriteRequest(device_id=self.device_id)
+        req.election_id.high, req.election_id.low = self.election_id
+        add = req.updates.add
+        for u in chunk:
+            u.fill(p4info, add())
+        return req
+
     def write(self, p4info: P4Info, updates: Sequence[Update], batch: int = DEFAULT_BATCH) -> None:
-        """Write ``updates`` in batches of ``batch`` per WriteRequest."""
-        for start in range(0, len(updates), batch):
-            chunk = updates[start:start + batch]
-            req = p4runtime_pb2.WriteRequest(device_id=self.device_id)
-            req.election_id.high, req.election_id.low = self.election_id
-            add = req.updates.add
-            for u in chunk:
-                u.fill(p4info, add())
-            try:
-                self.stub.Write(req)
-            except grpc.RpcError as e:
-                raise self._write_error(e, chunk) from None
+        """Write ``updates`` in batches of ``batch`` per WriteRequest, in order.
+
+        With several batches, the next request is encoded on a helper thread while the switch
+        applies the current one (the RPC wait releases the GIL), so encoding and the switch's
+        work overlap; requests are still sent one at a time, in order."""
+        chunks = [updates[i:i + batch] for i in range(0, len(updates), batch)]
+        if len(chunks) <= 1:
+            for chunk in chunks:
+                self._send(self._request(p4info, chunk), chunk)
+            return
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"p4rt-encode-{self.name}") as pool:
+            pending = pool.submit(self._request, p4info, chunks[0])
+            for i, chunk in enumerate(chunks):
+                req = pending.result()
+                if i + 1 < len(chunks):
+                    pending = pool.submit(self._request, p4info, chunks[i + 1])
+                self._send(req, chunk)
+
+    def _send(self, req: p4runtime_pb2.WriteRequest, chunk: Sequence[Update]) -> None:
+        try:
+            self.stub.Write(req)
+        except grpc.RpcError as e:
+            raise self._write_error(e, chunk) from None
 
     def _write_error(self, e: grpc.RpcError, chunk: Sequence[Update]) -> SwitchError:
         if e.code() != grpc.StatusCode.UNKNOWN:
