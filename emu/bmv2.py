@@ -41,6 +41,8 @@ class BMv2Config:
     thrift_port: int
     run_dir: Path
     netns: str | None = None
+    socket_dir: Path | None = None
+    """Directory of the P4Runtime socket (default: ``run_dir``)."""
     """Network namespace to run in (None: the caller's)."""
     log_level: str = "off"
     pcap: bool = False
@@ -50,7 +52,7 @@ class BMv2Config:
 
     @property
     def socket_path(self) -> Path:
-        return self.run_dir / f"bmv2-{self.name}.sock"
+        return (self.socket_dir or self.run_dir) / f"sw{self.device_id}.sock"
 
     @property
     def grpc_addr(self) -> str:

@@ -104,8 +104,7 @@ def clean_run(run: RunDir, report: CleanReport) -> None:
     if run.state.netns and netns.exists(run.state.netns):
         netns.delete(run.state.netns)
         report.namespaces += 1
-    for sock in run.path.glob("*.sock"):
-        sock.unlink(missing_ok=True)
+    run.remove_sockets()
     run.mark_finished()
     report.runs.append(run.id)
 

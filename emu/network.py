@@ -214,7 +214,7 @@ class FabricNetwork:
         for i, node in enumerate(f.forwarding_nodes()):
             ports = {p: intf_name(node.name, p) for p in range(node.ports) if f.peer(node.name, p) is not None}
             cfg = bmv2.BMv2Config(node.name, i, ports, o.thrift_base + i, self.run.path, self.netns,
-                                  o.log_level, o.pcap, extra=tuple(o.bmv2_args), env=tag)
+                                  self.run.sockets, o.log_level, o.pcap, extra=tuple(o.bmv2_args), env=tag)
             sw = bmv2.BMv2Process(cfg)
             sw.start()
             self.switches[node.name] = sw
@@ -371,8 +371,7 @@ class FabricNetwork:
         if self.netns is not None:
             netns.delete(self.netns)
         if self.run is not None:
-            for sw in self.switches.values():
-                sw.cfg.socket_path.unlink(missing_ok=True)
+            self.run.remove_sockets()
             self.run.mark_finished()
         self.timings.phases["teardown"] = time.perf_counter() - t
 

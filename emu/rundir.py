@@ -21,6 +21,10 @@ from pathlib import Path
 TAG_VAR = "DCNLAB_RUN"
 """Environment variable carrying the run id in every process a run starts."""
 
+SHORT_SOCKET_ROOT = Path("/run/dcnlab")
+"""Where a run keeps its sockets when its run directory's path is too long for a Unix socket."""
+UNIX_PATH_MAX = 107
+
 
 def run_root() -> Path:
     return Path(os.environ.get("DCNLAB_RUN_ROOT", "/var/tmp/dcnlab/runs"))
@@ -34,6 +38,9 @@ class RunState:
     finished: bool = False
     netns: str = ""
     """the run's network namespace (BMv2 processes and switch-side interfaces)."""
+    socket_dir: str = ""
+    """where the switches' P4Runtime sockets are: the run directory, or a root-only directory under
+    /run/dcnlab when the run directory's path is too long for a Unix socket (107 bytes)."""
     processes: dict[str, int] = field(default_factory=dict)
     """name -> pid (BMv2 switches, Mininet host shells, agents)."""
     process_cmds: dict[str, str] = field(default_factory=dict)
@@ -51,13 +58,32 @@ class RunDir:
         root = run_root()
         root.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        safe = "".join(c if c.isalnum() else "-" for c in spec)[:32].strip("-")
+        safe = "".join(c if c.isalnum() else "-" for c in spec)[:24].strip("-")
         path = root / f"{stamp}-{secrets.token_hex(3)}-{safe}"
         path.mkdir(mode=0o700)
         os.chmod(path, 0o700)  # whatever the umask
-        rd = cls(path, RunState(spec=spec, started=time.time(), owner_pid=os.getpid()))
+        state = RunState(spec=spec, started=time.time(), owner_pid=os.getpid(), socket_dir=str(path))
+        if len(str(path / "sw65535.sock")) > UNIX_PATH_MAX:
+            state.socket_dir = str(SHORT_SOCKET_ROOT / path.name)
+        rd = cls(path, state)
         rd.save()
+        if state.socket_dir != str(path):
+            SHORT_SOCKET_ROOT.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(SHORT_SOCKET_ROOT, 0o700)
+            Path(state.socket_dir).mkdir(mode=0o700)
         return rd
+
+    @property
+    def sockets(self) -> Path:
+        return Path(self.state.socket_dir or self.path)
+
+    def remove_sockets(self) -> None:
+        """Delete the switches' sockets (and the run's directory under /run/dcnlab, if it has one)."""
+        d = self.sockets
+        for sock in d.glob("*.sock"):
+            sock.unlink(missing_ok=True)
+        if d != self.path and d.parent == SHORT_SOCKET_ROOT and d.is_dir():
+            d.rmdir()
 
     @property
     def id(self) -> str:

@@ -113,7 +113,9 @@ def leftovers(run_root: Path) -> list[str]:
         out += [f"{run.id}: recorded pid {p}" for p in st.processes.values() if alive(p) and _is_ours(p, run.id)]
         if st.netns and netns.exists(st.netns):
             out.append(f"{run.id}: namespace {st.netns}")
-        out += [f"{run.id}: socket {s.name}" for s in run.path.glob("*.sock")]
+        out += [f"{run.id}: socket {s}" for s in run.sockets.glob("*.sock")]
+        if run.sockets != run.path and run.sockets.exists():
+            out.append(f"{run.id}: socket directory {run.sockets}")
         if not st.finished:
             out.append(f"{run.id}: not marked finished")
     return out

@@ -23,8 +23,8 @@ def test_bmv2_argv_serves_p4runtime_on_a_unix_socket_in_the_run_dir(tmp_path):
     assert argv[:3] == ["/x/simple_switch_grpc", "--device-id", "7"]
     assert "0@e0_0-eth0" in argv and "2@e0_0-eth2" in argv
     assert argv[argv.index("--thrift-port") + 1] == "9097"
-    assert argv[-4:] == ["--no-p4", "--", "--grpc-server-addr", f"unix:{tmp_path}/bmv2-e0_0.sock"]
-    assert cfg.grpc_addr == f"unix:{tmp_path}/bmv2-e0_0.sock"
+    assert argv[-4:] == ["--no-p4", "--", "--grpc-server-addr", f"unix:{tmp_path}/sw7.sock"]
+    assert cfg.grpc_addr == f"unix:{tmp_path}/sw7.sock"
     assert not any(a.startswith("--notifications") for a in argv)
     assert "--log-file" not in argv and "--pcap" not in argv
     cfg2 = bmv2.BMv2Config("s", 0, {}, 2, tmp_path, log_level="debug", pcap=True)
@@ -100,6 +100,8 @@ def test_run_dir_is_root_only_and_unique(tmp_path, monkeypatch):
     assert a.path != b.path
     assert a.path.stat().st_mode & 0o777 == 0o700
     assert a.tag == {TAG_VAR: a.id}
+    assert a.sockets == a.path or str(a.sockets).startswith("/run/dcnlab/")
+    assert len(str(a.sockets / "sw65535.sock")) <= 107
 
 
 @pytest.mark.netns
