@@ -39,7 +39,10 @@ class MachineState:
     def now(cls) -> MachineState:
         fw = "".join(subprocess.run([t, "-w", "-S"], capture_output=True, text=True).stdout
                      for t in ("iptables", "ip6tables") if shutil.which(t))
-        ns = set(os.listdir("/run/netns")) if os.path.isdir("/run/netns") else set()
+        # Other dcnlab runs on the machine come and go meanwhile; the canaries check that no clean
+        # touched a namespace that is not its own.
+        ns = {n for n in (os.listdir("/run/netns") if os.path.isdir("/run/netns") else ())
+              if not n.startswith("dcnlab-") or n.startswith("dcnlab-canary-")}
         return cls(set(os.listdir("/sys/class/net")), ns, fw)
 
     def changes_since(self, before: MachineState) -> list[str]:
