@@ -132,8 +132,36 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
+    if args.emulate:
+        return cmd_emulate(args)
+    extra = [f"--{n}" for n in ("topo", "colors", "feed", "cut") if getattr(args, n) is not None]
+    if extra:
+        raise UserError(f"reproduce multicast: {', '.join(extra)} only apply with --emulate")
     from experiments import multicast_model
     return multicast_model.reproduce(args)
+
+
+def cmd_emulate(args: argparse.Namespace) -> int:
+    """``dcnlab reproduce multicast --emulate``: the BMv2 experiment (issue 9 §8), its summary, JSON and PNG."""
+    import os
+    import sys
+    from dataclasses import replace
+    from pathlib import Path
+
+    from experiments import multicast_fattree as exp
+
+    if os.geteuid() != 0:
+        raise UserError("reproduce multicast --emulate needs root (network namespaces, BMv2); run it with sudo")
+    cfg = exp.EmuConfig()
+    cfg = replace(cfg, spec=args.topo or cfg.spec, colors=args.colors or cfg.colors, feed=args.feed or cfg.feed,
+                  cut=args.cut or cfg.cut)
+    if args.quick:
+        cfg = exp.quick(cfg)
+    result = exp.run_experiment(cfg, progress=lambda m: print(m, file=sys.stderr, flush=True))
+    png, js = exp.write_outputs(result, Path(args.out))
+    print("\n".join(result.summary_lines()))
+    print(f"wrote {js} and {png}")
+    return 0 if result.ok() else 1
 
 
 def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
@@ -143,6 +171,18 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quick", action="store_true", help="fewer patterns, no MR4LMS on the big ones (under a minute)")
     p.add_argument("--out", default="results/multicast", help="output directory (default results/multicast)")
     p.add_argument("--workers", type=ranged(int, 1, 256), help="processes (default: all cores)")
+    p.add_argument("--emulate", action="store_true",
+                   help="run the BMv2 experiment instead (issue 9 §8: small midplane, jobs joining and leaving, "
+                        "exactly-once delivery, per-link copies vs the model, link cut with dual trees); needs root")
+    p.add_argument("--topo", metavar="SPEC", help="with --emulate: the midplane instance (default "
+                                                   "midplane:q=2,m=2,p=2,k=2,w=2,cns=4,terminals=2, 32 switches)")
+    p.add_argument("--colors", type=ranged(int, 1, 64), metavar="C",
+                   help="with --emulate: table entries per port, 1..64 (default 3, which forces merges)")
+    p.add_argument("--feed", choices=("both", "primary"),
+                   help="with --emulate: edge switches feed both trees (default, the paper's) or the first only")
+    p.add_argument("--cut", choices=("drop", "down"),
+                   help="with --emulate: cut the link by dropping every frame on both ends (default) or by setting "
+                        "both ends down (freezes BMv2's end switches; see experiments/multicast_fattree.py)")
     p.set_defaults(func=cmd_reproduce)
 
 
