@@ -42,7 +42,7 @@ from controller.runtime.controller import Controller, SwitchTarget
 from controller.runtime.errors import RuntimeErrorBase
 from controller.runtime.pipeline import Pipeline
 from controller.runtime.toolchain import require_tool
-from emu import bmv2, links, netns
+from emu import bmv2, faults, links, netns
 from emu.options import NetOptions
 from emu.reachability import Reachability, probe_all_pairs
 from emu.rundir import RunDir
@@ -332,6 +332,22 @@ class FabricNetwork:
         return probe_all_pairs(self.agents, {n: h.index for n, h in self.host_info.items()}, port=port,
                                deadline=deadline, attempts=attempts, rate_pps=rate_pps,
                                forwarding_nodes=len(self.switches))
+
+    def link_ends(self, a: str, b: str) -> list[str]:
+        """The two switch-side interfaces of the link between forwarding nodes ``a`` and ``b``."""
+        node = self.fabric.node(a)
+        for port in range(node.ports):
+            peer = self.fabric.peer(a, port)
+            if peer is not None and peer[0] == b:
+                return [intf_name(a, port), intf_name(b, peer[1])]
+        raise UserError(f"no link between {a} and {b} in {self.fabric.spec}")
+
+    def cut_link(self, a: str, b: str, how: faults.CutMode = "drop") -> None:
+        """Cut the link a–b in both directions (see :mod:`emu.faults` for the two ways)."""
+        faults.cut(self.netns, self.link_ends(a, b), how)
+
+    def restore_link(self, a: str, b: str) -> None:
+        faults.restore(self.netns, self.link_ends(a, b))
 
     def restart_switch(self, name: str, timeout: float = 20.0, kill: bool = True) -> None:
         """(Kill and) restart one BMv2 process; the controller re-pushes its pipeline and state."""

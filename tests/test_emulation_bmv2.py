@@ -353,3 +353,16 @@ def test_logs_and_pcaps_in_the_run_directory():
     assert {"w0-eth0_in.pcap", "w0-eth0_out.pcap", "w0-eth1_in.pcap", "w0-eth1_out.pcap"} <= set(pcaps)
     assert pcaps["w0-eth0_in.pcap"] > 24  # more than the pcap file header: packets were captured
     assert "SetForwardingPipelineConfig" in (run / "p4rt-w0.log").read_text()
+
+
+def test_a_cut_link_drops_both_ways_and_comes_back():
+    fabric = parse_spec("bcube:n=2,k=0")   # h0 - v0 - w0 - v1 - h1
+    with FabricNetwork(fabric, NetOptions()) as net:
+        assert net.reachability().complete
+        net.cut_link("v0", "w0")
+        cut = net.reachability(attempts=2)
+        assert set(cut.unreachable) == {("h0", "h1"), ("h1", "h0")}
+        net.restore_link("v0", "w0")
+        assert net.reachability().complete
+        with pytest.raises(UserError, match="no link between v0 and v1"):
+            net.cut_link("v0", "v1")
