@@ -8,15 +8,26 @@ diameters and the validation. ``--json`` prints exactly one object,
 
 ``dcnlab bench cist`` times construction plus validation of Dragonfly(a=16,h=8) for every arrangement
 (goal <= 2 s each).
+
+``dcnlab reproduce cist [--emulate] [--quick] [--out DIR] [--json] [--workers N]`` (issue 11 §4; the paper has
+no experiments, so this reproduces its claims): on the model backend, for Dragonfly instances from D(4,2) to
+D(16,8), the k = ⌊a/2⌋ CISTs are built and validated, random failures are swept (delivered fraction vs failed
+elements, CISTs vs a single BFS tree; nothing may be lost with f <= k-1) and the adversary's k failures are
+costed. With ``--emulate`` it then runs the BMv2 experiment of :mod:`experiments.cist_dragonfly` on
+Dragonfly(p=1,a=4,h=2) and, without ``--quick``, on Dragonfly(p=1,a=6,h=2). PNG and JSON go to ``--out``
+(default ``results/cist``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from experiments.argtypes import ranged
 
 if TYPE_CHECKING:
     from controller.cist import CistPlan, Delivery, DragonflyPartition, Failures
@@ -237,3 +248,139 @@ def add_bench_parser(bsub: argparse._SubParsersAction) -> None:
     b.add_argument("--repeat", type=int, default=3, help="runs per case (best is reported)")
     b.add_argument("--json", action="store_true", help="machine-readable output")
     b.set_defaults(func=cmd_bench)
+
+
+# -- reproduce ------------------------------------------------------------------------------------------
+MODEL_SPECS = ("dragonfly:p=1,a=4,h=2", "dragonfly:p=1,a=4,h=2,arrangement=absolute",
+               "dragonfly:p=1,a=4,h=2,arrangement=circulant", "dragonfly:p=1,a=6,h=2", "dragonfly:p=1,a=8,h=4",
+               "dragonfly:p=1,a=12,h=6", "dragonfly:p=1,a=16,h=8")
+QUICK_MODEL_SPECS = MODEL_SPECS[:5]
+SWEEP_EXTRA = 3
+"""The random-failure sweep goes up to k + SWEEP_EXTRA failed elements."""
+
+
+def model_case(spec: str, rounds: int, workers: int, seed: int = 0) -> dict[str, Any]:
+    """CISTs of one instance: construction, validation, random-failure sweep and the adversary's k failures."""
+    import time
+
+    from controller.cist import adversarial_failures, delivery, failure_sweep, plan_cists, single_tree
+    from topos.spec import parse_spec
+
+    t0 = time.perf_counter()
+    fabric = parse_spec(spec)
+    plan = plan_cists(fabric)  # type: ignore[arg-type]
+    built = time.perf_counter() - t0
+    baseline = single_tree(plan.graph)
+    sweep = failure_sweep(plan.graph, plan.trees, baseline, plan.k + SWEEP_EXTRA, rounds=rounds, kind="mixed",
+                          seed=seed, workers=workers, progress=True)
+    adversary = {}
+    for kind in ("switch", "link"):
+        attack = adversarial_failures(plan.graph, plan.trees, kind, seed=seed)  # type: ignore[arg-type]
+        one = delivery(plan.graph, [baseline], attack.failures)
+        adversary[kind] = {"failed": sorted(str(attack.failures).split(",")), "cut_pair": list(attack.pair),
+                           "pairs": attack.delivery.pairs, "cists_lost": attack.delivery.lost,
+                           "single_lost": one.lost}
+    return {"spec": fabric.spec, "switches": len(plan.graph), "links": plan.graph.num_edges(), "k": plan.k,
+            "diameters": plan.diameters, "valid": plan.validation.ok, "build_seconds": built,
+            "baseline_diameter": baseline.diameter,
+            "no_loss_below_k": all(p.cist_min == 1.0 for p in sweep if p.failures <= plan.k - 1),
+            "sweep": [{"failures": p.failures, "rounds": p.rounds, "cists_mean": p.cist_mean, "cists_min": p.cist_min,
+                       "single_mean": p.single_mean, "single_min": p.single_min} for p in sweep],
+            "adversary": adversary}
+
+
+def plot_model(cases: list[dict[str, Any]], path: Path) -> None:
+    """Delivered fraction vs random failed elements per instance: CISTs (blue) vs single BFS tree (red)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cols = min(4, len(cases))
+    rows = -(-len(cases) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
+    for ax in axes.flat[len(cases):]:
+        ax.set_axis_off()
+    for ax, c in zip(axes.flat, cases):
+        xs = [p["failures"] for p in c["sweep"]]
+        for key, label, colour in (("cists", "CISTs", "tab:blue"), ("single", "single tree", "tab:red")):
+            ax.plot(xs, [p[f"{key}_mean"] for p in c["sweep"]], "-o", ms=3, color=colour, label=f"{label} (mean)")
+            ax.plot(xs, [p[f"{key}_min"] for p in c["sweep"]], ":", color=colour, label=f"{label} (worst)")
+        ax.axvline(c["k"] - 0.5, color="grey", lw=0.8, ls=":")
+        ax.set_title(f"{c['spec'].removeprefix('dragonfly:')}\n{c['switches']} switches", fontsize=8)
+        ax.set_xlabel("random failed switches/links", fontsize=8)
+        ax.set_ylabel("delivered pairs", fontsize=8)
+        ax.grid(alpha=0.3)
+        ax.tick_params(labelsize=7)
+    axes.flat[0].legend(fontsize=6, loc="lower left")
+    fig.suptitle("Broadcast over CISTs vs one BFS tree under random failures (model)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def model_lines(cases: list[dict[str, Any]]) -> list[str]:
+    lines = [f"{'model instance':<44} {'switches':>8} {'k':>2}  {'diameters':<18} {'valid':<5} "
+             f"{'f<k lost':<8} {'adversary k switches':>21} {'adversary k links':>18}",
+             f"{'':<44} {'':>8} {'':>2}  {'':<18} {'':<5} {'':<8} {'CISTs/single lost':>21} "
+             f"{'CISTs/single lost':>18}"]
+    for c in cases:
+        sw, ln = c["adversary"]["switch"], c["adversary"]["link"]
+        dia = ",".join(map(str, c["diameters"]))
+        lines.append(f"{c['spec']:<44} {c['switches']:>8,} {c['k']:>2}  {dia[:18]:<18} "
+                     f"{'yes' if c['valid'] else 'NO':<5} {'none' if c['no_loss_below_k'] else 'SOME':<8} "
+                     f"{str(sw['cists_lost']) + '/' + str(sw['single_lost']):>21} "
+                     f"{str(ln['cists_lost']) + '/' + str(ln['single_lost']):>18}")
+    return lines
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.emulate:
+        from experiments.run_cmd import require_root
+        require_root("dcnlab reproduce cist --emulate")
+        # gRPC logs an INFO line on every fork while its threads run (each restarted switch, each CLI)
+        os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+    specs = QUICK_MODEL_SPECS if args.quick else MODEL_SPECS
+    rounds = 5 if args.quick else 20
+    cases = []
+    for spec in tqdm(specs, desc="model instances", unit="instance", file=sys.stderr):
+        cases.append(model_case(spec, rounds, args.workers, args.seed))
+    plot_model(cases, out / "model-sweep.png")
+    (out / "model.json").write_text(json.dumps(cases, indent=1))
+    ok = all(c["valid"] and c["no_loss_below_k"] for c in cases)
+    lines = model_lines(cases) + [f"wrote {out / 'model-sweep.png'} and {out / 'model.json'}"]
+    emulations = []
+    if args.emulate:
+        from experiments import cist_dragonfly as exp
+
+        configs = [exp.SMALL] if args.quick else [exp.SMALL, exp.LARGE]
+        if args.quick:
+            configs = [exp.quick(c) for c in configs]
+        for cfg in configs:
+            result = exp.run_experiment(cfg, progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+            png, js = exp.write_outputs(result, out)
+            emulations.append(result.to_json())
+            ok = ok and result.ok
+            lines += [""] + result.summary_lines() + [f"wrote {png} and {js}"]
+    if args.json:
+        print(json.dumps({"model": cases, "emulation": emulations, "ok": ok}))
+    else:
+        print("\n".join(lines))
+    return 0 if ok else 1
+
+
+def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("cist", help="CISTs on Dragonfly: broadcast that survives k-1 failures (model sweep; "
+                                    "--emulate for the BMv2 experiment)")
+    p.add_argument("--emulate", action="store_true", help="also run the BMv2 experiment (root, p4c and BMv2): "
+                                                          "Dragonfly(1,4,2), and Dragonfly(1,6,2) unless --quick")
+    p.add_argument("--quick", action="store_true", help="fewer instances and rounds; a shorter emulation")
+    p.add_argument("--out", default="results/cist", metavar="DIR", help="output directory for PNG and JSON")
+    p.add_argument("--workers", type=ranged(int, 1, 256), default=os.cpu_count() or 1,
+                   help="model processes (default: every core)")
+    p.add_argument("--seed", type=ranged(int, 0, 2**31 - 1), default=0, help="seed of the failure draws")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.set_defaults(func=cmd_reproduce)

@@ -1,0 +1,39 @@
+"""``dcnlab reproduce cist`` on the model backend (the --emulate half is tests/test_cist_bmv2.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from experiments.cli import main
+
+
+def test_reproduce_quick_json(capsys, tmp_path):
+    rc = main(["reproduce", "cist", "--quick", "--json", "--workers", "2", "--out", str(tmp_path)])
+    out, _ = capsys.readouterr()
+    assert rc == 0
+    data = json.loads(out)
+    assert set(data) == {"model", "emulation", "ok"} and data["ok"] is True and data["emulation"] == []
+    specs = [c["spec"] for c in data["model"]]
+    assert specs[0] == "dragonfly:p=1,a=4,h=2,arrangement=relative" and len(specs) == 5
+    for c in data["model"]:
+        assert c["valid"] and c["no_loss_below_k"] and c["k"] == int(c["spec"].split("a=")[1].split(",")[0]) // 2
+        sweep = {p["failures"]: p for p in c["sweep"]}
+        assert all(sweep[f]["cists_min"] == 1.0 for f in range(c["k"]))      # the guarantee, every round
+        assert sweep[0]["single_min"] == 1.0 and len(sweep) == c["k"] + 4
+        for kind in ("switch", "link"):
+            adv = c["adversary"][kind]
+            assert len(adv["failed"]) == c["k"] and 0 < adv["cists_lost"] < adv["pairs"]
+    d42 = data["model"][0]
+    assert d42["diameters"] == [11, 9] and d42["switches"] == 36
+    assert (tmp_path / "model-sweep.png").stat().st_size > 10_000
+    assert json.loads((tmp_path / "model.json").read_text()) == data["model"]
+
+
+@pytest.mark.parametrize("argv, msg", [(["--workers", "0"], "--workers: 0 is out of range; valid: 1..256"),
+                                       (["--seed", "x"], "--seed: 'x' is not an integer")])
+def test_reproduce_bad_options(capsys, argv, msg):
+    with pytest.raises(SystemExit) as e:
+        main(["reproduce", "cist", *argv])
+    assert e.value.code == 2 and msg in capsys.readouterr().err
