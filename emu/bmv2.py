@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.runtime.errors import RuntimeErrorBase
-from controller.runtime.netns import enter
+from controller.runtime.netns import exec_prefix
 from controller.runtime.toolchain import require_tool, tool_env
 
 log = logging.getLogger(__name__)
@@ -97,10 +97,11 @@ class BMv2Process:
         self.cfg.socket_path.unlink(missing_ok=True)  # a restart: BMv2 will not bind over the old socket
         out = self.cfg.out_file.open("ab")
         try:
-            self.proc = subprocess.Popen(self.cfg.argv(binary), stdout=out, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, env={**tool_env(), **self.cfg.env},
-                                         start_new_session=True,
-                                         preexec_fn=enter(self.cfg.netns) if self.cfg.netns else None)
+            argv = self.cfg.argv(binary)
+            if self.cfg.netns:
+                argv = exec_prefix(self.cfg.netns) + argv   # nsenter execs BMv2: same pid
+            self.proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         env={**tool_env(), **self.cfg.env}, start_new_session=True)
         finally:
             out.close()
 

@@ -13,10 +13,10 @@ import os
 import subprocess
 from pathlib import Path
 
-from controller.runtime.netns import NETNS_DIR, enter
+from controller.runtime.netns import NETNS_DIR, enter, exec_prefix
 from topos.errors import UserError
 
-__all__ = ["NetnsError", "create", "delete", "enter", "exists", "path", "pids", "sysctl"]
+__all__ = ["NetnsError", "create", "delete", "enter", "exec_prefix", "exists", "path", "pids", "sysctl"]
 
 
 class NetnsError(UserError):
@@ -50,7 +50,7 @@ def create(name: str) -> None:
 def sysctl(name: str, values: dict[str, str]) -> None:
     """Set sysctls inside namespace ``name`` (a network namespace has its own net.* values)."""
     argv = ["sysctl", "-q", "-w", *(f"{k}={v}" for k, v in values.items())]
-    r = subprocess.run(argv, capture_output=True, text=True, preexec_fn=enter(name))
+    r = subprocess.run(exec_prefix(name) + argv, capture_output=True, text=True)
     if r.returncode != 0:
         raise NetnsError(f"cannot set {', '.join(values)} in network namespace {name}: {r.stderr.strip()}")
 

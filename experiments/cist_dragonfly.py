@@ -396,16 +396,17 @@ class ReadyCli:
     def __init__(self, net: Any, switch: str) -> None:
         import sys
 
-        from controller.runtime.netns import enter
+        from controller.runtime.netns import exec_prefix
         from controller.runtime.thrift import ThriftChannel
         from controller.runtime.toolchain import require_tool, tool_env
 
         self.net, self.switch = net, switch
         target = net.controller.targets[switch]
         self.channel = ThriftChannel(switch, target.thrift_port, runner=self._run, netns=target.netns)
-        argv = [sys.executable, str(require_tool("simple_switch_CLI")), "--thrift-port", str(target.thrift_port)]
+        argv = exec_prefix(target.netns) + [sys.executable, str(require_tool("simple_switch_CLI")), "--thrift-port",
+                                            str(target.thrift_port)]
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, env=tool_env(), preexec_fn=enter(target.netns))
+                                     text=True, env=tool_env())
         self._head = b""
 
     def wait_ready(self, timeout: float = 30.0) -> bool:

@@ -85,7 +85,7 @@ def test_link_counters_equal_bytes_sent():
         a, b = net.agent(src.name), net.agent(dst.name)
         b.call({"cmd": "recv_start", "port": 5001})
         before = measure.snapshot(net.controller)
-        sent = a.call(a.send_request(net.addr(dst.name), count=200, size=250, dport=5001, flow=1, rate_pps=500))
+        sent = a.call(a.send_request(net.addr(dst.name), count=200, size=250, dport=5001, flow=1, rate_pps=250))
         time.sleep(0.5)
         after = measure.snapshot(net.controller)
         got = b.call({"cmd": "recv_stop", "port": 5001})["flows"]["1"]

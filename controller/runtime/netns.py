@@ -2,7 +2,12 @@
 
 The controller reaches BMv2's Thrift server, which listens on every interface of the run's
 namespace and nowhere else, by starting ``simple_switch_CLI`` inside that namespace.
-``setns(2)`` between fork and exec costs nothing, unlike ``ip netns exec``.
+
+Children are started through ``nsenter --net=<path> --`` (:func:`exec_prefix`), which enters the
+namespace and execs the program, keeping its pid. Not through a Python ``preexec_fn``: that forces
+a real ``fork()`` while gRPC's threads run, and gRPC's fork handlers then fail now and then
+(``epoll_wait error: Bad file descriptor``); without it, Python starts children with ``vfork()``
+and no fork handler runs. Unlike ``ip netns exec``, ``nsenter`` does not remount /sys.
 """
 
 from __future__ import annotations
@@ -17,8 +22,14 @@ CLONE_NEWNET = 0x40000000
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
+def exec_prefix(name: str) -> list[str]:
+    """argv prefix that runs the rest of the argv inside namespace ``name``."""
+    return ["nsenter", f"--net={NETNS_DIR / name}", "--"]
+
+
 def enter(name: str) -> Callable[[], None]:
-    """A ``preexec_fn`` that moves the child into namespace ``name`` before it execs."""
+    """A ``preexec_fn`` that moves the child into namespace ``name`` before it execs (for tests and
+    tools without gRPC threads; see the module docstring)."""
     target = str(NETNS_DIR / name)
 
     def _enter() -> None:

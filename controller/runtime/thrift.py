@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from controller.runtime.errors import ThriftError
-from controller.runtime.netns import enter
+from controller.runtime.netns import exec_prefix
 from controller.runtime.toolchain import require_tool, tool_env
 
 log = logging.getLogger(__name__)
@@ -30,8 +30,9 @@ Runner = Callable[[list[str], str, "str | None"], str]
 def run_cli(argv: list[str], stdin: str, netns: str | None = None) -> str:
     """Run the CLI (inside ``netns`` if given); a failing process raises ``CalledProcessError``
     (the channel adds the switch name)."""
+    argv = exec_prefix(netns) + argv if netns else argv
     return subprocess.run(argv, input=stdin, capture_output=True, text=True, env=tool_env(), timeout=60,
-                          check=True, preexec_fn=enter(netns) if netns else None).stdout
+                          check=True).stdout
 
 
 class ThriftChannel:
