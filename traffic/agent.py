@@ -31,24 +31,22 @@ import socket
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
-
 from traffic import wire
 
 
-@dataclass
 class FlowRecord:
-    packets: int = 0
-    bytes: int = 0
-    dups: int = 0
-    max_seq: int = -1
-    seen: set[int] = field(default_factory=set)
-    lat_min: float = float("inf")
-    lat_max: float = 0.0
-    lat_sum: float = 0.0
-    first: float = 0.0
-    last: float = 0.0
-    bins: dict[int, int] = field(default_factory=dict)
+    """What a receiver saw of one flow (a plain class: dataclasses' import costs agents' start-up)."""
+
+    __slots__ = ("packets", "bytes", "dups", "max_seq", "seen", "lat_min", "lat_max", "lat_sum", "first", "last",
+                 "bins")
+
+    def __init__(self) -> None:
+        self.packets = self.bytes = self.dups = 0
+        self.max_seq = -1
+        self.seen: set[int] = set()
+        self.lat_min, self.lat_max, self.lat_sum = float("inf"), 0.0, 0.0
+        self.first = self.last = 0.0
+        self.bins: dict[int, int] = {}
 
     def summary(self) -> dict:
         n = self.packets - self.dups

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import site
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -29,15 +31,24 @@ class HostAddr:
     mac: str
 
 
+@functools.cache
+def agent_path() -> str:
+    """PYTHONPATH for agents: the project, then this interpreter's site directories."""
+    dirs = [str(PROJECT_ROOT), *site.getsitepackages(), site.getusersitepackages()]
+    extra = os.environ.get("PYTHONPATH")
+    return os.pathsep.join(dirs + ([extra] if extra else []))
+
+
 class AgentHandle:
     """A running agent process. ``prefix`` enters the host (e.g. ``ip netns exec ns`` or mnexec)."""
 
     def __init__(self, host: HostAddr, prefix: Sequence[str] = (), popen=None, log_file: Path | None = None,
                  env: dict[str, str] | None = None) -> None:
         self.host = host
-        argv = [*prefix, sys.executable, "-m", "traffic.agent"]
-        env = dict(os.environ, **(env or {}),
-                   PYTHONPATH=str(PROJECT_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        # -S: no site processing (its .pth files cost more than the whole agent); the project and the
+        # interpreter's site directories go on PYTHONPATH instead, so mechanism modules import as usual.
+        argv = [*prefix, sys.executable, "-S", "-m", "traffic.agent"]
+        env = dict(os.environ, **(env or {}), PYTHONPATH=agent_path())
         spawn = popen or subprocess.Popen
         if log_file is not None:
             with log_file.open("ab") as err:
