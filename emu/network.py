@@ -43,6 +43,7 @@ from controller.runtime.errors import RuntimeErrorBase
 from controller.runtime.pipeline import Pipeline
 from controller.runtime.toolchain import require_tool
 from emu import bmv2, faults, links, netns
+from emu.hosts import FastHost, finish_shells
 from emu.options import NetOptions
 from emu.reachability import Reachability, probe_all_pairs
 from emu.rundir import RunDir
@@ -180,9 +181,10 @@ class FabricNetwork:
                           waitConnected=False)
         with _env(tag):
             for h in f.hosts():
-                host = self.mn.addHost(h.name, ip=None)
+                host = self.mn.addHost(h.name, cls=FastHost, ip=None)
                 self.hosts[h.name] = host
                 self.run.record_process(f"host:{h.name}", host.pid, "bash")
+        finish_shells(list(self.hosts.values()))
         for host in self.hosts.values():  # no IPv6 chatter from hosts: set before their link exists
             host.sendCmd("sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1")
         for host in self.hosts.values():
