@@ -3,7 +3,9 @@
 One burst of n·(n−1) probes into dozens of software switches on two cores overflows BMv2's
 egress queues, so a check that sends everything at once and gives up reports *losses* as
 *holes*. Here every host sends one minimal UDP probe to each destination it has not yet been
-heard by, paced so that the whole fabric sees about ``PROBE_BUDGET_PPS`` probes per second;
+heard by, paced so that the whole fabric sees about ``PROBE_BUDGET_PPS`` probes per second.
+Host i visits the destinations in the order i+1, i+2, …: at any moment the probes form a
+permutation, not an incast onto one host's port;
 the receivers are read after a short settle; the missing pairs are probed again at half the
 rate, up to ``attempts`` rounds or ``deadline`` seconds. The result keeps the two apart:
 
@@ -83,7 +85,8 @@ def probe_all_pairs(agents: Mapping[str, AgentHandle], index: Mapping[str, int],
     call_all(handles, [{"cmd": "recv_start", "port": port}] * len(handles))
     try:
         for attempt in range(attempts):
-            missing = {n: [d for d in names if d != n and n not in res.heard[d]] for n in names}
+            missing = {n: [d for d in names[i + 1:] + names[:i] if n not in res.heard[d]]
+                       for i, n in enumerate(names)}
             senders = [n for n in names if missing[n]]
             if not senders or time.monotonic() - t0 > deadline:
                 break
