@@ -69,6 +69,32 @@ def tagged(run_id: str) -> list[int]:
     return out
 
 
+def leftovers(root: Path | None = None) -> list[str]:
+    """What the runs recorded under ``root`` left behind: live processes (recorded and still carrying
+    the run's tag, or merely tagged), the namespace, P4Runtime sockets and their directory, and runs
+    never marked finished. Empty after a clean teardown or a ``dcnlab clean``."""
+    out = []
+    for run in all_runs(root):
+        st = run.state
+        out += [f"{run.id}: tagged pid {p}" for p in tagged(run.id)]
+        out += [f"{run.id}: recorded pid {p}" for p in st.processes.values() if alive(p) and _tagged_with(p, run.id)]
+        if st.netns and netns.exists(st.netns):
+            out.append(f"{run.id}: namespace {st.netns}")
+        out += [f"{run.id}: socket {s}" for s in run.sockets.glob("*.sock")]
+        if run.sockets != run.path and run.sockets.exists():
+            out.append(f"{run.id}: socket directory {run.sockets}")
+        if not st.finished:
+            out.append(f"{run.id}: not marked finished")
+    return out
+
+
+def _tagged_with(pid: int, run_id: str) -> bool:
+    try:
+        return f"{TAG_VAR}={run_id}".encode() in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
+
+
 def run_processes(run: RunDir) -> set[int]:
     """Every live process that belongs to ``run``."""
     st = run.state

@@ -21,7 +21,7 @@ PROMPT = chr(127)
 class FastHost(Host):
     def startShell(self, mnopts: str | None = None) -> None:  # noqa: N802 (Mininet's name)
         """Mininet's ``Node.startShell`` up to, not including, the wait for the prompt."""
-        if self.shell:
+        if getattr(self, "shell", None):
             return
         opts = ("-cd" if mnopts is None else mnopts) + ("n" if self.inNamespace else "")
         cmd = ["mnexec", opts, "env", "PS1=" + PROMPT, "bash", "--norc", "--noediting", "-is",

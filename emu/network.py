@@ -32,6 +32,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,7 +43,7 @@ from controller.runtime.controller import Controller, SwitchTarget
 from controller.runtime.errors import RuntimeErrorBase
 from controller.runtime.pipeline import Pipeline
 from controller.runtime.toolchain import require_tool
-from emu import bmv2, faults, links, netns
+from emu import bmv2, faults, links, netns, offloads
 from emu.hosts import FastHost, finish_shells
 from emu.options import NetOptions
 from emu.reachability import Reachability, probe_all_pairs
@@ -207,6 +208,7 @@ class FabricNetwork:
                 host_side[hn] = hi
         links.check_names(switch_ends + list(host_side.values()))
         links.create(self.netns, pairs)
+        offloads.disable(self.netns, switch_ends)
         shaping = o.shaping()
         if shaping.active:
             links.shape(self.netns, [line for d in switch_ends for line in shaping.tc_lines(d)])
@@ -249,9 +251,10 @@ class FabricNetwork:
         if o.routes:
             state = compute_forwarding(router_for(f))
             self.controller.write(forwarding_updates(state, o.ecmp))
-        if o.queue_rate_pps is not None or o.queue_depth is not None:
-            for name, sw in self.switches.items():
-                self.controller.thrift(name).set_queues(o.queue_depth, o.queue_rate_pps, sorted(sw.cfg.ports))
+        if o.queue_rate_pps is not None or o.queue_depth is not None:   # one CLI process per switch, in parallel
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                list(pool.map(lambda item: self.controller.thrift(item[0]).set_queues(
+                    o.queue_depth, o.queue_rate_pps, sorted(item[1].cfg.ports)), self.switches.items()))
         t = self.timings.mark("routes", t)
         for a in self.agents.values():
             a.wait_ready()

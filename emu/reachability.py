@@ -6,7 +6,8 @@ egress queues, so a check that sends everything at once and gives up reports *lo
 heard by, paced so that the whole fabric sees about ``PROBE_BUDGET_PPS`` probes per second.
 Host i visits the destinations in the order i+1, i+2, …: at any moment the probes form a
 permutation, not an incast onto one host's port;
-the receivers are read after a short settle; the missing pairs are probed again at half the
+the receivers are read every ``POLL`` seconds until every pair is heard or a settle time has
+passed (so a healthy fabric costs one round trip, not a fixed wait); the missing pairs are probed again at half the
 rate, up to ``attempts`` rounds or ``deadline`` seconds. The result keeps the two apart:
 
 * ``probes_lost``: probes sent and never received (congestion loss), and
@@ -24,6 +25,8 @@ from traffic.hostctl import AgentHandle, call_all
 
 PROBE_BUDGET_PPS = 3000.0
 """Probes per second for the whole fabric in the first round (measured: see README)."""
+POLL = 0.03
+"""Seconds between two readings of the receivers while a round settles."""
 
 
 @dataclass
@@ -95,8 +98,12 @@ def probe_all_pairs(agents: Mapping[str, AgentHandle], index: Mapping[str, int],
             call_all([agents[n] for n in senders], reqs)
             res.probes_sent += sum(len(missing[n]) for n in senders)
             res.rounds += 1
-            time.sleep(wait * (attempt + 1))
-            _collect(res, names, handles, port, by_index, "recv_peek")
+            settle_until = time.monotonic() + wait * (attempt + 1)
+            while True:   # read the receivers every POLL s, until all is heard or the settle time is over
+                time.sleep(max(0.0, min(POLL, settle_until - time.monotonic())))
+                _collect(res, names, handles, port, by_index, "recv_peek")
+                if res.complete or time.monotonic() >= settle_until:
+                    break
             res.per_round.append(res.pairs - res.reached)
             rate = max(10.0, rate / 2)
     finally:

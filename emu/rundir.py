@@ -122,8 +122,9 @@ class RunDir:
         self.save()
 
 
-def all_runs() -> list[RunDir]:
-    root = run_root()
+def all_runs(root: Path | None = None) -> list[RunDir]:
+    """Every run recorded under ``root`` (default: :func:`run_root`)."""
+    root = root or run_root()
     if not root.is_dir():
         return []
     out = []

@@ -96,41 +96,6 @@ class Cycle:
     clean_s: float = 0.0
 
 
-def leftovers(run_root: Path) -> list[str]:
-    from emu import netns
-    from emu.cleanup import alive, tagged
-    from emu.rundir import all_runs
-    out = []
-    old = os.environ.get("DCNLAB_RUN_ROOT")
-    os.environ["DCNLAB_RUN_ROOT"] = str(run_root)
-    try:
-        runs = all_runs()
-    finally:
-        if old is None:
-            os.environ.pop("DCNLAB_RUN_ROOT")
-        else:
-            os.environ["DCNLAB_RUN_ROOT"] = old
-    for run in runs:
-        st = run.state
-        out += [f"{run.id}: tagged pid {p}" for p in tagged(run.id)]
-        out += [f"{run.id}: recorded pid {p}" for p in st.processes.values() if alive(p) and _is_ours(p, run.id)]
-        if st.netns and netns.exists(st.netns):
-            out.append(f"{run.id}: namespace {st.netns}")
-        out += [f"{run.id}: socket {s}" for s in run.sockets.glob("*.sock")]
-        if run.sockets != run.path and run.sockets.exists():
-            out.append(f"{run.id}: socket directory {run.sockets}")
-        if not st.finished:
-            out.append(f"{run.id}: not marked finished")
-    return out
-
-
-def _is_ours(pid: int, run_id: str) -> bool:
-    try:
-        return f"DCNLAB_RUN={run_id}".encode() in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    except OSError:
-        return False
-
-
 def cycle(i: int, spec: str, hold: float, rng: random.Random, run_root: Path, max_delay: float,
           canaries: Canaries) -> Cycle:
     before = MachineState.now()
@@ -161,6 +126,7 @@ def cycle(i: int, spec: str, hold: float, rng: random.Random, run_root: Path, ma
     c = Cycle(i, delay, phase, clean_s=time.monotonic() - t)
     if r.returncode != 0:
         c.leftovers.append(f"dcnlab clean failed: {r.stderr.strip()[-300:]}")
+    from emu.cleanup import leftovers
     c.leftovers += leftovers(run_root)
     c.changes = MachineState.now().changes_since(before) + canaries.dead()
     return c

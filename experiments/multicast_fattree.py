@@ -74,6 +74,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from emu.faults import CUT_MODES, CutMode
 from topos.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -83,7 +84,7 @@ DEFAULT_COLORS = 3
 COMPARE_COLORS = 8
 MISMATCHES_LISTED = 20
 FLOW_STEADY, FLOW_CHURNED, FLOW_FAILURE, FLOW_FAILED_OVER = 1, 2, 3, 4
-CUTS = ("drop", "down")
+CUTS = CUT_MODES
 """``drop``: every frame sent on either end is dropped (``pfifo limit 0``); the interfaces stay up, so the fault
 injector delivers the port-down notification itself.  ``down``: ``ip link set <intf> down`` on both ends and an
 ``ip monitor link`` watcher notices; BMv2 1.15 with libpcap 1.10 stops receiving on *every* port of a switch
@@ -110,7 +111,7 @@ class EmuConfig:
     colors: int = DEFAULT_COLORS
     variant: str = "fixed"
     feed: str = "both"
-    cut: str = "drop"
+    cut: CutMode = "drop"
     """How the link is cut: see :data:`CUTS`."""
     jobs: tuple[JobSpec, ...] = (JobSpec(8, (4, 2)), JobSpec(4, (2, 2)), JobSpec(2), JobSpec(2))
     churn: bool = True
@@ -282,24 +283,6 @@ class LinkWatcher:
         self.thread.join(timeout=5)
         if self.proc.stdout is not None:
             self.proc.stdout.close()
-
-
-def set_links(net: Any, intfs: Sequence[str], up: bool) -> None:
-    """Set interfaces of the run's namespace up or down, in one ``ip -batch``."""
-    state = "up" if up else "down"
-    batch = "".join(f"link set dev {i} {state}\n" for i in intfs)
-    r = subprocess.run(["ip", "-n", net.netns, "-batch", "-"], input=batch, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise EmulationError(f"setting {', '.join(intfs)} {state} in {net.netns} failed: {r.stderr.strip()}")
-
-
-def drop_links(net: Any, intfs: Sequence[str]) -> None:
-    """Cut links without touching their state: every frame sent on ``intfs`` is dropped (``pfifo limit 0`` as
-    their root qdisc, in one ``tc -batch``).  Both ends of a link = both directions."""
-    batch = "".join(f"qdisc replace dev {i} root pfifo limit 0\n" for i in intfs)
-    r = subprocess.run(["tc", "-n", net.netns, "-batch", "-"], input=batch, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise EmulationError(f"dropping everything on {', '.join(intfs)} in {net.netns} failed: {r.stderr.strip()}")
 
 
 def choose_cut(dp: Any) -> int:
@@ -705,6 +688,7 @@ def _readback(run: _Run) -> dict:
 
 
 def _failure_window(run: _Run, link: int) -> tuple[WindowResult, Failover]:
+    from emu import faults
     from emu.network import intf_name
 
     cfg, dp = run.cfg, run.dp
@@ -728,10 +712,8 @@ def _failure_window(run: _Run, link: int) -> tuple[WindowResult, Failover]:
         state["cut"] = time.perf_counter()
         state["cut_wall"] = time.time()
         state["cut_offset"] = state["cut"] - t_window
-        if cfg.cut == "down":
-            set_links(run.net, intfs, up=False)   # the watcher notices the carrier loss
-        else:
-            drop_links(run.net, intfs)
+        faults.cut(run.net.netns, intfs, cfg.cut)   # "down": the watcher notices the carrier loss
+        if cfg.cut == "drop":
             for intf in intfs:                    # the port-status event a switch raises on loss of signal
                 on_down(intf, time.perf_counter())
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import os
 import time
-from pathlib import Path
 
 import pytest
 
 from controller.cist import plan_cists
 from controller.cist.dataplane import BASELINE_TREE, BroadcastDataplane
 from controller.cist.trees import build_trees
-from emu import netns
+from emu.cleanup import leftovers
 from emu.network import FabricNetwork, NetOptions
 from experiments import cist_dragonfly as exp
 from topos.dragonfly import Dragonfly
@@ -20,20 +19,6 @@ from traffic import cist_agent as ca
 from traffic.hostctl import call_all
 
 pytestmark = pytest.mark.bmv2
-
-
-def _left_behind(run_root: Path) -> list[str]:
-    from emu.cleanup import alive, tagged
-    from emu.rundir import RunDir
-
-    out = []
-    for p in run_root.iterdir():
-        run = RunDir.load(p)
-        out += [f"pid {pid}" for pid in run.state.processes.values() if alive(pid)]
-        out += [f"tagged pid {pid}" for pid in tagged(run.id)]
-        out += [f"namespace {run.state.netns}"] if run.state.netns and netns.exists(run.state.netns) else []
-        out += [str(s) for s in p.glob("*.sock")]
-    return out
 
 
 @pytest.fixture(autouse=True)
@@ -45,7 +30,7 @@ def isolated_runs(tmp_path, monkeypatch):
     links = set(os.listdir("/sys/class/net"))
     yield
     if root.is_dir():
-        assert _left_behind(root) == []
+        assert leftovers(root) == []
     assert set(os.listdir("/sys/class/net")) == links, "the machine's own namespace changed"
 
 

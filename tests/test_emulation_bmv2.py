@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from topos.errors import UserError
 from controller.runtime import TableEntry
 from emu import links, netns
-from emu.cleanup import tagged
+from emu.cleanup import leftovers, tagged
 from emu.network import FabricNetwork, NetOptions
 from topos import parse_spec
+from topos.errors import UserError
 from traffic import measure
 
 pytestmark = pytest.mark.bmv2
@@ -29,7 +29,7 @@ def isolated_runs(tmp_path, monkeypatch):
     root_links = set(os.listdir("/sys/class/net"))
     yield
     if root.is_dir():
-        assert _left_behind(root) == []
+        assert leftovers(root) == []
     assert set(os.listdir("/sys/class/net")) == root_links, "the machine's own namespace changed"
 
 
@@ -154,19 +154,6 @@ def test_clean_after_a_crashed_run(tmp_path):
     assert list(RunDir.load(run_dir).sockets.glob("*.sock")) == []
 
 
-def _left_behind(run_root: Path) -> list[str]:
-    from emu.cleanup import alive
-    from emu.rundir import RunDir
-    out = []
-    for p in run_root.iterdir():
-        run = RunDir.load(p)
-        out += [f"pid {pid}" for pid in run.state.processes.values() if alive(pid)]
-        out += [f"tagged pid {pid}" for pid in tagged(run.id)]
-        out += [f"namespace {run.state.netns}"] if run.state.netns and netns.exists(run.state.netns) else []
-        out += [str(s) for s in run.sockets.glob("*.sock")]
-    return out
-
-
 def test_cli_run_reports_reachability_and_counters():
     env = dict(os.environ)
     r = subprocess.run([sys.executable, "-m", "experiments", "run", "bcube:n=2,k=1"], capture_output=True,
@@ -174,7 +161,7 @@ def test_cli_run_reports_reachability_and_counters():
     assert r.returncode == 0, r.stdout + r.stderr
     assert "reachability: 12/12 host pairs" in r.stdout and "0 pair(s) unreachable" in r.stdout
     assert "per-link counters" in r.stdout and "switches ready" in r.stderr
-    assert _left_behind(Path(env["DCNLAB_RUN_ROOT"])) == []
+    assert leftovers(Path(env["DCNLAB_RUN_ROOT"])) == []
 
 
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
@@ -190,7 +177,7 @@ def test_interrupted_run_leaves_nothing(sig):
     _, err = p.communicate(timeout=60)
     assert p.returncode != 0
     assert "Traceback" not in err, err
-    assert _left_behind(Path(env["DCNLAB_RUN_ROOT"])) == []
+    assert leftovers(Path(env["DCNLAB_RUN_ROOT"])) == []
 
 
 def test_link_rate_and_queue_shaping_on_both_ends():

@@ -4,29 +4,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
-from emu import netns
+from emu.cleanup import leftovers
 from experiments import multicast_fattree as exp
 from topos.spec import parse_spec
 
 pytestmark = pytest.mark.bmv2
-
-
-def _left_behind(run_root: Path) -> list[str]:
-    from emu.cleanup import alive, tagged
-    from emu.rundir import RunDir
-
-    out = []
-    for p in run_root.iterdir():
-        run = RunDir.load(p)
-        out += [f"pid {pid}" for pid in run.state.processes.values() if alive(pid)]
-        out += [f"tagged pid {pid}" for pid in tagged(run.id)]
-        out += [f"namespace {run.state.netns}"] if run.state.netns and netns.exists(run.state.netns) else []
-        out += [str(s) for s in p.glob("*.sock")]
-    return out
 
 
 def _ours(names: set[str]) -> set[str]:
@@ -46,7 +31,7 @@ def isolated_runs(tmp_path, monkeypatch):
     links = set(os.listdir("/sys/class/net"))
     yield
     if root.is_dir():
-        assert _left_behind(root) == []
+        assert leftovers(root) == []
     assert _ours(set(os.listdir("/sys/class/net")) - links) == set(), "the machine's own namespace changed"
 
 

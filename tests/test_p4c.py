@@ -40,7 +40,7 @@ def test_syntax_error_is_reported(tmp_path, monkeypatch):
 
 
 def test_committed_p4info_fixture_is_up_to_date():
-    from p4.config.v1 import p4info_pb2
+    from controller.runtime.proto import p4info_pb2
     from p4src.compiler import compile_program
     fresh, committed = p4info_pb2.P4Info(), p4info_pb2.P4Info()
     text_format.Merge(compile_program().p4info.read_text(), fresh, allow_unknown_field=True)

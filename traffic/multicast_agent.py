@@ -49,6 +49,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from traffic import wire
+from traffic.sequences import seq_runs
 
 KIND_MULTICAST = 1
 UDP_PORT_TREE = 7701
@@ -127,17 +128,6 @@ class StreamRecord:
         if runs:
             out["runs"] = seq_runs(self.seqs)
         return out
-
-
-def seq_runs(seqs: Iterable[int]) -> list[list[int]]:
-    """Sorted sequence numbers as inclusive [lo, hi] runs."""
-    out: list[list[int]] = []
-    for s in sorted(seqs):
-        if out and s == out[-1][1] + 1:
-            out[-1][1] = s
-        else:
-            out.append([s, s])
-    return out
 
 
 class GroupReceiver:
