@@ -46,7 +46,7 @@ from controller.runtime.toolchain import require_tool
 from emu import bmv2, faults, links, netns, offloads
 from emu.hosts import FastHost, finish_shells
 from emu.options import NetOptions
-from emu.reachability import Reachability, probe_all_pairs
+from emu.reachability import ProbeHost, Reachability, probe_all_pairs
 from emu.rundir import RunDir
 from topos.errors import UserError
 from topos.model import Fabric, HostInfo
@@ -122,6 +122,7 @@ class FabricNetwork:
         self.host_info: dict[str, HostInfo] = {h.name: h for h in fabric.hosts()}
         self.switches: dict[str, bmv2.BMv2Process] = {}
         self.agents: dict[str, AgentHandle] = {}
+        self.addrs: dict[str, HostAddr] = {}
         self.controller: Controller | None = None
         self.failures: list[SwitchFailure] = []
         self.timings = Timings()
@@ -227,10 +228,11 @@ class FabricNetwork:
 
         # Host configuration (addresses, static ARP, shaping) and agents, while switches boot.
         self._configure_hosts(host_side, shaping)
+        self.addrs = {name: HostAddr(name, host_side[name], self.host_info[name].ip, self.host_info[name].mac)
+                      for name in self.hosts}
         if o.agents:
             for name, host in self.hosts.items():
-                info = self.host_info[name]
-                a = AgentHandle(HostAddr(name, host_side[name], info.ip, info.mac), popen=host.popen,
+                a = AgentHandle(self.addrs[name], popen=host.popen,
                                 log_file=self.run.path / f"agent-{name}.err", env=tag)
                 self.agents[name] = a
                 self.run.record_process(f"agent:{name}", a.pid, "python")
@@ -325,17 +327,17 @@ class FabricNetwork:
 
     # -- use ---------------------------------------------------------------------
     def addr(self, host: str) -> HostAddr:
-        return self.agents[host].host
+        return self.addrs[host]
 
     def agent(self, host: str) -> AgentHandle:
         return self.agents[host]
 
     def reachability(self, port: int = 9999, deadline: float = 10.0, attempts: int = 4,
-                     rate_pps: float | None = None) -> Reachability:
-        """All-pairs probe with scapy-crafted packets, paced, retrying missing pairs (see
-        :mod:`emu.reachability`)."""
-        return probe_all_pairs(self.agents, {n: h.index for n, h in self.host_info.items()}, port=port,
-                               deadline=deadline, attempts=attempts, rate_pps=rate_pps,
+                     budget_pps: float | None = None) -> Reachability:
+        """All-pairs UDP probes from the hosts' own kernels, paced, retrying missing pairs (see
+        :mod:`emu.reachability`). Needs no agents."""
+        hosts = [ProbeHost(n, self.host_info[n].ip, h.pid) for n, h in self.hosts.items()]
+        return probe_all_pairs(hosts, port=port, deadline=deadline, attempts=attempts, budget_pps=budget_pps,
                                forwarding_nodes=len(self.switches))
 
     def link_ends(self, a: str, b: str) -> list[str]:

@@ -1,14 +1,19 @@
-"""All-pairs reachability with paced probes, retrying missing pairs until a deadline.
+"""All-pairs reachability: paced UDP probes from every host to every other, retried until a deadline.
+
+The probes are sent and received by the dcnlab process itself, not by per-host agents: one UDP
+socket per host, created inside the host's network namespace (a thread enters it with
+``setns(2)``, makes and binds the socket, and leaves; a socket stays in the namespace it was
+made in). The hosts' kernels build and take the packets, exactly as an application on the host
+would, and a check needs no process per host (128 on fat-tree k=8).
 
 One burst of n·(n−1) probes into dozens of software switches on two cores overflows BMv2's
-egress queues, so a check that sends everything at once and gives up reports *losses* as
-*holes*. Here every host sends one minimal UDP probe to each destination it has not yet been
-heard by, paced so that the whole fabric sees about ``PROBE_BUDGET_PPS`` probes per second.
-Host i visits the destinations in the order i+1, i+2, …: at any moment the probes form a
-permutation, not an incast onto one host's port;
-the receivers are read every ``POLL`` seconds until every pair is heard or a settle time has
-passed (so a healthy fabric costs one round trip, not a fixed wait); the missing pairs are probed again at half the
-rate, up to ``attempts`` rounds or ``deadline`` seconds. The result keeps the two apart:
+queues, so a check that sends everything at once and gives up reports *losses* as *holes*.
+Here the probes are paced so that the whole fabric sees about ``budget_pps`` per second, in
+permutation steps: in step j every host i probes host i+j, so at any moment the probes form a
+permutation, never an incast onto one host's port. Arrivals are read between steps and then
+every ``POLL`` seconds until every pair is heard or a settle time has passed. Missing pairs are
+probed again at half the rate, up to ``attempts`` rounds or ``deadline`` seconds. The result
+keeps the two apart:
 
 * ``probes_lost``: probes sent and never received (congestion loss), and
 * ``unreachable``: pairs never heard in any round (a routing hole). A hole costs only
@@ -17,16 +22,23 @@ rate, up to ``attempts`` rounds or ``deadline`` seconds. The result keeps the tw
 
 from __future__ import annotations
 
+import ctypes
+import os
+import select
+import socket
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from traffic.hostctl import AgentHandle, call_all
+from controller.runtime.netns import CLONE_NEWNET, _libc
+from traffic import wire
 
-PROBE_BUDGET_PPS = 3000.0
-"""Probes per second for the whole fabric in the first round (measured: see README)."""
+PROBE_BUDGET_PPS = 6000.0
+"""Probes per second for the whole fabric in the first round (see ``dcnlab bench emu``)."""
 POLL = 0.03
 """Seconds between two readings of the receivers while a round settles."""
+RCVBUF = 1 << 20
 
 
 @dataclass
@@ -69,56 +81,109 @@ class Reachability:
                 f"{len(self.unreachable)} pair(s) unreachable")
 
 
-def probe_all_pairs(agents: Mapping[str, AgentHandle], index: Mapping[str, int], port: int = 9999,
-                    deadline: float = 10.0, attempts: int = 4, rate_pps: float | None = None,
-                    forwarding_nodes: int = 0, settle: float = 0.15) -> Reachability:
-    """Probe every ordered pair of ``agents``' hosts; ``index`` gives each host's flow id.
+@dataclass(frozen=True)
+class ProbeHost:
+    name: str
+    ip: str
+    pid: int
+    """A process in the host's network namespace (its Mininet shell)."""
 
-    ``rate_pps`` is each sender's rate in the first round (default: the fabric budget shared by
-    all hosts). ``forwarding_nodes`` lengthens the settle time on large fabrics."""
+
+class ProbeError(RuntimeError):
+    pass
+
+
+def open_sockets(hosts: Sequence[ProbeHost], port: int) -> dict[str, socket.socket]:
+    """One non-blocking UDP socket per host, bound to ``port`` inside the host's namespace."""
+    out: dict[str, socket.socket] = {}
+    errors: list[str] = []
+
+    def make() -> None:
+        for h in hosts:
+            fd = os.open(f"/proc/{h.pid}/ns/net", os.O_RDONLY)
+            try:
+                if _libc.setns(fd, CLONE_NEWNET) != 0:
+                    errors.append(f"{h.name}: setns: {os.strerror(ctypes.get_errno())}")
+                    return
+            finally:
+                os.close(fd)
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
+            s.bind(("0.0.0.0", port))
+            s.setblocking(False)
+            out[h.name] = s
+
+    t = threading.Thread(target=make, name="probe-sockets")   # this thread alone changes namespace
+    t.start()
+    t.join()
+    if errors or len(out) != len(hosts):
+        for s in out.values():
+            s.close()
+        raise ProbeError("; ".join(errors) or "could not open a probe socket in every host")
+    return out
+
+
+def probe_all_pairs(hosts: Sequence[ProbeHost], port: int = 9999, deadline: float = 10.0, attempts: int = 4,
+                    budget_pps: float | None = None, forwarding_nodes: int = 0,
+                    settle: float = 0.15) -> Reachability:
+    """Probe every ordered pair of ``hosts``. ``budget_pps``: probes per second over the whole fabric in
+    the first round; ``forwarding_nodes`` lengthens the settle time on large fabrics."""
     t0 = time.monotonic()
-    names = list(agents)
-    by_index = {index[n]: n for n in names}
+    names = [h.name for h in hosts]
     res = Reachability(names, {n: set() for n in names})
-    if len(names) < 2:
+    if len(hosts) < 2:
         return res
-    handles = [agents[n] for n in names]
-    rate = rate_pps or max(20.0, PROBE_BUDGET_PPS / len(names))
+    by_ip = {h.ip: h.name for h in hosts}
+    ips = [h.ip for h in hosts]
+    socks = open_sockets(hosts, port)
+    fd_host = {s.fileno(): n for n, s in socks.items()}
+    ep = select.epoll()
+    for s in socks.values():
+        ep.register(s.fileno(), select.EPOLLIN)
+    rate = budget_pps or PROBE_BUDGET_PPS
     wait = settle + 0.002 * forwarding_nodes
-    call_all(handles, [{"cmd": "recv_start", "port": port}] * len(handles))
+    n = len(hosts)
+
+    def drain(timeout: float = 0.0) -> None:
+        for fd, _ in ep.poll(timeout):
+            s, dst = socks[fd_host[fd]], fd_host[fd]
+            while True:
+                try:
+                    data, (src_ip, _) = s.recvfrom(64)
+                except BlockingIOError:
+                    break
+                src = by_ip.get(src_ip)
+                if src is not None and wire.unpack(data) is not None:
+                    res.heard[dst].add(src)
+                    res.probes_received += 1
+
     try:
         for attempt in range(attempts):
-            missing = {n: [d for d in names[i + 1:] + names[:i] if n not in res.heard[d]]
-                       for i, n in enumerate(names)}
-            senders = [n for n in names if missing[n]]
-            if not senders or time.monotonic() - t0 > deadline:
+            if res.complete or time.monotonic() - t0 > deadline:
                 break
-            reqs = [agents[n].probe_request([agents[d].host for d in missing[n]], port, index[n], attempt, rate)
-                    for n in senders]
-            call_all([agents[n] for n in senders], reqs)
-            res.probes_sent += sum(len(missing[n]) for n in senders)
+            payload = wire.pack(0, attempt, 0)
+            interval = n / rate
+            next_step = time.monotonic()
+            for j in range(1, n):                     # step j: host i probes host i + j
+                for i, src in enumerate(names):
+                    d = (i + j) % n
+                    if src not in res.heard[names[d]]:
+                        socks[src].sendto(payload, (ips[d], port))
+                        res.probes_sent += 1
+                next_step += interval
+                drain(max(0.0, next_step - time.monotonic()))
+                while time.monotonic() < next_step:
+                    drain(max(0.0, next_step - time.monotonic()))
             res.rounds += 1
             settle_until = time.monotonic() + wait * (attempt + 1)
-            while True:   # read the receivers every POLL s, until all is heard or the settle time is over
-                time.sleep(max(0.0, min(POLL, settle_until - time.monotonic())))
-                _collect(res, names, handles, port, by_index, "recv_peek")
-                if res.complete or time.monotonic() >= settle_until:
-                    break
+            while not res.complete and time.monotonic() < settle_until:
+                drain(min(POLL, max(0.0, settle_until - time.monotonic())))
             res.per_round.append(res.pairs - res.reached)
-            rate = max(10.0, rate / 2)
+            rate /= 2
     finally:
-        _collect(res, names, handles, port, by_index, "recv_stop")
+        drain()
+        ep.close()
+        for s in socks.values():
+            s.close()
         res.seconds = time.monotonic() - t0
     return res
-
-
-def _collect(res: Reachability, names: list[str], handles: list[AgentHandle], port: int,
-             by_index: Mapping[int, str], cmd: str) -> None:
-    received = 0
-    for n, rep in zip(names, call_all(handles, [{"cmd": cmd, "port": port}] * len(handles))):
-        for flow, st in rep["flows"].items():
-            src = by_index.get(int(flow))
-            if src is not None:
-                res.heard[n].add(src)
-                received += st["packets"]
-    res.probes_received = received

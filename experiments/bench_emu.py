@@ -65,7 +65,7 @@ def bring_up(spec: str) -> BringUp:
     from topos.spec import parse_spec
 
     fabric = parse_spec(spec)
-    net = FabricNetwork(fabric, NetOptions(max_switches=400), progress=lambda m: None)
+    net = FabricNetwork(fabric, NetOptions(max_switches=400, agents=False), progress=lambda m: None)
     avail = _mem_available_mib()
     t0 = time.perf_counter()
     try:

@@ -22,7 +22,7 @@ def net_options(args: argparse.Namespace):
     opts = NetOptions(bw_mbps=args.bw, delay=args.delay, max_queue=args.max_queue,
                       queue_rate_pps=args.queue_rate, queue_depth=args.queue_depth, log_level=args.log_level,
                       pcap=args.pcap, grpc_log=args.grpc_log, ecmp=not args.no_ecmp, start_timeout=args.timeout,
-                      watch=args.watch)
+                      watch=args.watch, agents=False)   # the all-pairs check needs no agents
     opts.validate()
     return opts
 

@@ -71,10 +71,11 @@ def test_pacing_spaces_packets(pair):
     assert rep["seconds"] >= 20 / 200 * 0.99
 
 
-def test_probes_and_concurrent_calls(pair):
+def test_concurrent_calls(pair):
     a, b = pair
     call_all([a, b], [{"cmd": "recv_start", "port": 9999}] * 2)
-    call_all([a, b], [a.probe_request([b.host], 9999, 1), b.probe_request([a.host], 9999, 2)])
+    call_all([a, b], [a.send_request(b.host, 1, wire.MIN_FRAME, dport=9999, flow=1),
+                      b.send_request(a.host, 1, wire.MIN_FRAME, dport=9999, flow=2)])
     time.sleep(0.2)
     ra, rb = call_all([a, b], [{"cmd": "recv_stop", "port": 9999}] * 2)
     assert set(ra["flows"]) == {"2"} and set(rb["flows"]) == {"1"}

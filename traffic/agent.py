@@ -7,13 +7,11 @@ Commands (one JSON object per line; one JSON reply per line):
   (frame bytes), duplicates, lost (the sequence gaps up to the highest seq seen), latency
   min/avg/max (µs), first/last arrival, and bytes per time bin.
 * ``{"cmd": "send", "iface", "frame": hex, "flow", "count", "rate_pps", "seq"}``: send ``count``
-  copies of the scapy-crafted frame (see :mod:`traffic.frames`) with rising sequence numbers and
+  copies of the frame template (see :mod:`traffic.frames`) with rising sequence numbers and
   send timestamps patched in, paced at ``rate_pps`` (0 = as fast as possible). Instead of
   ``frame``, the fields ``src_mac dst_mac src_ip dst_ip sport dport size ecn`` make the agent
-  craft it (importing scapy). Replies with what was sent.
+  build it. Replies with what was sent.
 * ``{"cmd": "recv_peek", "port": P}``: the same statistics, without stopping.
-* ``{"cmd": "probe", "iface", "flow", "seq", "rate_pps", "frames": [hex, ...]}``: one packet per frame,
-  paced at ``rate_pps`` (0 = back to back), all carrying sequence number ``seq``.
 * ``{"cmd": "quit"}``.
 * ``{"cmd": "<mechanism>.<verb>", ...}``: handled by ``traffic/<mechanism>_agent.py``, whose
   ``handle(agent, verb, req) -> dict`` keeps its state in ``agent.ext[<mechanism>]`` (aggregation
@@ -31,6 +29,7 @@ import socket
 import sys
 import threading
 import time
+
 from traffic import wire
 
 
@@ -168,26 +167,9 @@ class Agent:
             return r.report() if r else {"error": f"not receiving on port {req['port']}"}
         if cmd == "send":
             return self.send(req)
-        if cmd == "probe":
-            return self.probe(req)
         if cmd == "ping":
             return {"pong": True}
         return {"error": f"unknown command {cmd!r}"}
-
-    def probe(self, req: dict) -> dict:
-        sock = self._sock(req["iface"])
-        flow, seq, rate = int(req["flow"]), int(req.get("seq", 0)), float(req.get("rate_pps", 0))
-        gap = 1.0 / rate if rate > 0 else 0.0
-        t0 = time.perf_counter()
-        for i, hexframe in enumerate(req["frames"]):
-            if gap:
-                delay = t0 + i * gap - time.perf_counter()
-                if delay > 0:
-                    time.sleep(delay)
-            frame = bytearray.fromhex(hexframe)
-            frame[wire.ETH_IP_UDP:wire.MIN_FRAME] = wire.pack(flow, seq, time.time_ns())
-            sock.send(frame)
-        return {"sent": len(req["frames"])}
 
     def send(self, req: dict) -> dict:
         count, rate = int(req["count"]), float(req.get("rate_pps", 0))

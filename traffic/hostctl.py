@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.runtime.errors import RuntimeErrorBase
-from traffic import wire
 from traffic.frames import udp_frame
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -98,14 +97,6 @@ class AgentHandle:
         frame = udp_frame(self.host.mac, dst.mac, self.host.ip, dst.ip, sport, dport, size, ecn)
         return {"cmd": "send", "iface": self.host.iface, "frame": frame.hex(), "flow": flow, "count": count,
                 "rate_pps": rate_pps, "seq": seq}
-
-    def probe_request(self, targets: Sequence[HostAddr], port: int, flow: int, seq: int = 0,
-                      rate_pps: float = 0) -> dict:
-        """One minimal probe to each target, paced at ``rate_pps``, all with flow ``flow`` and ``seq``."""
-        frames = [udp_frame(self.host.mac, t.mac, self.host.ip, t.ip, port, port, wire.MIN_FRAME).hex()
-                  for t in targets]
-        return {"cmd": "probe", "iface": self.host.iface, "flow": flow, "seq": seq, "rate_pps": rate_pps,
-                "frames": frames}
 
     def request_quit(self) -> None:
         """Ask the agent to exit without waiting (a gone agent needs no asking)."""
