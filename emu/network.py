@@ -165,7 +165,8 @@ class FabricNetwork:
         if self.pipeline is None:
             from p4src.compiler import compile_program
             from p4src.sizing import sizing_for
-            self.pipeline = compile_program(defines=sizing_for(f).defines()).pipeline()
+            self.pipeline = compile_program(defines=sizing_for(f).defines()).pipeline(
+                compact=o.log_level not in ("trace", "debug", "info"))
         t = self.timings.mark("compile", t)
         self.run = RunDir.create(f.spec)
         tag = self.run.tag

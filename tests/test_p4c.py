@@ -46,3 +46,19 @@ def test_committed_p4info_fixture_is_up_to_date():
     text_format.Merge(compile_program().p4info.read_text(), fresh, allow_unknown_field=True)
     text_format.Merge(FIXTURE.read_text(), committed, allow_unknown_field=True)
     assert fresh == committed, ("p4src/ changed: cp \"$(dcnlab compile --p4info)\" tests/fixtures/dcnlab.p4info.txtpb")
+
+
+def test_compact_device_config_drops_only_source_info():
+    import json
+
+    from p4src.compiler import compact_json, compile_program
+    prog = compile_program()
+    full, compact = json.loads(prog.json.read_text()), json.loads(compact_json(prog.json).read_text())
+    assert "source_info" not in compact_json(prog.json).read_text()
+    assert compact_json(prog.json).stat().st_size < prog.json.stat().st_size / 3
+
+    def strip(o):
+        if isinstance(o, dict):
+            return {k: strip(v) for k, v in o.items() if k != "source_info"}
+        return [strip(v) for v in o] if isinstance(o, list) else o
+    assert strip(full) == compact
