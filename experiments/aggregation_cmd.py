@@ -156,25 +156,41 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
+    """Model backend by default; ``--emulate`` runs the BMv2 experiment (:mod:`experiments.aggregation_bcube`)."""
     if args.emulate:
-        raise UserError("reproduce aggregation --emulate: not implemented yet (the BMv2 experiment comes with "
-                        "p4src/aggregation.p4); run without --emulate for the model backend")
+        from experiments.aggregation_model import dataplane_missing
+        why = dataplane_missing(("simple_switch_grpc", "simple_switch_CLI", "p4c"))
+        if why:
+            raise UserError(f"--emulate needs root and the P4 toolchain: {'; '.join(why)}")
+        from experiments import aggregation_bcube
+        return aggregation_bcube.run(args)
+    if args.topo:
+        raise UserError("--topo: only with --emulate (the model backend runs the papers' BCubes)")
     from experiments import aggregation_model
     return aggregation_model.reproduce(args)
 
 
 def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
     from experiments.aggregation_model import PARTS
+    specs = ("bcube:n=4,k=1", "bcube:n=3,k=2", "fattree:k=4")     # experiments.aggregation_bcube.SPECS
     p = sub.add_parser("aggregation", help="reproduce 003 (SRS shuffles) and 000 (M2 incasts) at paper scale",
                        description="Model backend: paper-scale rounds in a process pool; prints our numbers beside "
-                                   "the papers' and writes PNG plots and JSON.")
-    p.add_argument("--quick", action="store_true", help="few rounds and sizes (about a minute)")
-    p.add_argument("--out", default="results/aggregation", help="output directory (default results/aggregation)")
-    p.add_argument("--rounds", type=int, help="rounds per point (default: 100, --quick: 3)")
+                                   "the papers' and writes PNG plots and JSON. --emulate: word-count jobs on BMv2 "
+                                   "(exact results, switch-counted link bytes against the model).")
+    p.add_argument("--quick", action="store_true", help="few rounds and sizes (about a minute); with --emulate: "
+                                                        "BCube(4,1) only, fewer keys")
+    p.add_argument("--out", default="results/aggregation",
+                   help="output directory (default results/aggregation; results/aggregation-emu with --emulate)")
+    p.add_argument("--rounds", type=int, help="rounds per point (default: 100 for the k sweeps, 20 for 003-size and "
+                                              "003-delta, 10 for 000-size and gap; --quick: 1 to 5)")
     p.add_argument("--workers", type=int, help="processes (default: all cores)")
     p.add_argument("--only", nargs="+", choices=PARTS, help="run only these parts")
-    p.add_argument("--seed", type=int, default=1, help="base seed (rounds use seed, round, point)")
-    p.add_argument("--emulate", action="store_true", help="run on BMv2 instead of the model (not implemented yet)")
+    p.add_argument("--seed", type=int, default=1, help="base seed (rounds use seed, round, point; default 1)")
+    p.add_argument("--emulate", action="store_true", help="run the BMv2 experiment instead of the model "
+                                                          "(root, simple_switch_grpc and p4c)")
+    p.add_argument("--topo", action="append", choices=specs, metavar="SPEC",
+                   help=f"with --emulate: fabric to emulate, repeatable (default: all of {', '.join(specs)})")
+    p.add_argument("--json", action="store_true", help="print one JSON object (results, with the table's lines)")
     p.set_defaults(func=cmd_reproduce)
 
 
@@ -184,8 +200,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def add_bench_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("aggregation", help="model timings: trees at paper scale, the BCube(8,5) 1500x1500 point")
+    p = sub.add_parser("aggregation", help="model timings (the BCube(8,5) 1500x1500 point) and one BMv2 node's "
+                                           "aggregated chunks/s against forwarded packets/s",
+                       description="Model timings: trees at paper scale and the BCube(8,5) m = n = 1500 point "
+                                   "(goal: 100 rounds in 60 s). Then, with root, simple_switch_grpc and p4c, one "
+                                   "BMv2 node: aggregated chunks per CPU second against forwarded frames (goal: at "
+                                   "least half).")
     p.add_argument("--rounds", type=int, default=100, help="rounds of the 1500x1500 point (default 100)")
     p.add_argument("--workers", type=int, help="processes (default: all cores)")
+    p.add_argument("--no-model", action="store_true", help="skip the model timings")
+    p.add_argument("--no-dataplane", action="store_true", help="skip the BMv2 benchmark")
+    p.add_argument("--dp-frames", type=int, default=6000, help="BMv2: frames per phase (default 6000)")
+    p.add_argument("--dp-rate", type=float, default=1500.0, help="BMv2: offered frames per second (default 1500)")
+    p.add_argument("--dp-rounds", type=int, default=3, help="BMv2: rounds, medians reported (default 3)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_bench)

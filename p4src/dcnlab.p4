@@ -26,7 +26,9 @@ control DcnIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
         }
         hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
         agg.apply(hdr, meta, std);
-        if (hdr.tree.isValid()) {
+        if (meta.agg_done == 1) {
+            /* an aggregation chunk: aggregated, sent on its tree or dropped by agg */
+        } else if (hdr.tree.isValid()) {
             mcast.apply(hdr, meta, std);
         } else {
             fwd.apply(hdr, meta, std);

@@ -22,11 +22,17 @@ parser DcnParser(packet_in pkt, out headers_t hdr, inout metadata_t meta,
         pkt.extract(hdr.udp);
         transition select(hdr.udp.dstPort) {
             UDP_PORT_TREE: parse_tree;
+            UDP_PORT_AGG: parse_agg;     /* aggregation chunk (p4src/aggregation.p4) */
             default: accept;
         }
     }
     state parse_tree {
         pkt.extract(hdr.tree);
+        transition accept;
+    }
+    state parse_agg {
+        /* a truncated chunk leaves hdr.agg invalid (PacketTooShort); aggregation.p4 drops it */
+        pkt.extract(hdr.agg);
         transition accept;
     }
 }
@@ -51,6 +57,7 @@ control DcnDeparser(packet_out pkt, in headers_t hdr) {
         pkt.emit(hdr.ipv4);
         pkt.emit(hdr.udp);
         pkt.emit(hdr.tree);
+        pkt.emit(hdr.agg);
     }
 }
 

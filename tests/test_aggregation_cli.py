@@ -69,9 +69,60 @@ def test_plan_errors_are_one_line(capsys, argv, message):
     assert "Traceback" not in err
 
 
-def test_reproduce_emulate_is_not_implemented_yet(capsys):
-    rc, _, err = run(capsys, "reproduce", "aggregation", "--emulate")
-    assert rc == 2 and "not implemented yet" in err
+def test_reproduce_emulate_needs_the_toolchain(capsys, monkeypatch):
+    from experiments import aggregation_model
+    monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): ["p4c not found", "not root"])
+    rc, out, err = run(capsys, "reproduce", "aggregation", "--emulate")
+    assert rc == 2 and out == "" and "needs root and the P4 toolchain: p4c not found; not root" in err
+
+
+def test_reproduce_emulate_hands_its_options_to_the_experiment(capsys, monkeypatch):
+    from experiments import aggregation_bcube, aggregation_model
+    seen = []
+    monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): [])
+    monkeypatch.setattr(aggregation_bcube, "run", lambda args: seen.append(args) or 0)
+    rc, _, _ = run(capsys, "reproduce", "aggregation", "--emulate", "--quick", "--seed", "4", "--topo",
+                   "bcube:n=3,k=2", "--topo", "fattree:k=4", "--json", "--out", "x")
+    assert rc == 0 and len(seen) == 1
+    cfg = aggregation_bcube.config_from_args(seen[0])
+    assert cfg.specs == ("bcube:n=3,k=2", "fattree:k=4") and cfg.seed == 4 and seen[0].json and seen[0].out == "x"
+    rc, _, err = run(capsys, "reproduce", "aggregation", "--topo", "bcube:n=4,k=1")
+    assert rc == 2 and "only with --emulate" in err
+
+
+def test_bench_dataplane_skipped_or_run(capsys, monkeypatch):
+    from experiments import aggregation_bcube, aggregation_model
+    rc, out, _ = run(capsys, "bench", "aggregation", "--no-model", "--no-dataplane")
+    assert rc == 0 and "skipped: disabled by --no-dataplane" in out
+    monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): ["not root"])
+    rc, out, _ = run(capsys, "bench", "aggregation", "--no-model", "--json")
+    assert rc == 0 and json.loads(out)["dataplane"] == {"skipped": "not root"}
+
+    class Fake:
+        goal_met = True
+
+        def summary_lines(self):
+            return ["one BMv2 node: fake"]
+
+        def to_json(self):
+            return {"goal_met": True}
+
+    calls = []
+    monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): [])
+    monkeypatch.setattr(aggregation_bcube, "bench_dataplane", lambda **kw: calls.append(kw) or Fake())
+    rc, out, _ = run(capsys, "bench", "aggregation", "--no-model", "--dp-frames", "500", "--dp-rounds", "1")
+    assert rc == 0 and "one BMv2 node: fake" in out
+    assert calls[0]["frames"] == 500 and calls[0]["rounds"] == 1
+
+
+def test_bench_model_small(capsys, monkeypatch):
+    from controller.aggregation import mib, optimal
+    monkeypatch.setattr(optimal, "solve", lambda *a, **kw: None)       # timed elsewhere; seconds each here
+    monkeypatch.setattr(mib, "m2_family", lambda *a, **kw: None)
+    rc, out, _ = run(capsys, "bench", "aggregation", "--rounds", "2", "--workers", "1", "--no-dataplane", "--json")
+    data = json.loads(out)
+    assert rc == 0 and data["point_1500"]["rounds"] == 2
+    assert data["point_1500"]["saving"]["srs"] > data["point_1500"]["saving"]["unicast"] > 0
 
 
 def test_reproduce_small_part(capsys, tmp_path):
@@ -83,3 +134,12 @@ def test_reproduce_small_part(capsys, tmp_path):
     assert sorted(points, key=int) == [str(k) for k in range(2, 9)]
     assert all(p["traffic"]["m2"] <= p["traffic"]["none"] for p in points.values())
     assert (tmp_path / "000-k-traffic.png").exists()
+
+
+def test_reproduce_json_is_one_object(capsys, tmp_path):
+    rc, out, _ = run(capsys, "reproduce", "aggregation", "--only", "003-k", "--rounds", "1", "--workers", "1",
+                     "--out", str(tmp_path), "--json")
+    data = json.loads(out)
+    assert rc == 0 and set(data["results"]) == {"003-k"}
+    assert data["results"]["003-k"]["paper"]["srs"] == 32.87
+    assert any(line.startswith("003-k") for line in data["table"])

@@ -17,8 +17,8 @@ def test_names_resolve_by_full_and_short_name():
     assert info.table("ipv4_host") is full
     assert "hdr.ipv4.dstAddr" in full.fields
     assert info.action("set_port").params["port"].bitwidth == 9
-    assert info.counter("port_in").size == 512
-    assert info.register("agg_value").size == 65536
+    assert info.counter("port_in").size == 64          # p4src/sizes.p4 defaults (dcnlab compile, no defines)
+    assert info.register("agg_value").size == 1024       # AGG_SLOTS slots, one bit<512> cell (16 sums) each
 
 
 def test_unknown_and_ambiguous_names():
@@ -70,7 +70,7 @@ def test_missing_or_unknown_params_and_fields():
     with pytest.raises(P4InfoError, match="no match field 'dst'"):
         TableEntry("ipv4_host", {"dst": 1}, "set_port", {"port": 1}).to_proto(info)
     with pytest.raises(P4InfoError, match="not an action of table"):
-        TableEntry("ipv4_host", {"hdr.ipv4.dstAddr": 1}, "set_mgid", {"mgid": 1}).to_proto(info)
+        TableEntry("ipv4_host", {"hdr.ipv4.dstAddr": 1}, "DcnIngress.mcast.replicate", {}).to_proto(info)
 
 
 def test_pre_meter_counter_protos():

@@ -11,7 +11,10 @@ BCube algorithms: ``irs`` (:mod:`.irs`), ``mib``/``mc``/``m2`` (:mod:`.mib`), ``
 (switch-centric, :mod:`.fattree`): ``updown``, ``unicast``, ``kmb``, ``optimal``. Shuffles:
 ``srs``, ``none`` (no aggregation), or any incast algorithm (the union of its trees; ``incast`` is
 the union of IRS trees). The cost model is :mod:`.cost`; the paper-scale batch engines return
-:class:`controller.aggregation.forest.Forest` objects instead of named trees.
+:class:`controller.aggregation.forest.Forest` objects instead of named trees. The model backend's
+IRS, unicast and KMB trees come from :mod:`.engine` (numba), which builds exactly the trees of the
+numpy references :mod:`.irs`, :mod:`.unicast` and :func:`.steiner.kmb_reference`
+(``tests/test_aggregation_engine.py``); named KMB trees use the engine too.
 """
 
 from __future__ import annotations

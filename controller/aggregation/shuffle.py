@@ -23,16 +23,17 @@ A shuffle of m senders and n receivers is n incasts with the same senders (003 D
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from controller.aggregation.forest import run_starts
-from controller.aggregation.irs import irs_forest
+from controller.aggregation import engine
+from controller.aggregation.forest import Forest, run_starts
 from controller.aggregation.labels import LabelSpace
-from controller.aggregation.steiner import ShuffleKMB
-from controller.aggregation.unicast import unicast_forest
+from controller.aggregation.steiner import kmb_shuffle_costs
+from controller.aggregation.unicast import PathSteps, unicast_forest
 
 
 @dataclass(frozen=True)
@@ -67,38 +68,61 @@ def neighbour_pairs(space: LabelSpace, servers: np.ndarray) -> list[tuple[int, i
         sk = key[order]
         starts = np.flatnonzero(run_starts(sk))
         ends = np.r_[starts[1:], sk.shape[0]]
-        for s, e in zip(starts, ends):
-            if e - s > 1:
-                members = sorted(order[s:e].tolist())
-                pairs.update((a, b) for i, a in enumerate(members) for b in members[i + 1:])
+        big = np.flatnonzero(ends - starts > 1)          # only runs of two or more: usually few
+        for s, e in zip(starts[big].tolist(), ends[big].tolist()):
+            members = sorted(order[s:e].tolist())
+            pairs.update((a, b) for i, a in enumerate(members) for b in members[i + 1:])
     return sorted(pairs)
 
 
-def cluster_receivers(space: LabelSpace, receivers: np.ndarray) -> list[list[int]]:
-    """003 Algorithm 1: disjoint groups, each a head and its one-hop neighbours (indices, head first)."""
-    n = len(receivers)
-    adj: list[set[int]] = [set() for _ in range(n)]
+def _adjacency(space: LabelSpace, receivers: np.ndarray) -> list[set[int]]:
+    adj: list[set[int]] = [set() for _ in range(len(receivers))]
     for a, b in neighbour_pairs(space, receivers):
         adj[a].add(b)
         adj[b].add(a)
-    left = set(range(n))
+    return adj
+
+
+def cluster_receivers(space: LabelSpace, receivers: np.ndarray,
+                      adj: list[set[int]] | None = None) -> list[list[int]]:
+    """003 Algorithm 1: disjoint groups, each a head and its one-hop neighbours (indices, head first).
+
+    The head is the receiver with the most neighbours among those left (ties: smallest label); a
+    lazy max-heap keeps this O((n + edges) log n) instead of a scan per group."""
+    adj = _adjacency(space, receivers) if adj is None else adj
+    degree = [len(a) for a in adj]
+    label = [int(r) for r in receivers]
+    heap = [(-degree[i], label[i], i) for i in range(len(label))]
+    heapq.heapify(heap)
+    left = set(range(len(label)))
     groups = []
-    while left:
-        head = min(left, key=lambda i: (-len(adj[i] & left), int(receivers[i])))
-        members = sorted(adj[head] & left, key=lambda i: int(receivers[i]))
-        groups.append([head, *members])
-        left -= {head, *members}
+    while heap:
+        neg, _, head = heapq.heappop(heap)
+        if head not in left:
+            continue
+        if -neg != degree[head]:             # degrees only fall: re-queue with the current one
+            heapq.heappush(heap, (-degree[head], label[head], head))
+            continue
+        members = sorted((i for i in adj[head] if i in left), key=lambda i: label[i])
+        group = [head, *members]
+        groups.append(group)
+        left.difference_update(group)
+        for v in group:
+            for u in adj[v]:
+                if u in left:
+                    degree[u] -= 1
     return groups
 
 
 def srs_groups(space: LabelSpace, receivers: np.ndarray, irs_cost: np.ndarray) -> list[ReceiverGroup]:
     """Groups with their entry chosen by formula (1) from the members' IRS costs at delta = 0."""
+    adj = _adjacency(space, receivers)
     out = []
-    for grp in cluster_receivers(space, receivers):
+    for grp in cluster_receivers(space, receivers, adj):
         size = len(grp)
         costs = []
         for j in grp:
-            beta = sum(1 for i in grp if i != j and int(space.hamming(receivers[i], receivers[j])) == 1)
+            beta = sum(1 for i in grp if i != j and i in adj[j])
             costs.append(size * float(irs_cost[j]) + 4 * (size - beta - 1) + 2 * beta)
         best = min(range(size), key=lambda t: (costs[t], t))
         out.append(ReceiverGroup(tuple(int(receivers[i]) for i in grp), int(receivers[grp[best]]), tuple(costs)))
@@ -111,6 +135,9 @@ def srs_cost(space: LabelSpace, groups: Sequence[ReceiverGroup], index: dict[int
     total = 0.0
     for g in groups:
         e = index[g.entry]
+        if len(g.members) == 1:
+            total += float(tree_cost[e])
+            continue
         hops = sum(len(g.forward_path(space, r)) - 1 for r in g.members)
         total += len(g.members) * float(tree_cost[e]) + 2.0 * hops * float(root_out[e])
     return total
@@ -119,102 +146,86 @@ def srs_cost(space: LabelSpace, groups: Sequence[ReceiverGroup], index: dict[int
 METHODS = ("srs", "incast", "kmb", "unicast", "none")
 
 
-@dataclass
+@dataclass(frozen=True)
 class ShuffleCosts:
     """Traffic of one shuffle per method and delta, plus subgraph sizes (with ``detail``)."""
 
     deltas: tuple[float, ...]
-    traffic: dict[str, list[float]] = field(default_factory=dict)
+    traffic: dict[str, list[float]]
     links: dict[str, int] = field(default_factory=dict)
     aggregators: dict[str, int] = field(default_factory=dict)
     receiver_input: dict[str, float] = field(default_factory=dict)
-    kmb_fast: float = 1.0
-    """Share of receivers whose KMB path union was already a tree (counted without building it)."""
+
+
+def no_aggregation_cost(space: LabelSpace, senders: np.ndarray, receivers: np.ndarray) -> float:
+    """Every flow on its own shortest path: 2 links x the Hamming distance, summed over all pairs.
+
+    Per digit, the pairs that differ there are all pairs minus those with equal digits."""
+    ds, dr = space.digits(senders), space.digits(receivers)
+    pairs = senders.shape[0] * receivers.shape[0]
+    differ = 0
+    for d in range(space.K):
+        same = np.bincount(ds[:, d], minlength=space.n) @ np.bincount(dr[:, d], minlength=space.n)
+        differ += pairs - int(same)
+    return 2.0 * differ
 
 
 def shuffle_costs(space: LabelSpace, senders: np.ndarray, receivers: np.ndarray, deltas: Sequence[float] = (0.0,),
-                  methods: Sequence[str] = METHODS, seed: int = 0, chunk: int = 128,
-                  detail: bool = False) -> ShuffleCosts:
-    """Costs of every method for one shuffle, built in chunks of receivers (the model backend's core)."""
+                  methods: Sequence[str] = METHODS, seed: int = 0, detail: bool = False) -> ShuffleCosts:
+    """Costs of every method for one shuffle (the model backend's core; trees from :mod:`.engine`).
+
+    KMB is measured at ``delta = 0`` only (NaN at other ratios): 003 compares it only there."""
     senders = np.asarray(senders, dtype=np.int64)
     receivers = np.asarray(receivers, dtype=np.int64)
-    n, m = receivers.shape[0], senders.shape[0]
-    out = ShuffleCosts(tuple(float(d) for d in deltas))
-    need_irs = "srs" in methods or "incast" in methods
-    need_uni = "unicast" in methods or "none" in methods
-    irs_cost = np.zeros((len(deltas), n))
-    irs_root = np.zeros((len(deltas), n))
-    uni_cost = np.zeros((len(deltas), n))
-    none_cost = 0.0
-    link_keys: dict[str, list[np.ndarray]] = {k: [] for k in ("incast", "unicast", "none")}
-    agg_keys: dict[str, list[np.ndarray]] = {k: [] for k in ("incast", "unicast")}
-    recv_in = {"incast": np.zeros(n), "unicast": np.zeros(n)}
-    for lo in range(0, n, chunk):
-        rec = receivers[lo:lo + chunk]
-        B = rec.shape[0]
-        pt = np.repeat(np.arange(B), m)
-        ps = np.tile(senders, B)
-        if need_irs:
-            f, _ = irs_forest(space, rec, pt, ps)
-            depth = None if all(d == 0.0 for d in deltas) else f.depth()
-            for i, d in enumerate(deltas):
-                irs_cost[i, lo:lo + B] = f.costs(d, depth)
-                irs_root[i, lo:lo + B] = f.root_output(d, depth)
+    m = senders.shape[0]
+    deltas = tuple(float(d) for d in deltas)
+    traffic: dict[str, list[float]] = {}
+    links: dict[str, int] = {}
+    aggregators: dict[str, int] = {}
+    receiver_input: dict[str, float] = {}
+    if "srs" in methods or "incast" in methods:
+        irs = engine.irs_costs(space, receivers, senders, deltas)
+        if "incast" in methods:
+            traffic["incast"] = irs.traffic.sum(axis=1).tolist()
+        if "srs" in methods:
+            at_zero = (irs.traffic[deltas.index(0.0)] if 0.0 in deltas
+                       else engine.irs_costs(space, receivers, senders).traffic[0])
+            groups = srs_groups(space, receivers, at_zero)
+            index = {int(r): i for i, r in enumerate(receivers)}
+            traffic["srs"] = [srs_cost(space, groups, index, irs.traffic[i], irs.root_output[i])
+                              for i in range(len(deltas))]
             if detail:
-                link_keys["incast"].append(_link_keys(f))
-                agg_keys["incast"].append(_aggregator_keys(f))
-                recv_in["incast"][lo:lo + B] = f.receiver_input(0.0)
-        if need_uni:
-            f, steps = unicast_forest(space, rec, pt, ps, seed=seed)
-            depth = None if all(d == 0.0 for d in deltas) else f.depth()
-            for i, d in enumerate(deltas):
-                uni_cost[i, lo:lo + B] = f.costs(d, depth)
-            none_cost += float(steps.costs(B).sum())
-            if detail:
-                link_keys["unicast"].append(_link_keys(f))
-                agg_keys["unicast"].append(_aggregator_keys(f))
-                recv_in["unicast"][lo:lo + B] = f.receiver_input(0.0)
-                link_keys["none"].append(step_link_keys(space, steps, rec))
-    if "incast" in methods:
-        out.traffic["incast"] = irs_cost.sum(axis=1).tolist()
+                links["srs"], aggregators["srs"], receiver_input["srs"] = _srs_detail(space, senders, groups)
+        if detail and "incast" in methods:
+            f = engine.irs_forest(space, receivers, senders)
+            links["incast"] = count_distinct(_link_keys(f))
+            aggregators["incast"] = count_distinct(_aggregator_keys(f))
+            receiver_input["incast"] = float(f.receiver_input(0.0).mean())
     if "unicast" in methods:
-        out.traffic["unicast"] = uni_cost.sum(axis=1).tolist()
-    if "none" in methods:
-        out.traffic["none"] = [none_cost] * len(deltas)
-    if "srs" in methods:
-        groups = srs_groups(space, receivers, irs_cost[list(deltas).index(0.0)] if 0.0 in deltas
-                            else _irs_costs_at_zero(space, senders, receivers))
-        index = {int(r): i for i, r in enumerate(receivers)}
-        out.traffic["srs"] = [srs_cost(space, groups, index, irs_cost[i], irs_root[i]) for i in range(len(deltas))]
+        uni = engine.unicast_costs(space, receivers, senders, deltas, seed=seed)
+        traffic["unicast"] = uni.traffic.sum(axis=1).tolist()
         if detail:
-            out.links["srs"], out.aggregators["srs"], out.receiver_input["srs"] = _srs_detail(
-                space, senders, receivers, groups)
+            f = engine.unicast_forest(space, receivers, senders, seed=seed)
+            links["unicast"] = count_distinct(_link_keys(f))
+            aggregators["unicast"] = count_distinct(_aggregator_keys(f))
+            receiver_input["unicast"] = float(f.receiver_input(0.0).mean())
     if "kmb" in methods:
-        kmb = ShuffleKMB(space, senders)
-        results = [kmb.cost(int(r)) for r in receivers]
-        total = sum(c for c, _ in results)   # KMB is measured at delta = 0 only (NaN elsewhere)
-        out.traffic["kmb"] = [total if d == 0.0 else float("nan") for d in deltas]
-        out.kmb_fast = sum(fast for _, fast in results) / max(n, 1)
-    if detail:
-        for k, keys in link_keys.items():
-            if keys and k in methods:
-                out.links[k] = count_distinct(np.concatenate(keys))
-        for k, keys in agg_keys.items():
-            if keys and k in methods:
-                out.aggregators[k] = count_distinct(np.concatenate(keys))
-        for k, arr in recv_in.items():
-            if k in methods:
-                out.receiver_input[k] = float(arr.mean())
-        if "none" in methods:
-            out.aggregators["none"] = 0
-            out.receiver_input["none"] = float(m)
-    return out
-
-
-def _irs_costs_at_zero(space: LabelSpace, senders: np.ndarray, receivers: np.ndarray) -> np.ndarray:
-    n, m = receivers.shape[0], senders.shape[0]
-    f, _ = irs_forest(space, receivers, np.repeat(np.arange(n), m), np.tile(senders, n))
-    return f.costs(0.0)
+        total = float(kmb_shuffle_costs(space, senders, receivers).sum())
+        traffic["kmb"] = [total if d == 0.0 else float("nan") for d in deltas]
+        if detail:
+            f = engine.kmb_forest(space, receivers, senders)
+            links["kmb"] = count_distinct(_link_keys(f))
+            aggregators["kmb"] = count_distinct(_aggregator_keys(f))
+            receiver_input["kmb"] = float(f.receiver_input(0.0).mean())
+    if "none" in methods:
+        traffic["none"] = [no_aggregation_cost(space, senders, receivers)] * len(deltas)
+        if detail:
+            n = receivers.shape[0]
+            _, steps = unicast_forest(space, receivers, np.repeat(np.arange(n), m), np.tile(senders, n), seed=seed)
+            links["none"] = count_distinct(step_link_keys(space, steps, receivers))
+            aggregators["none"] = 0
+            receiver_input["none"] = float(m)
+    return ShuffleCosts(deltas, traffic, links, aggregators, receiver_input)
 
 
 def count_distinct(keys: np.ndarray) -> int:
@@ -222,7 +233,7 @@ def count_distinct(keys: np.ndarray) -> int:
     return int(run_starts(keys).sum()) if keys.shape[0] else 0
 
 
-def _link_keys(f) -> np.ndarray:
+def _link_keys(f: Forest) -> np.ndarray:
     """Physical links (server, level) of every hop, in real labels, as server * K + level."""
     space = f.space
     hop = np.flatnonzero(f.parent >= 0)
@@ -233,13 +244,13 @@ def _link_keys(f) -> np.ndarray:
     return np.concatenate([child * space.K + lv, par * space.K + lv])
 
 
-def _aggregator_keys(f) -> np.ndarray:
+def _aggregator_keys(f: Forest) -> np.ndarray:
     inputs = f.children_count() + f.sender
     agg = np.flatnonzero((inputs >= 2) & (f.parent >= 0))
     return f.space.unrelabel(f.node[agg], f.receivers[f.tree[agg]])
 
 
-def step_link_keys(space: LabelSpace, steps, receivers: np.ndarray) -> np.ndarray:
+def step_link_keys(space: LabelSpace, steps: PathSteps, receivers: np.ndarray) -> np.ndarray:
     r = receivers[steps.tree]
     node = space.unrelabel(steps.node, r)
     step = space.pow[steps.level]
@@ -249,12 +260,10 @@ def step_link_keys(space: LabelSpace, steps, receivers: np.ndarray) -> np.ndarra
     return np.concatenate([node * space.K + lv, nxt * space.K + lv])
 
 
-def _srs_detail(space: LabelSpace, senders: np.ndarray, receivers: np.ndarray,
-                groups: Sequence[ReceiverGroup]) -> tuple[int, int, float]:
+def _srs_detail(space: LabelSpace, senders: np.ndarray, groups: Sequence[ReceiverGroup]) -> tuple[int, int, float]:
     """Links, aggregators and mean receiver input of the SRS subgraph (delta = 0)."""
     entries = np.array([g.entry for g in groups], dtype=np.int64)
-    E, m = entries.shape[0], senders.shape[0]
-    f, _ = irs_forest(space, entries, np.repeat(np.arange(E), m), np.tile(senders, E))
+    f = engine.irs_forest(space, entries, senders)
     links = [_link_keys(f)]
     for g in groups:
         for r in g.members:
