@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from controller.routing import compute_forwarding, router_for
@@ -374,30 +375,43 @@ class FabricNetwork:
 
     # -- teardown ----------------------------------------------------------------
     def stop(self) -> None:
+        """Tear everything down. Every step runs even when an earlier one fails (a half-done teardown
+        would leave processes and the namespace behind); the first failure is raised at the end."""
         if self._stopped:
             return
         self._stopped = True
         t = time.perf_counter()
+        errors: list[BaseException] = []
+
+        def step(fn: Callable[[], object]) -> None:
+            try:
+                fn()
+            except Exception as e:   # noqa: BLE001 - logged, teardown goes on, re-raised below
+                log.error("teardown step %s failed: %s", getattr(fn, "__name__", fn), e)
+                errors.append(e)
+
         self._stop_monitor.set()
         if self._monitor is not None:
             self._monitor.join(timeout=30)
         for a in self.agents.values():   # tell every agent to quit at once; close() waits below
-            a.request_quit()
+            step(a.request_quit)
         if self.controller is not None:
-            self.controller.close()
+            step(self.controller.close)
         for sw in self.switches.values():
-            sw.signal(15)
+            step(partial(sw.signal, 15))
         for host in self.hosts.values():
-            host.terminate()
+            step(host.terminate)
         for a in self.agents.values():
-            a.close()
-        bmv2.stop_all(list(self.switches.values()))
+            step(a.close)
+        step(lambda: bmv2.stop_all(list(self.switches.values())))
         if self.netns is not None:
-            netns.delete(self.netns)
+            step(lambda: netns.delete(self.netns))
         if self.run is not None:
-            self.run.remove_sockets()
-            self.run.mark_finished()
+            step(self.run.remove_sockets)
+            step(self.run.mark_finished)
         self.timings.phases["teardown"] = time.perf_counter() - t
+        if errors:
+            raise errors[0]
 
     def __enter__(self) -> FabricNetwork:
         return self.start()

@@ -57,6 +57,7 @@ class AgentHandle:
             self.proc = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                               env=env, text=True, bufsize=1)
         self._ready = False
+        self._quit_sent = False
 
     @property
     def pid(self) -> int:
@@ -99,13 +100,15 @@ class AgentHandle:
                 "rate_pps": rate_pps, "seq": seq}
 
     def request_quit(self) -> None:
-        """Ask the agent to exit without waiting (a gone agent needs no asking)."""
-        if self.proc.poll() is None:
-            try:
-                self.proc.stdin.write('{"cmd": "quit"}\n')
-                self.proc.stdin.flush()
-            except (BrokenPipeError, OSError):
-                pass
+        """Ask the agent to exit without waiting (once; a gone agent needs no asking)."""
+        if self._quit_sent or self.proc.poll() is not None:
+            return
+        self._quit_sent = True
+        try:
+            self.proc.stdin.write('{"cmd": "quit"}\n')
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass   # it is exiting already; close() reaps it
 
     def close(self) -> None:
         self.request_quit()
@@ -116,7 +119,10 @@ class AgentHandle:
             self.proc.wait()
         for f in (self.proc.stdin, self.proc.stdout):
             if f:
-                f.close()
+                try:
+                    f.close()
+                except BrokenPipeError:
+                    pass   # bytes still buffered for an agent that has exited: nobody to read them
 
 
 def call_all(agents: Sequence[AgentHandle], reqs: Sequence[dict]) -> list[dict]:
