@@ -59,8 +59,9 @@ def test_reproduce_writes_plots_and_json(tmp_path, capsys, monkeypatch):
                      "--workers", "1"]) == 0
     io = capsys.readouterr()
     summary = json.loads(io.out)
-    assert "BMv2 experiment not wired yet" in io.err and summary["note"] == congestion_cmd.BACKEND_NOTE
-    assert summary["backend"] == "model"
+    assert "model backend" in io.err and "forced by --model" in io.err
+    assert summary["note"] == congestion_cmd.BACKEND_NOTE and summary["backend"] == "model"
+    assert summary["reason"] == "forced by --model"
     names = {p.split("/")[-1] for p in summary["files"]}
     assert names == {"fig3_fairness.png", "theorem1_ratios.png", "fig5_tenants_cc.png",
                      "fig5_tenants_meter.png", "large_scale.png", "results.json"}

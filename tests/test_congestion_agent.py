@@ -1,0 +1,193 @@
+"""Host side of the congestion mechanism over loopback: TOS/CE reading, BECN reflection, paced CC senders,
+runtime pushes, and the JSON command plumbing of a real agent process."""
+
+from __future__ import annotations
+
+import random
+import socket
+import time
+
+import pytest
+
+from controller.congestion.cct import TimeScale
+from controller.congestion.params import CongestionParamError, HcaParams
+from traffic import congestion_agent as ca
+from traffic import wire
+from traffic.agent import Agent
+from traffic.cc import CE, ECT0, CnPacket
+from traffic.hostctl import AgentError, AgentHandle, HostAddr
+
+LO = "127.0.0.1"
+
+
+def free_port() -> int:
+    """A UDP port that is free right now on loopback (tests may run next to other dcnlab work)."""
+    for _ in range(50):
+        port = random.randint(20000, 60000)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            try:
+                s.bind((LO, port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free UDP port")
+
+
+def sender_socket(tos: int) -> socket.socket:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, tos)
+    return s
+
+
+def datagram(flow: int, seq: int, size: int = 100) -> bytes:
+    return wire.pack(flow, seq, time.time_ns()) + bytes(size - wire.ETH_IP_UDP - wire.HEADER.size)
+
+
+def wait_for(cond, timeout: float = 3.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.02)
+    return cond()
+
+
+def test_bin_index():
+    assert [ca.bin_index(t, 10.0, 0.1) for t in (10.0, 10.05, 10.15, 10.99, 9.95)] == [0, 0, 1, 9, -1]
+
+
+def test_receiver_reads_tos_counts_marks_and_reflects_one_cn_per_c_marks():
+    port, cn_port = free_port(), free_port()
+    cn_sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    cn_sock.bind((LO, cn_port))
+    cn_sock.settimeout(2)
+    rx = ca.CcReceiver(port, becn_every=3, cn_port=cn_port, epoch=time.time())
+    try:
+        plain, marked = sender_socket(ECT0), sender_socket(CE)
+        for i in range(10):
+            plain.sendto(datagram(5, i), (LO, port))
+        for i in range(7):
+            marked.sendto(datagram(5, 10 + i), (LO, port))
+        marked.sendto(b"not a dcnlab datagram", (LO, port))
+        assert wait_for(lambda: rx.report()["flows"].get("5", {}).get("packets") == 17 and rx.other == 1)
+        cns = [CnPacket.unpack(cn_sock.recv(100)) for _ in range(2)]      # 7 marks, C = 3: two CNs
+        assert [(c.flow, c.becns, c.marked) for c in cns] == [(5, 1, 3), (5, 1, 6)]
+        cn_sock.settimeout(0.3)
+        with pytest.raises(TimeoutError):
+            cn_sock.recv(100)
+    finally:
+        rep = rx.stop()
+        cn_sock.close()
+    f = rep["flows"]["5"]
+    assert (f["packets"], f["marked"], f["becns"], f["lost"], f["src"]) == (17, 7, 2, 0, LO)
+    assert f["bytes"] == 17 * 100 and sum(b[1] for b in f["bins"]) == 17 and sum(b[3] for b in f["bins"]) == 7
+
+
+def _start(host: ca.CongestionHost, flow: int, port: int, cn_port: int, **kw) -> dict:
+    req = ca.flow_start_request(flow, LO, port, sport=0, size=120, nic_pps=kw.pop("nic_pps", 500),
+                                params=kw.pop("params", HcaParams(ccti_increase=4, ccti_timer=40)),
+                                scale=TimeScale.for_link(1000), cn_port=cn_port, **kw)
+    return host.start_flow({k: v for k, v in req.items() if k != "cmd"})
+
+
+def test_cc_sender_paces_at_the_nic_rate_and_backs_off_on_becns():
+    port, cn_port = free_port(), free_port()
+    host = ca.CongestionHost()
+    rx = ca.CcReceiver(port, cn_port=cn_port)
+    host.receivers[port] = rx
+    try:
+        assert _start(host, 9, port, cn_port, params=HcaParams(ccti_increase=30, ccti_timer=2000))["ccti"] == 0
+        time.sleep(1.0)
+        s = host.flows[9].stats()
+        assert 400 <= s["packets"] <= 560 and s["ccti"] == 0 and s["send_errors"] == 0   # 500 packets/s, no CC
+        # the switch's job, by hand: CE-marked packets of flow 9 -> 5 CNs -> CCTI = 5 x 30
+        marked = sender_socket(CE)
+        for i in range(5):
+            marked.sendto(datagram(9, 10**6 + i), (LO, port))
+        assert wait_for(lambda: host.flows[9].stats()["becns"] == 5)
+        s = host.flows[9].stats()
+        assert s["ccti"] == 150 and sum(b[2] for b in s["bins"]) == 5      # the timer (2 s here) did not fire
+        # CCT[150] x 976.6 = 27.4 ms per aggregate of 4 packets: 146 packets/s instead of the NIC's 500
+        before = host.flows[9].stats()["packets"]
+        time.sleep(1.0)
+        assert 100 <= host.flows[9].stats()["packets"] - before <= 190
+        up = host.flows[9].update(ccti_increase=7, ccti_timer=2000)
+        assert up["ccti_increase"] == 7 and up["ccti_timer"] == 2000
+        assert host.flows[9].cc.ccti.params.ccti_increase == 7
+        assert _start(host, 9, port, cn_port) == {"error": "congestion: flow 9 is already running"}
+    finally:
+        out = host.reset()
+    assert out["flows"]["9"]["becns"] == 5 and out["receivers"][str(port)]["flows"]["9"]["marked"] == 5
+    assert host.flows == {} and host.listeners == {}
+
+
+def test_cc_off_sender_ignores_becns_and_bad_parameters_name_the_field():
+    port, cn_port = free_port(), free_port()
+    host = ca.CongestionHost()
+    try:
+        _start(host, 3, port, cn_port, cc=False, nic_pps=200)
+        host.flows[3].on_cn(CnPacket(3, 2))
+        assert host.flows[3].stats()["becns"] == 2 and host.flows[3].stats()["ccti"] == 0
+    finally:
+        host.reset()
+    with pytest.raises(CongestionParamError, match=r"CCTI_Increase=0 is out of range; valid: 1\.\.255"):
+        host.start_flow({"flow": 1, "dst_ip": LO, "dport": port, "nic_pps": 100, "cn_port": cn_port,
+                         "params": {"ccti_increase": 0}})
+    with pytest.raises(ValueError, match="frame size 20 out of range"):
+        host.start_flow({"flow": 2, "dst_ip": LO, "dport": port, "nic_pps": 100, "size": 20, "cn_port": cn_port})
+    host.reset()
+
+
+def test_flows_of_one_host_share_its_nic():
+    port, cn_port = free_port(), free_port()
+    host = ca.CongestionHost()
+    rx = ca.CcReceiver(port, cn_port=cn_port)
+    host.receivers[port] = rx
+    try:
+        _start(host, 1, port, cn_port, cc=False, nic_pps=400)
+        _start(host, 2, port, cn_port, cc=False, nic_pps=400)
+        assert len(host.nics) == 1
+        time.sleep(0.3)
+        before = {f: host.flows[f].stats()["packets"] for f in (1, 2)}
+        time.sleep(1.5)
+        sent = {f: host.flows[f].stats()["packets"] - before[f] for f in (1, 2)}
+    finally:
+        host.reset()
+    # one 400 packets/s link for both: about 200 each (the parking lot's shared input port)
+    assert 500 <= sent[1] + sent[2] <= 640 and abs(sent[1] - sent[2]) <= 0.15 * (sent[1] + sent[2]), sent
+
+
+def test_dispatch_through_the_agent():
+    agent = Agent()
+    port = free_port()
+    assert agent.handle({"cmd": "congestion.recv_start", "port": port}) == {"ok": True}
+    assert "already receiving" in agent.handle({"cmd": "congestion.recv_start", "port": port})["error"]
+    assert "no flow 4" in agent.handle({"cmd": "congestion.flow_update", "flow": 4, "ccti_increase": 2})["error"]
+    assert "unknown verb 'dance'" in agent.handle({"cmd": "congestion.dance"})["error"]
+    assert agent.handle({"cmd": "congestion.recv_stop", "port": port})["flows"] == {}
+    assert "not receiving" in agent.handle({"cmd": "congestion.recv_stats", "port": port})["error"]
+
+
+def test_agent_process_runs_flows_and_receivers_over_json():
+    port, cn_port = free_port(), free_port()
+    a = AgentHandle(HostAddr("lo", "lo", LO, "02:00:00:00:00:01"))
+    try:
+        epoch = time.time()
+        assert a.call({"cmd": "congestion.recv_start", "port": port, "epoch": epoch, "cn_port": cn_port}) == {"ok": True}
+        req = ca.flow_start_request(11, LO, port, sport=0, size=200, nic_pps=300,
+                                    params=HcaParams(), scale=TimeScale.for_link(1000), epoch=epoch, cn_port=cn_port)
+        assert a.call(req)["ok"] is True
+        time.sleep(0.6)
+        assert a.call({"cmd": "congestion.flow_update", "flow": 11, "ccti_increase": 3})["ccti_increase"] == 3
+        stats = a.call({"cmd": "congestion.flow_stats", "flow": 11})
+        assert stats["ccti_increase"] == 3 and stats["packets"] > 100
+        done = a.call({"cmd": "congestion.flow_stop", "flow": 11})
+        assert wait_for(lambda: a.call({"cmd": "congestion.recv_stats", "port": port})["flows"]["11"]["packets"]
+                        == done["packets"])
+        got = a.call({"cmd": "congestion.recv_stop", "port": port})["flows"]["11"]
+        assert got["marked"] == 0 and got["lost"] == 0
+        assert min(b[0] for b in got["bins"]) >= 0 and sum(b[1] for b in got["bins"]) == done["packets"]
+        with pytest.raises(AgentError, match="CCTI_Timer=0 is out of range"):
+            a.call({**req, "params": {"ccti_timer": 0}})
+    finally:
+        a.close()
