@@ -14,16 +14,17 @@ sequence) (:mod:`traffic.cist_agent`).
 * *during* (flows 1, 2): every source sends ``during`` broadcasts at ``rate_pps``; ``inject_at`` seconds in,
   F is injected while the traffic runs. A switch fails by SIGKILL of its BMv2 process
   (``net.switches[name].signal(9)``), so it neither forwards nor delivers and loses what it had queued. A link
-  fails by removing its port from the BMv2 process at *both* ends (``simple_switch_CLI port_remove``; repaired
-  with ``port_add``): neither end sends nor receives on it, and copies replicated to it are dropped.
+  fails by dropping every frame sent on either end (:func:`emu.faults.cut`, ``pfifo limit 0`` as the
+  root qdisc of both interfaces; repaired by deleting it): neither end's frames cross the link, and copies
+  replicated to it are lost. Nothing tells the switches: broadcast over CISTs needs no reaction, which is
+  the point of the trees.
 
-  *Why not* ``ip -n <netns> link set <intf> down``, as first planned: measured here (BMv2 1.15 with the
-  system's libpcap), BMv2's one receive thread blocks in ``pcap_next_ex`` on an interface that went down, so
-  the switch at each end stops receiving on *every* port — a link failure turns into two switch failures
-  (one broadcast from h1_1_0 then reached 7 of the 17 hosts the model predicts on tree 0, 3 of 28 on the
-  single tree), and the switch stays half-deaf after the link comes back up. Traffic-control drops are not
-  available either (the kernel here has no tc classifiers, actions or netem). Port removal fails exactly the
-  link, and the same broadcasts then reach exactly the predicted hosts.
+  *Why not* ``ip -n <netns> link set <intf> down``: BMv2's one receive thread blocks in ``pcap_next_ex`` on an
+  interface that went down, so the switch at each end stops receiving on *every* port (see
+  :mod:`emu.faults`). *Why not* ``simple_switch_CLI port_remove`` (used at first): BMv2 1.15's
+  ``bmi_port_interface_remove`` takes the port manager's write lock and then waits for the select thread to
+  acknowledge, which under traffic can wait forever (seen here once in ten runs: a CLI hung for 60 s;
+  upstream p4lang/behavioral-model#1043 is about port deletion in this code).
 * *after* (flows 3, 4): once F is in place, every source sends ``after`` more broadcasts. A host pair counts
   as delivered if all of them arrived, lost if none did (anything in between is reported as *partial*: the
   failure model has no such outcome, so it would mean congestion loss).
@@ -59,8 +60,7 @@ Decisions:
   broadcast: 0.1/s), senders start staggered over one sending period, and the receivers are read only when
   no copy arrived for two polls (a busy fabric delays copies by seconds). ``rate_pps`` is per source and
   counts broadcasts (each k + 1 frames).
-* Link failures go through ``simple_switch_CLI`` processes started and connected before the window
-  (:class:`ReadyCli`), all ends at once, so they land about as promptly as a switch kill.
+* Link failures are one ``tc -batch`` for all ends, so they land as promptly as a switch kill.
 * The single tree is rooted at the first switch, s0_0, as in the model's baseline.
 """
 
@@ -68,8 +68,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -371,122 +369,24 @@ def _link_ends(graph: Any, links: Sequence[tuple[str, str]]) -> list[tuple[str, 
     return out
 
 
-def thrift(net: Any, switch: str, commands: Sequence[str], attempts: int = 3) -> list[str]:
-    """simple_switch_CLI commands to one switch, retried: the CLI is a child process forked while gRPC threads
-    run in this one, and such a fork occasionally fails (see the report)."""
-    from controller.runtime.errors import ThriftError
-
-    for attempt in range(attempts):
-        try:
-            return net.controller.thrift(switch).run(list(commands))
-        except ThriftError as e:
-            if attempt == attempts - 1:
-                raise
-            log.warning("%s: %s; retrying", switch, e)
-    return []
-
-
-class ReadyCli:
-    """A ``simple_switch_CLI`` started and connected ahead of time, waiting for its commands on stdin.
-
-    A link failure then lands within milliseconds of the chosen moment instead of one CLI start-up later
-    (0.5-3 s on a busy machine, enough to miss a traffic window). Output is parsed by
-    :class:`controller.runtime.thrift.ThriftChannel` as usual; the command line is the one it uses."""
-
-    def __init__(self, net: Any, switch: str) -> None:
-        import sys
-
-        from controller.runtime.netns import exec_prefix
-        from controller.runtime.thrift import ThriftChannel
-        from controller.runtime.toolchain import require_tool, tool_env
-
-        self.net, self.switch = net, switch
-        target = net.controller.targets[switch]
-        self.channel = ThriftChannel(switch, target.thrift_port, runner=self._run, netns=target.netns)
-        argv = exec_prefix(target.netns) + [sys.executable, str(require_tool("simple_switch_CLI")), "--thrift-port",
-                                            str(target.thrift_port)]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, env=tool_env())
-        self._head = b""
-
-    def wait_ready(self, timeout: float = 30.0) -> bool:
-        """Read the CLI's output until its first prompt (it has connected); False if it exited or timed out."""
-        import select
-
-        from controller.runtime.thrift import PROMPT
-
-        fd, prompt, deadline = self.proc.stdout.fileno(), PROMPT.encode(), time.monotonic() + timeout
-        while prompt not in self._head:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                return False
-            chunk = os.read(fd, 4096)
-            if not chunk:
-                return False
-            self._head += chunk
-        return True
-
-    def _run(self, argv: list[str], stdin: str, netns: str | None) -> str:
-        out, err = self.proc.communicate(stdin, timeout=60)
-        if self.proc.returncode:
-            raise subprocess.CalledProcessError(self.proc.returncode, argv, out, err)
-        return self._head.decode(errors="replace") + out
-
-    def run(self, commands: Sequence[str]) -> list[str]:
-        """Run ``commands`` in the waiting CLI; if it failed to start, in a fresh one (with retries)."""
-        from controller.runtime.errors import ThriftError
-
-        try:
-            return self.channel.run(commands)
-        except ThriftError as e:
-            log.warning("%s: prestarted CLI failed (%s); running a new one", self.switch, e)
-            return thrift(self.net, self.switch, commands)
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.communicate()
-
-
-def _port_commands(ends: Sequence[tuple[str, int]], up: bool) -> list[tuple[str, str]]:
+def set_links(net: Any, graph: Any, links: Sequence[tuple[str, str]], up: bool) -> None:
+    """Fail (``up=False``) or repair links: every frame sent on either end is dropped (:func:`emu.faults.cut`,
+    ``drop``), all ends in one ``tc -batch``."""
+    from emu import faults
     from emu.network import intf_name
 
-    return [(sw, f"port_add {intf_name(sw, port)} {port}" if up else f"port_remove {port}") for sw, port in ends]
-
-
-def set_link_ports(net: Any, graph: Any, links: Sequence[tuple[str, str]], up: bool,
-                   ready: dict[tuple[str, int], ReadyCli] | None = None) -> None:
-    """Fail (``up=False``) or repair links by removing or re-adding both ends' ports in BMv2, all ends at once
-    (through ``ready`` CLIs where given)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    ends = _link_ends(graph, links)
-    if not ends:
+    intfs = [intf_name(sw, port) for sw, port in _link_ends(graph, links)]
+    if not intfs:
         return
-    ready = ready or {}
-    with ThreadPoolExecutor(max_workers=len(ends)) as pool:
-        jobs = [pool.submit(ready[end].run, [cmd]) if end in ready else pool.submit(thrift, net, sw, [cmd])
-                for end, (sw, cmd) in zip(ends, _port_commands(ends, up))]
-        for job in jobs:
-            job.result()
+    if up:
+        faults.restore(net.netns, intfs)
+    else:
+        faults.cut(net.netns, intfs, "drop")
 
 
-def prepare_link_failures(net: Any, graph: Any, failures: Any) -> dict[tuple[str, int], ReadyCli]:
-    """One connected, waiting CLI per port that :func:`inject` will remove (one that did not come up is
-    replaced by a fresh CLI at injection time)."""
-    ready = {end: ReadyCli(net, end[0]) for end in _link_ends(graph, sorted(failures.links))}
-    for end, cli in list(ready.items()):
-        if not cli.wait_ready():
-            log.warning("%s: prestarted CLI did not come up; a new one will run at injection time", end[0])
-            cli.close()
-            del ready[end]
-    return ready
-
-
-def inject(net: Any, graph: Any, failures: Any, deaths: _ExpectedDeaths,
-           ready: dict[tuple[str, int], ReadyCli] | None = None) -> None:
-    """Fail links (both ports removed from their BMv2) and switches (SIGKILL, waited for)."""
-    set_link_ports(net, graph, sorted(failures.links), up=False, ready=ready)
+def inject(net: Any, graph: Any, failures: Any, deaths: _ExpectedDeaths) -> None:
+    """Fail links (both ends drop everything they send) and switches (SIGKILL, waited for)."""
+    set_links(net, graph, sorted(failures.links), up=False)
     deaths.names.update(failures.switches)
     deaths.kills.update(failures.switches)
     for s in failures.switches:
@@ -496,8 +396,8 @@ def inject(net: Any, graph: Any, failures: Any, deaths: _ExpectedDeaths,
 
 
 def repair(net: Any, graph: Any, failures: Any, deaths: _ExpectedDeaths) -> None:
-    """Links back (ports re-added); killed switches restarted with their pipeline and state re-pushed."""
-    set_link_ports(net, graph, sorted(failures.links), up=True)
+    """Links back; killed switches restarted with their pipeline and state re-pushed."""
+    set_links(net, graph, sorted(failures.links), up=True)
     for s in sorted(failures.switches):
         net.restart_switch(s, kill=False)
         deaths.names.discard(s)
@@ -632,13 +532,12 @@ def _phase(run: _Run, index: int, case: FailureCase, progress: Progress) -> Phas
     handles = [net.agent(h) for h in hosts]
     call_all(handles, [{"cmd": "cist.recv_start"}] * len(handles))
     injected_at: float | None = None
-    ready = prepare_link_failures(net, run.graph, case.failures)
     try:
         t_window = time.perf_counter()
         agents = _submit_window(run, run.senders, (f_cd, f_sd), 0, cfg.during)
         if case.f:
             time.sleep(max(0.0, cfg.inject_at - (time.perf_counter() - t_window)))
-            inject(net, run.graph, case.failures, run.deaths, ready)
+            inject(net, run.graph, case.failures, run.deaths)
             injected_at = time.perf_counter() - t_window
         _collect_sends(run, agents)
         _wait_quiet(handles, cfg.settle, cfg.settle_max)
@@ -646,8 +545,6 @@ def _phase(run: _Run, index: int, case: FailureCase, progress: Progress) -> Phas
         _collect_sends(run, agents)
         _wait_quiet(handles, cfg.settle, cfg.settle_max)
     finally:
-        for cli in ready.values():
-            cli.close()
         ip_of = {h.name: h.ip for h in run.fabric.hosts()}
         expect = [[ip_of[s], f, n] for s in run.senders
                   for f, n in ((f_cd, cfg.during), (f_sd, cfg.during), (f_ca, cfg.after), (f_sa, cfg.after))]
@@ -682,7 +579,7 @@ def _set_queue_depth(net: Any, depth: int, names: Sequence[str] | None = None, w
 
     names = list(names) if names is not None else list(net.switches)
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(names)))) as pool:
-        jobs = [pool.submit(thrift, net, n, [f"set_queue_depth {depth} {p}" for p in sorted(net.switches[n].cfg.ports)])
+        jobs = [pool.submit(net.controller.thrift(n).set_queues, depth, None, sorted(net.switches[n].cfg.ports))
                 for n in names]
         for job in jobs:
             job.result()

@@ -99,9 +99,9 @@ def test_replace_trees_striping_and_removal_on_a_live_fabric():
         dp.install(plan.trees)
         # striping with parity over both trees, with a link of tree 0 down: every stripe rebuilt, none lost
         down = [plan.trees[0].edges[0]]
-        exp.set_link_ports(net, plan.graph, down, up=False)
+        exp.set_links(net, plan.graph, down, up=False)
         got = _broadcast(net, fabric, 5, [(9, [0, 1])], 10, mode="stripe")
-        exp.set_link_ports(net, plan.graph, down, up=True)
+        exp.set_links(net, plan.graph, down, up=True)
         assert all(r["9"]["delivered"] == 10 and r["9"]["missing"] == 0 and r["9"]["corrupt"] == 0
                    for r in got.values())
         assert sum(r["9"]["recovered"] > 0 for r in got.values()) > 0   # some hosts needed the parity

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -22,7 +21,7 @@ from controller.congestion import scenarios as sc
 from controller.congestion.dataplane import PortMarks, TenantKey
 from controller.congestion.params import SwitchParams
 from controller.congestion.policy import MeterRate
-from emu import netns
+from emu.cleanup import leftovers
 from experiments import bandwidth_partition as bp
 
 pytestmark = pytest.mark.bmv2
@@ -31,20 +30,6 @@ RX_PORT = 6001
 CN_PORT = 47999          # nobody listens: the receiver's CNs are dropped by the sender's host
 FRAME = 200
 CFG = bp.quick()
-
-
-def _left_behind(run_root: Path) -> list[str]:
-    from emu.cleanup import alive, tagged
-    from emu.rundir import RunDir
-
-    out = []
-    for p in run_root.iterdir():
-        run = RunDir.load(p)
-        out += [f"pid {pid}" for pid in run.state.processes.values() if alive(pid)]
-        out += [f"tagged pid {pid}" for pid in tagged(run.id)]
-        out += [f"namespace {run.state.netns}"] if run.state.netns and netns.exists(run.state.netns) else []
-        out += [str(s) for s in p.glob("*.sock")]
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +42,7 @@ def bed(tmp_path_factory):
         with bp.testbed(CFG) as tb:
             nodes = set(tb.net.switches) | set(tb.net.hosts)
             yield tb
-    assert _left_behind(root) == []
+    assert leftovers(root) == []
     now = set(os.listdir("/sys/class/net"))
     # other work on the machine adds and removes interfaces meanwhile; none of ours may be left there
     assert not {i for i in now - links if i.split("-")[0] in nodes}, "the machine's namespace changed"
