@@ -3,12 +3,11 @@ for missing chunks, host-side merging; and the agent's commands over a veth pair
 
 from __future__ import annotations
 
-import subprocess
 import time
-import uuid
 
 import pytest
 
+from agent_pair import agent_pair
 from traffic.aggregation_agent import (FRAME_SIZE, HEADER_OFFSET, MAX_VALUE, OVERFLOW, RESULT, RETX, VALUES,
                                        TreeReceiver, TreeSender, chunk_frame, pack_chunk, pack_ctrl, unpack_chunk,
                                        unpack_ctrl)
@@ -121,29 +120,10 @@ def test_control_message_round_trip():
 
 
 # -- the agent's commands over a veth pair ----------------------------------------------------------------------
-def sh(cmd: str) -> str:
-    return subprocess.run(cmd, shell=True, check=True, capture_output=True, text=True).stdout
-
-
 @pytest.fixture
 def pair():
-    from traffic.hostctl import AgentHandle, HostAddr
-
-    tag = uuid.uuid4().hex[:6]
-    a_ns, b_ns, a_if, b_if = f"dga{tag}", f"dgb{tag}", f"dga{tag}0", f"dgb{tag}0"
-    sh(f"ip netns add {a_ns} && ip netns add {b_ns}")
-    try:
-        sh(f"ip link add {a_if} netns {a_ns} type veth peer name {b_if} netns {b_ns}")
-        for ns, dev, ip in ((a_ns, a_if, "10.0.0.1"), (b_ns, b_if, "10.0.0.2")):
-            sh(f"ip -n {ns} addr add {ip}/8 dev {dev} && ip -n {ns} link set {dev} up && ip -n {ns} link set lo up")
-        mac = lambda ns, dev: sh(f"ip -n {ns} -br link show {dev}").split()[2]
-        a = AgentHandle(HostAddr("a", a_if, "10.0.0.1", mac(a_ns, a_if)), ["ip", "netns", "exec", a_ns])
-        b = AgentHandle(HostAddr("b", b_if, "10.0.0.2", mac(b_ns, b_if)), ["ip", "netns", "exec", b_ns])
-        yield a, b
-        a.close()
-        b.close()
-    finally:
-        sh(f"ip netns del {a_ns}; ip netns del {b_ns}")
+    with agent_pair("dg") as ab:
+        yield ab
 
 
 @pytest.mark.netns

@@ -2,41 +2,21 @@
 
 from __future__ import annotations
 
-import subprocess
 import time
-import uuid
 
 import pytest
+from agent_pair import agent_pair
 
 from traffic import measure, wire
-from traffic.hostctl import AgentHandle, HostAddr, call_all
+from traffic.hostctl import call_all
 
 pytestmark = pytest.mark.netns
 
 
-def sh(cmd: str) -> str:
-    return subprocess.run(cmd, shell=True, check=True, capture_output=True, text=True).stdout
-
-
 @pytest.fixture
 def pair():
-    tag = uuid.uuid4().hex[:6]
-    a_ns, b_ns, a_if, b_if = f"dla{tag}", f"dlb{tag}", f"dla{tag}0", f"dlb{tag}0"
-    sh(f"ip netns add {a_ns} && ip netns add {b_ns}")
-    try:
-        sh(f"ip link add {a_if} netns {a_ns} type veth peer name {b_if} netns {b_ns}")
-        for ns, dev, ip in ((a_ns, a_if, "10.0.0.1"), (b_ns, b_if, "10.0.0.2")):
-            sh(f"ip -n {ns} addr add {ip}/8 dev {dev} && ip -n {ns} link set {dev} up && ip -n {ns} link set lo up")
-        mac = lambda ns, dev: sh(f"ip -n {ns} -br link show {dev}").split()[2]
-        A = HostAddr("a", a_if, "10.0.0.1", mac(a_ns, a_if))
-        B = HostAddr("b", b_if, "10.0.0.2", mac(b_ns, b_if))
-        a = AgentHandle(A, ["ip", "netns", "exec", a_ns])
-        b = AgentHandle(B, ["ip", "netns", "exec", b_ns])
-        yield a, b
-        a.close()
-        b.close()
-    finally:
-        sh(f"ip netns del {a_ns}; ip netns del {b_ns}")
+    with agent_pair("dl") as ab:
+        yield ab
 
 
 def test_flow_arrives_complete(pair):

@@ -1,0 +1,37 @@
+"""Two traffic agents in two fresh network namespaces joined by a veth pair (10.0.0.1 <-> 10.0.0.2)."""
+
+from __future__ import annotations
+
+import subprocess
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from traffic.hostctl import AgentHandle, HostAddr
+
+
+def sh(cmd: str) -> str:
+    return subprocess.run(cmd, shell=True, check=True, capture_output=True, text=True).stdout
+
+
+@contextmanager
+def agent_pair(prefix: str) -> Iterator[tuple[AgentHandle, AgentHandle]]:
+    """Agents ``a`` and ``b``; the namespaces (and with them the veths) are deleted afterwards."""
+    tag = uuid.uuid4().hex[:6]
+    a_ns, b_ns, a_if, b_if = f"{prefix}a{tag}", f"{prefix}b{tag}", f"{prefix}a{tag}0", f"{prefix}b{tag}0"
+    sh(f"ip netns add {a_ns} && ip netns add {b_ns}")
+    try:
+        sh(f"ip link add {a_if} netns {a_ns} type veth peer name {b_if} netns {b_ns}")
+        for ns, dev, ip in ((a_ns, a_if, "10.0.0.1"), (b_ns, b_if, "10.0.0.2")):
+            sh(f"ip -n {ns} addr add {ip}/8 dev {dev} && ip -n {ns} link set {dev} up && ip -n {ns} link set lo up")
+
+        def mac(ns: str, dev: str) -> str:
+            return sh(f"ip -n {ns} -br link show {dev}").split()[2]
+
+        a = AgentHandle(HostAddr("a", a_if, "10.0.0.1", mac(a_ns, a_if)), ["ip", "netns", "exec", a_ns])
+        b = AgentHandle(HostAddr("b", b_if, "10.0.0.2", mac(b_ns, b_if)), ["ip", "netns", "exec", b_ns])
+        yield a, b
+        a.close()
+        b.close()
+    finally:
+        sh(f"ip netns del {a_ns}; ip netns del {b_ns}")
