@@ -3,7 +3,8 @@
 BMv2 allocates every table entry slot and register cell when it loads a program, so a program
 declared for the largest fabric costs every switch tens of MiB it never uses. The controller
 compiles the program with ``-DNAME=value`` for each size below; the content-keyed p4c cache keeps
-one build per distinct sizing.
+one build per distinct sizing. The tables p4c adds on its own (keyless, hidden) are shrunk after the
+compile (:func:`p4src.compiler.shrink_keyless_tables`).
 """
 
 from __future__ import annotations

@@ -48,17 +48,30 @@ def test_committed_p4info_fixture_is_up_to_date():
     assert fresh == committed, ("p4src/ changed: cp \"$(dcnlab compile --p4info)\" tests/fixtures/dcnlab.p4info.txtpb")
 
 
-def test_compact_device_config_drops_only_source_info():
+def test_device_config_drops_source_info_and_shrinks_only_keyless_tables():
     import json
 
-    from p4src.compiler import compact_json, compile_program
+    from p4src.compiler import compile_program, device_json
     prog = compile_program()
-    full, compact = json.loads(prog.json.read_text()), json.loads(compact_json(prog.json).read_text())
-    assert "source_info" not in compact_json(prog.json).read_text()
-    assert compact_json(prog.json).stat().st_size < prog.json.stat().st_size / 3
+    full = json.loads(prog.json.read_text())
+    compact = json.loads(device_json(prog.json).read_text())
+    logged = json.loads(device_json(prog.json, compact=False).read_text())
+    assert "source_info" not in device_json(prog.json).read_text() and "source_info" in json.dumps(logged)
+    assert device_json(prog.json).stat().st_size < prog.json.stat().st_size / 3
 
     def strip(o):
         if isinstance(o, dict):
             return {k: strip(v) for k, v in o.items() if k != "source_info"}
         return [strip(v) for v in o] if isinstance(o, list) else o
-    assert strip(full) == compact
+
+    def sizes(doc):
+        return {t["name"]: (bool(t["key"]), t["max_size"]) for p in doc["pipelines"] for t in p["tables"]}
+    before, after = sizes(full), sizes(compact)
+    assert sum(not keyed for keyed, _ in before.values()) >= 10          # p4c's hidden action tables
+    for name, (keyed, size) in before.items():
+        assert after[name] == ((keyed, size) if keyed else (False, 1)), name
+    for doc in (full, compact, logged):
+        for p in doc["pipelines"]:
+            for t in p["tables"]:
+                t["max_size"] = 0
+    assert strip(full) == compact == strip(logged)
