@@ -6,19 +6,25 @@ trees; :func:`.steiner.kmb_reference`: per tree) spend 2-4 microseconds per send
 sorting. This module builds exactly the same trees (``tests/test_aggregation_engine.py`` compares
 them row by row on thousands of random instances) in a few hundred nanoseconds per pair:
 
-* **No sorting.** Every set the algorithms need (the servers that share a label but one digit,
-  the targets of a stage, the servers already in a tree) is a *stamped open-addressing hash table*
-  of int32 rows (:class:`Scratch`): a row belongs to the current set when its stamp equals the
-  set's, and a new set is a new stamp, so nothing is ever cleared. Tables are sized to the members
-  (twice their count, a power of two), not to the fabric: dense arrays over all ``N`` labels (or
-  ``N / n`` labels without one digit) would not stay in cache on BCube(6,8)'s 1.68 million
-  servers. A Bloom filter of 8 bits per slot guards the look-ups that usually miss (the A2
-  servers' candidate targets). Tables live per process (:func:`scratch`), so a round allocates
-  almost nothing.
-* **Choosing e_j is half the IRS time.** A1 (:mod:`.irs`) needs the stage size of every unused
-  symbol, i.e. one grouping pass per candidate; the pass of the last candidate is reused when it
-  wins, and a stage with one candidate left skips the comparison. Measured on BCube(8,5), 1,500
-  senders: 0.27 s per 400 trees with the choice against 0.13 s with a fixed symbol.
+* **No sorting.** The servers already in a unicast or KMB tree form a *stamped open-addressing
+  hash table* of int32 rows (:class:`Scratch`): a row belongs to the current set when its stamp
+  equals the set's, and a new set is a new stamp, so nothing is ever cleared. Tables are sized to
+  the members (twice their count, a power of two), not to the fabric: dense arrays over all ``N``
+  labels would not stay in cache on BCube(6,8)'s 10 million servers.
+* **IRS groups by direct addressing.** The sets IRS needs (the servers that share a label but one
+  digit, the targets of a stage) are keyed by a label without one digit, ``N / n`` possible keys:
+  bitmaps over all of them (4 KiB per column on BCube(8,5), 205 KiB on BCube(6,8)) say which keys
+  the current pass holds, and an int32 table over them (512 KiB and 27 MB) holds the values, valid
+  only where the bit is set, so it is never cleared; every pass lists the keys it set and zeroes
+  their bitmap words. Only the entries of a tree's own servers are touched.
+  Tables live per process (:func:`scratch`), so a round allocates almost nothing.
+* **Choosing e_j is most of the IRS time.** A1 (:mod:`.irs`) needs the stage size of every unused
+  symbol, i.e. one grouping pass per candidate (20 passes per tree on BCube(8,5)). The passes are
+  branch-free (whether a digit is 0 is a coin flip to the branch predictor, and mispredictions,
+  not memory, were most of the cost), stop counting fallback targets once a candidate cannot win,
+  and keep their groups of two or more, which are what the intra-stage step needs; a stage with one
+  candidate left skips the comparison. Measured on BCube(8,5), 1,500 senders, 1,500 receivers:
+  about 0.65-0.75 CPU-s, against 0.8 with the hash tables of the previous version.
 * **Inputs are trusted**: distinct senders, none equal to a receiver (the public API,
   :func:`controller.aggregation.resolve`, checks them; the model draws them so).
 * **Digits by shifts** when ``n`` is a power of two (BCube(8,5), BCube(4,8)); by division otherwise.
@@ -120,14 +126,16 @@ def _diff_dim(a, b, K, n, sh, pw):
 
 @dataclass
 class Scratch:
-    """Stamped open-addressing hash tables reused by every tree a process builds on one BCube size.
+    """Tables reused by every tree a process builds on one BCube size.
 
-    Rows of 4 int32 (16 bytes): stamp (the row is in the current set when it equals the set's stamp),
-    key, then two values. ``keys`` holds labels without one digit (IRS groups), ``hash`` full labels."""
+    ``hash``: a stamped open-addressing hash table of full labels (unicast and KMB trees), rows of 4
+    int32 (16 bytes): stamp (the row is in the current set when it equals the set's stamp), key, then
+    two values. ``bits`` and ``tab``: direct-address tables over labels without one digit (IRS
+    groups; ``N / n`` entries, see the IRS section)."""
 
-    keys: np.ndarray
     hash: np.ndarray
-    bloom: np.ndarray         # bits guarding ``keys`` (8 per slot): most A2 look-ups miss
+    bits: np.ndarray          # (N / n / 64 + 1, 4) uint64 bitmaps, all-zero between passes
+    tab: np.ndarray           # (4, N / n) int32, valid where the entry's bit is set
     ctr: np.ndarray           # (1,) the last stamp handed out
 
 
@@ -146,11 +154,11 @@ def scratch(space: LabelSpace, members: int) -> Scratch:
     s = _SCRATCH.get(key)
     if s is None:
         _SCRATCH.clear()
-        s = Scratch(np.zeros((cap, 4), np.int32), np.zeros((cap, 4), np.int32), np.zeros(cap // 8 + 1, np.uint64),
-                    np.zeros(1, np.int64))
+        keys = space.N // space.n
+        s = Scratch(np.zeros((cap, 4), np.int32), np.zeros((keys // 64 + 1, 4), np.uint64),
+                    np.zeros((4, keys), np.int32), np.zeros(1, np.int64))
         _SCRATCH[key] = s
     if s.ctr[0] > _STAMP_LIMIT:           # int32 stamps: start over long before they could wrap
-        s.keys[:] = 0
         s.hash[:] = 0
         s.ctr[0] = 0
     return s
@@ -180,12 +188,6 @@ def _slot(tab, bits, stamp, key):
     while tab[i, 0] == stamp and tab[i, 1] != key:
         i = (i + 1) & mask
     return i
-
-
-@njit(inline="always", cache=True)
-def _bloom_bit(key, bits):
-    """A second hash of ``key`` into ``2 ** (bits + 3)`` bits (8 per slot of the table it guards)."""
-    return ((key * 2246822507) & 0xFFFFFFFF) >> (29 - bits)
 
 
 # -- flows under the cost model ---------------------------------------------------------------------------
@@ -254,71 +256,48 @@ def _tree_flows(parent, sender, rows, deltas, traffic, root_out, order, kids, to
 # Per stage, the servers of T that differ only in digit f form a group; ``gid[f, i]`` is the position of
 # the first member of i's group (its representative). A server whose digit f is already the receiver's
 # is alone in its group (another member with the same label-without-f would be one layer higher), so
-# one pass per digit hashes only the others, plus the senders one hop closer whose digit f is 0 (the
+# one pass per digit groups only the others, plus the senders one hop closer whose digit f is 0 (the
 # targets that already exist). The same pass gives the stage size of candidate symbol f, and the groups
 # with two or more members (``multi``) are all the intra-stage step has to look at.
+#
+# Labels without one digit index ``N / n`` entries directly (no hashing): four bitmap columns
+# (``bm``, (N / n / 64 + 1, 4) uint64; 4 KiB per column on BCube(8,5)) say which entries the current
+# pass holds, and ``tab`` ((4, N / n) int32) holds their values, valid only where the bit is set, so
+# it is never cleared. Columns: 0 a sender one hop closer (row in ``tab[1, k]``), 1 a group of T
+# (first member in ``tab[0, k]``), 2 a fallback target (A2; count and row in ``tab[2:4, k]``), 3 the
+# group is already listed in ``multi``. Every entry a pass sets is listed in ``keys``, and its bitmap
+# words are zeroed when the pass is done, so the bitmaps are all-zero between passes. The passes are
+# branch-free: whether a digit is 0 is a coin flip to the CPU, and mispredicted branches, not memory,
+# were most of the time.
 
-@njit(cache=True)
-def _key_pass(f, t_node, tn, l_node, l_row, ln, sh, pw, n, kh, bloom, ctr, gid_f, mark, a2, multi, counts):
-    """Group T by label-without-digit-f. Returns the table stamp; ``counts`` gets (number of members
-    whose digit f is 0, listed in ``a2``; size of ``multi``; new group targets that are not senders)."""
-    s_k = _stamp(ctr)
-    bits = _bits_for(tn + ln)
-    for i in range(1 << max(bits - 3, 0)):
-        bloom[i] = 0
-    for i in range(ln):
-        y = l_node[i]
-        if _dig(y, f, n, sh, pw) == 0:
-            k = _key(y, f, sh, pw)
-            b = _bloom_bit(k, bits)
-            bloom[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-            q = _slot(kh, bits, s_k, k)
-            kh[q, 0] = s_k
-            kh[q, 1] = k
-            kh[q, 2] = -1
-            kh[q, 3] = l_row[i]
-    na2 = 0
-    nm = 0
-    new = 0
-    for i in range(tn):
-        xi = t_node[i]
-        gid_f[i] = i
-        if _dig(xi, f, n, sh, pw) == 0:
-            a2[na2] = i
-            na2 += 1
-            continue
-        k = _key(xi, f, sh, pw)
-        q = _slot(kh, bits, s_k, k)
-        if kh[q, 0] != s_k:
-            kh[q, 0] = s_k
-            kh[q, 1] = k
-            kh[q, 2] = i
-            kh[q, 3] = -1
-            new += 1
-            b = _bloom_bit(k, bits)
-            bloom[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-        elif kh[q, 2] < 0:
-            kh[q, 2] = i
-        else:
-            r = kh[q, 2]
-            gid_f[i] = r
-            multi[nm] = i
-            nm += 1
-            if mark[r] != s_k:
-                mark[r] = s_k
-                multi[nm] = r
-                nm += 1
-    counts[0] = na2
-    counts[1] = nm
-    counts[2] = new
-    return s_k
+@njit(inline="always", cache=True)
+def _bit(bm, k, c):
+    """Bit ``k`` of bitmap column ``c`` (0 or 1)."""
+    return np.int64((bm[k >> 6, c] >> np.uint64(k & 63)) & np.uint64(1))
+
+
+@njit(inline="always", cache=True)
+def _set_bit(bm, k, c):
+    bm[k >> 6, c] |= np.uint64(1) << np.uint64(k & 63)
 
 
 @njit(cache=True)
-def _a2_hit(xi, e, K, n, sh, pw, kh, bloom, bits, s_k):
+def _clear(bm, keys, nk):
+    """Zero the bitmap words of the ``nk`` entries listed in ``keys``."""
+    for t in range(nk):
+        w = keys[t] >> 6
+        bm[w, 0] = 0
+        bm[w, 1] = 0
+        bm[w, 2] = 0
+        bm[w, 3] = 0
+
+
+@njit(cache=True)
+def _a2_target(xi, e, K, n, sh, pw, bm):
     """A server whose digit e already matches the receiver's (ambiguity A2): the highest differing
-    digit whose target already exists (a group target or a sender one hop closer), else -1 - the
-    highest differing digit. Also returns the target's hash slot (or -1)."""
+    digit whose target already exists (a group target or a sender one hop closer: bitmap column 0 or
+    1), with that target's entry; else -1 - the highest differing digit, and the entry of that
+    (fallback) target."""
     top = -1
     for g in range(K - 1, -1, -1):
         dg = _dig(xi, g, n, sh, pw)
@@ -327,42 +306,86 @@ def _a2_hit(xi, e, K, n, sh, pw, kh, bloom, bits, s_k):
         if top < 0:
             top = g
         k = _key(xi - dg * pw[g], e, sh, pw)
-        b = _bloom_bit(k, bits)
-        if (bloom[b >> 6] >> np.uint64(b & 63)) & np.uint64(1) == 0:
-            continue                      # certainly absent: most candidates are
-        q = _slot(kh, bits, s_k, k)
-        if kh[q, 0] == s_k:
-            return g, q
-    return -1 - top, -1
+        if ((bm[k >> 6, 0] | bm[k >> 6, 1]) >> np.uint64(k & 63)) & np.uint64(1):
+            return g, k
+    return -1 - top, _key(xi - _dig(xi, top, n, sh, pw) * pw[top], e, sh, pw)
 
 
 @njit(cache=True)
-def _fallbacks(e, t_node, a2, na2, K, n, sh, pw, kh, bloom, bits, s_k, ht, ctr):
-    """Number of distinct fallback targets (A2 servers whose every possible target is new)."""
-    s_fb = _stamp(ctr)
-    fb_bits = _bits_for(na2)
-    new = 0
-    for t in range(na2):
-        xi = t_node[a2[t]]
-        g, _ = _a2_hit(xi, e, K, n, sh, pw, kh, bloom, bits, s_k)
-        if g < 0:
-            f = -1 - g
-            c = xi - _dig(xi, f, n, sh, pw) * pw[f]
-            q = _slot(ht, fb_bits, s_fb, c)
-            if ht[q, 0] != s_fb:
-                ht[q, 0] = s_fb
-                ht[q, 1] = c
-                new += 1
-    return new
+def _group_pass(e, t_node, tn, l_node, l_row, ln, K, n, sh, pw, bm, tab, keys, a2, gid_f, multi, limit, build,
+                out):
+    """Group T by label-without-digit-e and return the size of stage j-1 if ``e`` were the routing
+    symbol, before the intra-stage step (A1).
+
+    ``out`` gets (servers listed in ``multi``, the members of groups of two or more, ``gid_f[i]``
+    being the first member of i's group; servers whose digit e is 0, listed in ``a2``; entries
+    listed in ``keys``). A candidate (``build`` false) counts the distinct fallback targets of the
+    A2 servers too, unless the count has already reached ``limit`` (the best size so far; ties go to
+    the higher digit, already counted): fallbacks only add. It then clears its bits. The routing
+    symbol's pass (``build``) records the senders' rows and keeps its bits for building the stage."""
+    size = ln
+    nk = 0
+    for i in range(ln):
+        y = l_node[i]
+        z = np.int64(_dig(y, e, n, sh, pw) == 0)
+        k = _key(y, e, sh, pw)
+        bm[k >> 6, 0] |= np.uint64(z) << np.uint64(k & 63)
+        if build:
+            tab[1, k] = l_row[i] if z else tab[1, k]
+        keys[nk] = k
+        nk += z
+    na2 = 0
+    nm = 0
+    for i in range(tn):
+        xi = t_node[i]
+        nz = np.int64(_dig(xi, e, n, sh, pw) != 0)
+        a2[na2] = i
+        na2 += 1 - nz
+        k = _key(xi, e, sh, pw)
+        wd = k >> 6
+        sb = np.uint64(k & 63)
+        old = bm[wd, 1]
+        seen = np.int64((old >> sb) & np.uint64(1))         # only a server with digit e != 0 sets it
+        bm[wd, 1] = old | (np.uint64(nz) << sb)
+        new = nz & (1 - seen)
+        fr = np.int64(tab[0, k])
+        tab[0, k] = i if new else fr
+        gid_f[i] = fr if seen else i
+        multi[nm] = i
+        nm += seen
+        old3 = bm[wd, 3]
+        rep = seen & np.int64(((old3 >> sb) & np.uint64(1)) == 0)
+        bm[wd, 3] = old3 | (np.uint64(seen) << sb)
+        multi[nm] = fr
+        nm += rep
+        keys[nk] = k
+        nk += new
+        size += new & np.int64(((bm[wd, 0] >> sb) & np.uint64(1)) == 0)
+    if not build:
+        t = 0
+        while t < na2 and size < limit:
+            g, k = _a2_target(t_node[a2[t]], e, K, n, sh, pw, bm)
+            t += 1
+            if g < 0 and not _bit(bm, k, 2):
+                _set_bit(bm, k, 2)
+                keys[nk] = k
+                nk += 1
+                size += 1
+        _clear(bm, keys, nk)
+        nk = 0
+    out[0] = nm
+    out[1] = na2
+    out[2] = nk
+    return size
 
 
 @njit(cache=True)
-def _irs_tree(x, K, n, sh, pw, intra, kh, bloom, ht, ctr, w, gid, o_node, o_parent, o_level, o_sender):
+def _irs_tree(x, K, n, sh, pw, intra, bm, tab, w, gid, o_node, o_parent, o_level, o_sender):
     """One IRS tree towards 0 over the relabelled senders ``x``; returns its number of rows.
 
     Rows: 0 the receiver, ``1..m`` the senders in input order, then relays in creation order.
-    ``w`` is (20, m) int64 work space; ``gid`` is (2K, m): the groups per digit, then the members of
-    groups with two or more members per digit."""
+    ``w`` is (20, m + 1) int64 work space; ``gid`` is (2K, m + 1): the groups per digit, then the
+    members of groups with two or more members per digit."""
     m = x.shape[0]
     o_node[0] = 0
     o_parent[0] = -1
@@ -387,7 +410,7 @@ def _irs_tree(x, K, n, sh, pw, intra, kh, bloom, ht, ctr, w, gid, o_node, o_pare
         fill[lay[i]] += 1
     t_node, t_row, l_node, l_row = w[2], w[3], w[4], w[5]
     tgt, lev, aux, link, kind, cnt, single = w[6], w[7], w[8], w[9], w[10], w[11], w[12]
-    mark, a2 = w[13], w[14]
+    a2, keys = w[14], w[15]
     tn = 0
     for q in range(start[K], start[K + 1]):
         t_node[tn] = x[by_layer[q]]
@@ -412,14 +435,12 @@ def _irs_tree(x, K, n, sh, pw, intra, kh, bloom, ht, ctr, w, gid, o_node, o_pare
                 t_row[i] = l_row[i]
             tn = ln
             continue
-        bits = _bits_for(tn + ln)
         # e_j: the unused symbol with the smallest stage j-1 before the intra-stage step (ties: highest)
         best_e = -1
         best_size = _BIG
-        last_e = -1
-        last_sk = 0
         n_cand = 0
         for e in range(K):
+            n_multi[e] = -1                 # unknown: the intra-stage step groups T by e itself
             if not (used >> e) & 1:
                 n_cand += 1
                 best_e = e
@@ -428,32 +449,23 @@ def _irs_tree(x, K, n, sh, pw, intra, kh, bloom, ht, ctr, w, gid, o_node, o_pare
             for e in range(K - 1, -1, -1):
                 if (used >> e) & 1:
                     continue
-                s_k = _key_pass(e, t_node, tn, l_node, l_row, ln, sh, pw, n, kh, bloom, ctr, gid[e], mark, a2,
-                                gid[K + e], counts)
-                n_multi[e] = counts[1]
-                last_e = e
-                last_sk = s_k
-                size = ln + counts[2]
-                if counts[0] > 0:
-                    size += _fallbacks(e, t_node, a2, counts[0], K, n, sh, pw, kh, bloom, bits, s_k, ht, ctr)
+                size = _group_pass(e, t_node, tn, l_node, l_row, ln, K, n, sh, pw, bm, tab, keys, a2, gid[e],
+                                   gid[K + e], best_size, False, counts)
+                n_multi[e] = counts[0]
                 if size < best_size:
                     best_size = size
                     best_e = e
         e = best_e
-        fresh = ~used
         used |= 1 << e
+        _group_pass(e, t_node, tn, l_node, l_row, ln, K, n, sh, pw, bm, tab, keys, a2, gid[e], gid[K + e], 0, True,
+                    counts)
+        n_multi[e] = counts[0]
+        na2 = counts[1]
+        nk = counts[2]
         # targets along e. kind 0: group member (its representative p = gid[e, i] holds in link[p] the
         # row of the group's target, -1 until made); kind 1: matching digit e, target a sender one hop
         # closer (link = its row); kind 2: matching digit e, target of representative link[i]; kind 3:
-        # matching digit e, fallback target in hash slot link[i] (count, row in ht[slot, 2:4]).
-        if e == last_e:              # the last pass grouped by e: its table, a2 and counts still hold
-            s_k = last_sk
-        else:
-            s_k = _key_pass(e, t_node, tn, l_node, l_row, ln, sh, pw, n, kh, bloom, ctr, gid[e], mark, a2,
-                            gid[K + e], counts)
-            n_multi[e] = counts[1]
-        s_fb = _stamp(ctr)
-        fb_bits = _bits_for(counts[0])
+        # matching digit e, fallback target of entry link[i] (count, row in tab[2:4, entry]).
         for i in range(tn):
             cnt[i] = 0
         for i in range(tn):
@@ -466,34 +478,33 @@ def _irs_tree(x, K, n, sh, pw, intra, kh, bloom, ht, ctr, w, gid, o_node, o_pare
             lev[i] = e
             cnt[gid[e, i]] += 1
             if gid[e, i] == i:
-                q = _slot(kh, bits, s_k, _key(xi, e, sh, pw))
-                link[i] = kh[q, 3]
-        for t in range(counts[0]):
+                k = _key(xi, e, sh, pw)
+                link[i] = tab[1, k] if _bit(bm, k, 0) else -1
+        for t in range(na2):
             i = a2[t]
             xi = t_node[i]
-            g, q = _a2_hit(xi, e, K, n, sh, pw, kh, bloom, bits, s_k)
+            g, k = _a2_target(xi, e, K, n, sh, pw, bm)
             f = g if g >= 0 else -1 - g
-            c = xi - _dig(xi, f, n, sh, pw) * pw[f]
-            tgt[i] = c
+            tgt[i] = xi - _dig(xi, f, n, sh, pw) * pw[f]
             lev[i] = f
             if g >= 0:
-                if kh[q, 3] >= 0:
+                if _bit(bm, k, 0):
                     kind[i] = 1
-                    link[i] = kh[q, 3]
+                    link[i] = tab[1, k]
                 else:
                     kind[i] = 2
-                    link[i] = kh[q, 2]
-                    cnt[kh[q, 2]] += 1
+                    link[i] = tab[0, k]
+                    cnt[tab[0, k]] += 1
             else:
-                q = _slot(ht, fb_bits, s_fb, c)
-                if ht[q, 0] != s_fb:
-                    ht[q, 0] = s_fb
-                    ht[q, 1] = c
-                    ht[q, 2] = 0
-                    ht[q, 3] = -1
-                ht[q, 2] += 1
+                if not _bit(bm, k, 2):
+                    _set_bit(bm, k, 2)
+                    tab[2, k] = 0
+                    tab[3, k] = -1
+                    keys[nk] = k
+                    nk += 1
+                tab[2, k] += 1
                 kind[i] = 3
-                link[i] = q
+                link[i] = k
         # intra-stage step: singletons (alone on a target that is not a sender) move sideways
         n_single = 0
         for i in range(tn):
@@ -503,12 +514,12 @@ def _irs_tree(x, K, n, sh, pw, intra, kh, bloom, ht, ctr, w, gid, o_node, o_pare
                 p = gid[e, i]
                 if cnt[p] == 1 and link[p] < 0:
                     single[i] = 1
-            elif kind[i] == 3 and ht[link[i], 2] == 1:
+            elif kind[i] == 3 and tab[2, link[i]] == 1:
                 single[i] = 1
             n_single += single[i]
+        _clear(bm, keys, nk)        # the bits are done with; ``tab`` keeps the fallback rows (columns 2-3)
         if intra and j >= 2 and n_single > 0:
-            _intra_stage(t_node, tn, l_node, l_row, single, fresh, n_multi, K, sh, pw, n, kh, bloom, ctr, gid, w,
-                         counts, aux)
+            _intra_stage(t_node, tn, l_node, l_row, single, n_multi, K, n, sh, pw, bm, tab, gid, w, counts, aux)
         # attach: redirected singletons to their neighbour, the others to their target
         made = rows
         for i in range(tn):
@@ -523,14 +534,14 @@ def _irs_tree(x, K, n, sh, pw, intra, kh, bloom, ht, ctr, w, gid, o_node, o_pare
                 continue
             if kind[i] == 3:
                 q = link[i]
-                if ht[q, 3] < 0:
-                    ht[q, 3] = rows
+                if tab[3, q] < 0:
+                    tab[3, q] = rows
                     o_node[rows] = tgt[i]
                     o_parent[rows] = -1
                     o_level[rows] = -1
                     o_sender[rows] = False
                     rows += 1
-                o_parent[r] = ht[q, 3]
+                o_parent[r] = tab[3, q]
                 continue
             p = gid[e, i] if kind[i] == 0 else link[i]
             if link[p] < 0:
@@ -555,14 +566,13 @@ def _irs_tree(x, K, n, sh, pw, intra, kh, bloom, ht, ctr, w, gid, o_node, o_pare
 
 
 @njit(cache=True)
-def _intra_stage(t_node, tn, l_node, l_row, single, fresh, n_multi, K, sh, pw, n, kh, bloom, ctr, gid, w, counts,
-                 aux):
+def _intra_stage(t_node, tn, l_node, l_row, single, n_multi, K, n, sh, pw, bm, tab, gid, w, counts, aux):
     """Every singleton moves to a one-hop neighbour in T: the smallest-labelled non-singleton, else the
     smallest singleton with a smaller label (ambiguity A3). Sets ``aux[i]`` to that position, or -1.
 
-    The groups of the digits in ``fresh`` (this stage's candidates) are already known; the others are
-    regrouped here. Only groups with two or more members are visited."""
-    mark, a2 = w[13], w[14]
+    The groups along a digit are regrouped here unless already known (``n_multi[f] >= 0``: the
+    routing symbol's and the other candidates'). Only groups with two or more members are visited."""
+    a2, keys = w[14], w[15]
     ms, mg, bstay, bsing, fst = w[16], w[17], w[18], w[19], w[1]
     for i in range(tn):
         bstay[i] = _BIG
@@ -570,11 +580,11 @@ def _intra_stage(t_node, tn, l_node, l_row, single, fresh, n_multi, K, sh, pw, n
         fst[i] = -1
     for f in range(K):
         multi = gid[K + f]
-        if (fresh >> f) & 1:
-            nm = n_multi[f]
-        else:
-            _key_pass(f, t_node, tn, l_node, l_row, 0, sh, pw, n, kh, bloom, ctr, gid[f], mark, a2, multi, counts)
-            nm = counts[1]
+        nm = n_multi[f]
+        if nm < 0:
+            _group_pass(f, t_node, tn, l_node, l_row, 0, K, n, sh, pw, bm, tab, keys, a2, gid[f], multi, 0, False,
+                        counts)
+            nm = counts[0]
         if nm == 0:
             continue
         g = gid[f]
@@ -610,12 +620,12 @@ def _intra_stage(t_node, tn, l_node, l_row, single, fresh, n_multi, K, sh, pw, n
 
 
 @njit(cache=True)
-def _irs_batch(receivers, senders, K, n, sh, pw, intra, deltas, kh, bloom, ht, ctr, traffic, root_out, nodes):
+def _irs_batch(receivers, senders, K, n, sh, pw, intra, deltas, bm, tab, traffic, root_out, nodes):
     m = senders.shape[0]
     cap = 1 + m * K
     x = np.empty(m, np.int64)
-    w = np.zeros((20, max(m, 1)), np.int64)
-    gid = np.zeros((2 * K, max(m, 1)), np.int64)
+    w = np.zeros((20, m + 1), np.int64)
+    gid = np.zeros((2 * K, m + 1), np.int64)
     o_node = np.empty(cap, np.int64)
     o_parent = np.empty(cap, np.int64)
     o_level = np.empty(cap, np.int64)
@@ -626,7 +636,7 @@ def _irs_batch(receivers, senders, K, n, sh, pw, intra, deltas, kh, bloom, ht, c
     top = np.empty(cap, np.float64)
     for b in range(receivers.shape[0]):
         _relabel(senders, receivers[b], K, n, sh, pw, x)
-        rows = _irs_tree(x, K, n, sh, pw, intra, kh, bloom, ht, ctr, w, gid, o_node, o_parent, o_level, o_sender)
+        rows = _irs_tree(x, K, n, sh, pw, intra, bm, tab, w, gid, o_node, o_parent, o_level, o_sender)
         nodes[b] = rows
         _tree_flows(o_parent, o_sender, rows, deltas, traffic, root_out, order, kids, tot, top, b)
 
@@ -1044,7 +1054,7 @@ def irs_costs(space: LabelSpace, receivers: np.ndarray, senders: np.ndarray, del
     K, n, sh, pw = _params(space)
     rec, snd, d, traffic, root, nodes = _prepare(space, receivers, senders, deltas)
     sc = scratch(space, snd.shape[0])
-    _irs_batch(rec, snd, K, n, sh, pw, intra_stage, d, sc.keys, sc.bloom, sc.hash, sc.ctr, traffic, root, nodes)
+    _irs_batch(rec, snd, K, n, sh, pw, intra_stage, d, sc.bits, sc.tab, traffic, root, nodes)
     return BatchCosts(tuple(d.tolist()), nodes, traffic, root)
 
 
@@ -1109,9 +1119,9 @@ def _per_tree(space: LabelSpace, receivers: np.ndarray, senders: np.ndarray, alg
         o = (np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.bool_))
         _relabel(senders, r, K, n, sh, pw, x)
         if algo == "irs":
-            w = np.zeros((20, max(m, 1)), np.int64)
-            gid = np.zeros((2 * K, max(m, 1)), np.int64)
-            rows = _irs_tree(x, K, n, sh, pw, intra_stage, sc.keys, sc.bloom, sc.hash, sc.ctr, w, gid, *o)
+            w = np.zeros((20, m + 1), np.int64)
+            gid = np.zeros((2 * K, m + 1), np.int64)
+            rows = _irs_tree(x, K, n, sh, pw, intra_stage, sc.bits, sc.tab, w, gid, *o)
         elif algo == "unicast":
             first = np.empty(m, np.int64)
             _first_dims(np.uint64(seed), r, senders, x, K, n, sh, pw, first)

@@ -120,6 +120,10 @@ def srs_groups(space: LabelSpace, receivers: np.ndarray, irs_cost: np.ndarray) -
     out = []
     for grp in cluster_receivers(space, receivers, adj):
         size = len(grp)
+        if size == 1:                     # formula (1) with |R_i| = 1, beta = 0: the member's own cost
+            r = int(receivers[grp[0]])
+            out.append(ReceiverGroup((r,), r, (float(irs_cost[grp[0]]),)))
+            continue
         costs = []
         for j in grp:
             beta = sum(1 for i in grp if i != j and i in adj[j])
