@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import pytest
+from fake_switches import FakeSwitches
 
 from controller.cist import plan_cists, single_tree
 from controller.cist.dataplane import (BASELINE_TREE, GROUP_BANK, GROUP_BASE, BroadcastDataplane, compile_broadcast,
                                        replace_rounds, tree_ids)
 from controller.cist.trees import build_trees
 from controller.replication import HOST_PORT_TABLE, KIND_BROADCAST, REPLICATE_TABLE, SwitchReplication
-from controller.runtime.entities import MulticastGroup, TableEntry, Update, UpdateType
+from controller.runtime.entities import MulticastGroup, TableEntry, UpdateType
 from topos.dragonfly import Dragonfly
 
 
@@ -116,40 +117,12 @@ def test_tree_ids_are_checked():
         tree_ids([t0, t0])
 
 
-class FakeController:
-    """Applies writes with P4Runtime semantics and checks, after every write, that no entry points at a
-    missing group."""
-
-    def __init__(self) -> None:
-        self.state: dict[str, dict[tuple, object]] = {}
-        self.writes: list[dict[str, list[Update]]] = []
-
-    def write(self, updates: Mapping[str, Sequence[Update]]) -> None:
-        self.writes.append({k: list(v) for k, v in updates.items()})
-        for sw, ups in updates.items():
-            ents = self.state.setdefault(sw, {})
-            for u in ups:
-                key = u.entity.key()
-                if u.type is UpdateType.INSERT:
-                    assert key not in ents, f"ALREADY_EXISTS {u}"
-                    ents[key] = u.entity
-                elif u.type is UpdateType.MODIFY:
-                    assert key in ents, f"NOT_FOUND {u}"
-                    ents[key] = u.entity
-                else:
-                    assert key in ents, f"NOT_FOUND {u}"
-                    del ents[key]
-            for e in ents.values():
-                if isinstance(e, TableEntry) and e.table == REPLICATE_TABLE:
-                    assert ("mcast", dict(e.params)["mcast_grp"]) in ents, f"{sw}: {e} points at a missing group"
-
-
 def test_install_replace_remove():
     fabric = Dragonfly(p=1, a=6, h=2)
     plan = plan_cists(fabric)
     alg3 = build_trees(plan.partition, plan.graph, "algorithm3")
     assert [t.edges for t in alg3] != [t.edges for t in plan.trees]
-    fake = FakeController()
+    fake = FakeSwitches()
     dp = BroadcastDataplane(fake, fabric, plan.graph)
     stats = dp.install(plan.trees)
     assert (stats.trees, stats.switches, len(fake.writes)) == ((0, 1, 2), len(plan.graph), 1)

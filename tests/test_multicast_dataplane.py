@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import random
 from collections import Counter, deque
-from collections.abc import Mapping, Sequence
 
 import pytest
+import fake_switches
 
 from controller.multicast.dataplane import (GROUP_FIRST, GROUP_LAST, MulticastDataplane, TableLimitError,
                                             host_addresses)
 from controller.multicast.hierarchy import hierarchy_for
 from controller.multicast.tree import port_tables
 from controller.replication import HOST_PORT_TABLE, KIND_MULTICAST, REPLICATE_TABLE, TreeKey
-from controller.runtime.entities import MulticastGroup, TableEntry, Update, UpdateType
+from controller.runtime.entities import MulticastGroup, TableEntry
 from topos.errors import UserError
 from topos.spec import parse_spec
 
@@ -26,44 +26,8 @@ JOBS = [  # the experiment's initial groups (4x2 grid, 2x2 grid, two pairs), MGI
 ]
 
 
-class FakeSwitches:
-    """Switch state under P4Runtime write semantics (INSERT of an existing key, MODIFY or DELETE of a missing
-    one fail), plus checks BMv2 does not make: an entry never points at a missing PRE group, and a group is not
-    deleted while an entry uses it.  Records every write."""
-
-    def __init__(self) -> None:
-        self.state: dict[str, dict[tuple, object]] = {}
-        self.writes: list[dict[str, list[Update]]] = []
-
-    def write(self, updates: Mapping[str, Sequence[Update]]) -> None:
-        self.writes.append({k: list(v) for k, v in updates.items()})
-        for sw, ups in updates.items():
-            st = self.state.setdefault(sw, {})
-            for u in ups:
-                key = u.entity.key()
-                if u.type is UpdateType.INSERT:
-                    assert key not in st, f"{sw}: INSERT of existing {u.entity}"
-                    st[key] = u.entity
-                elif u.type is UpdateType.MODIFY:
-                    assert key in st, f"{sw}: MODIFY of missing {u.entity}"
-                    assert st[key] != u.entity, f"{sw}: MODIFY that changes nothing {u.entity}"
-                    st[key] = u.entity
-                else:
-                    assert key in st, f"{sw}: DELETE of missing {u.entity}"
-                    del st[key]
-            self._check(sw, st)
-
-    @staticmethod
-    def _check(sw: str, st: dict[tuple, object]) -> None:
-        used = set()
-        for e in st.values():
-            if isinstance(e, TableEntry) and e.table == REPLICATE_TABLE:
-                gid = dict(e.params)["mcast_grp"]
-                assert ("mcast", gid) in st, f"{sw}: entry {e} points at missing group {gid}"
-                used.add(gid)
-
-    def entities(self, sw: str) -> set:
-        return set(self.state.get(sw, {}).values())
+class FakeSwitches(fake_switches.FakeSwitches):
+    """Shared write semantics plus what the tests read: a switch's replication for a packet, a port's rewrite."""
 
     def forward(self, sw: str, in_port: int, color: int) -> list[int]:
         st = self.state.get(sw, {})

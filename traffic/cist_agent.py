@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 
 from traffic import wire
 from traffic.sequences import seq_runs
+from traffic.tree_streams import Latency, UdpReceiver, paced, send_frame
 
 KIND_BROADCAST = 2
 UDP_PORT_TREE = 7701
@@ -124,14 +125,11 @@ class StreamRecord:
     """stripe mode: seq -> {chunk index: bytes} until k-1 chunks are in."""
     recovered: int = 0
     corrupt: int = 0
-    lat_min: float = float("inf")
-    lat_max: float = 0.0
-    lat_sum: float = 0.0
+    latency: Latency = field(default_factory=Latency)
 
     def _deliver(self, seq: int, lat_ns: float) -> None:
         self.delivered.add(seq)
-        self.lat_min, self.lat_max, self.lat_sum = min(self.lat_min, lat_ns), max(self.lat_max, lat_ns), \
-            self.lat_sum + lat_ns
+        self.latency.add(lat_ns)
 
     def add(self, tree: int, seq: int, lat_ns: float, flow: int, body: bytes) -> None:
         self.copies += 1
@@ -166,29 +164,21 @@ class StreamRecord:
         out = {"copies": self.copies, "delivered": n, "dups": self.dups, "missing": max(0, expected - got),
                "max_seq": top, "per_tree": {str(t): c for t, c in sorted(self.per_tree.items())},
                "recovered": self.recovered, "corrupt": self.corrupt, "incomplete": len(self.pending),
-               "lat_us": [round(self.lat_min / 1e3, 1), round(self.lat_sum / n / 1e3, 1),
-                          round(self.lat_max / 1e3, 1)] if n else None}
+               "lat_us": self.latency.summary_us()}
         if runs:
             out["runs"] = seq_runs(self.delivered)
         return out
 
 
-class BroadcastReceiver:
+class BroadcastReceiver(UdpReceiver):
     """Receives broadcast copies on a UDP port in a thread; deduplicates by (source IP, flow, sequence)."""
 
-    def __init__(self, port: int = UDP_PORT_TREE) -> None:
-        self.port = port
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
-        self.sock.bind(("0.0.0.0", port))
-        self.sock.settimeout(0.05)
+    def __init__(self, port: int = UDP_PORT_TREE, bind: bool = True) -> None:
         self.streams: dict[tuple[str, int], StreamRecord] = {}
         self.other = 0
         """Datagrams on the port that are not broadcast copies (other kinds, foreign payloads)."""
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self.thread = threading.Thread(target=self._loop, daemon=True)
-        self.thread.start()
+        super().__init__(port, bind)
 
     def handle(self, data: bytes, src_ip: str, now_ns: int) -> None:
         """One datagram (the UDP payload: shim, dcnlab header, body)."""
@@ -200,14 +190,6 @@ class BroadcastReceiver:
         with self._lock:
             rec = self.streams.setdefault((src_ip, flow), StreamRecord())
             rec.add(data[1], seq, now_ns - ts, flow, data[SHIM.size + wire.HEADER.size:])
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                data, (src, _) = self.sock.recvfrom(65535)
-            except socket.timeout:
-                continue
-            self.handle(data, src, time.time_ns())
 
     def copies(self) -> int:
         """Copies received so far, all sources and flows (cheap: for waiting until the fabric is quiet)."""
@@ -225,9 +207,7 @@ class BroadcastReceiver:
         return {"port": self.port, "other": self.other, "sources": sources}
 
     def stop(self, runs: bool = False, expect: Iterable[Iterable] = ()) -> dict:
-        self._stop.set()
-        self.thread.join()
-        self.sock.close()
+        self.close()
         return self.report(runs, expect)
 
 
@@ -260,16 +240,9 @@ def send(sock: socket.socket, template: bytes, streams: list[Stream], count: int
     length = len(frame) - CHUNK_OFFSET
     if any(s.mode == "stripe" for s in streams) and length < 1:
         raise ValueError(f"stripe mode needs a frame of more than {CHUNK_OFFSET} bytes")
-    gap = 1.0 / rate_pps if rate_pps > 0 else 0.0
-    if offset_s > 0:
-        time.sleep(offset_s)
-    t0 = time.perf_counter()
+    t0 = time.perf_counter() + max(offset_s, 0.0)
     frames = 0
-    for i in range(count):
-        if gap:
-            delay = t0 + i * gap - time.perf_counter()
-            if delay > 0:
-                time.sleep(delay)
+    for i in paced(count, rate_pps, offset_s):
         seq = seq0 + i
         for s in streams:
             frame[HEADER_OFFSET:STRIPE_OFFSET] = wire.pack(s.flow, seq, time.time_ns())
@@ -277,24 +250,16 @@ def send(sock: socket.socket, template: bytes, streams: list[Stream], count: int
                 frame[STRIPE_OFFSET:CHUNK_OFFSET] = b"\0" * STRIPE.size
                 for t in s.trees:
                     frame[TREE_OFFSET] = t
-                    _send(sock, frame)
+                    send_frame(sock, frame)
                     frames += 1
             else:
                 k = len(s.trees)
                 for index, chunk in enumerate(stripe_chunks(s.flow, seq, k, length)):
                     frame[TREE_OFFSET] = s.trees[(index + seq) % k]
                     frame[STRIPE_OFFSET:] = STRIPE.pack(index, k, length) + chunk
-                    _send(sock, frame)
+                    send_frame(sock, frame)
                     frames += 1
     return {"sent": count, "frames": frames, "bytes": frames * len(frame), "seconds": time.perf_counter() - t0}
-
-
-def _send(sock: socket.socket, frame: bytearray) -> None:
-    try:
-        sock.send(frame)
-    except BlockingIOError:
-        time.sleep(0.001)
-        sock.send(frame)
 
 
 # -- dispatch -----------------------------------------------------------------------------------------------

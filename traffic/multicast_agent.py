@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 
 from traffic import wire
 from traffic.sequences import seq_runs
+from traffic.tree_streams import Latency, UdpReceiver, paced, send_frame
 
 KIND_MULTICAST = 1
 UDP_PORT_TREE = 7701
@@ -96,9 +97,7 @@ class StreamRecord:
     copies: int = 0
     seqs: dict[int, int] = field(default_factory=dict)
     """sequence number -> copies received; the first copy of each is delivered."""
-    lat_min: float = float("inf")
-    lat_max: float = 0.0
-    lat_sum: float = 0.0
+    latency: Latency = field(default_factory=Latency)
 
     def add(self, seq: int, lat_ns: float) -> bool:
         """Count one copy; True if it is the first of ``seq`` (delivered to the application)."""
@@ -107,8 +106,7 @@ class StreamRecord:
         self.seqs[seq] = n + 1
         if n:
             return False
-        self.lat_min, self.lat_max, self.lat_sum = min(self.lat_min, lat_ns), max(self.lat_max, lat_ns), \
-            self.lat_sum + lat_ns
+        self.latency.add(lat_ns)
         return True
 
     def summary(self, count: int | None = None, seqs: bool = False, runs: bool = False) -> dict:
@@ -121,8 +119,7 @@ class StreamRecord:
             hist[str(c)] = hist.get(str(c), 0) + 1
         out: dict = {"copies": self.copies, "delivered": n, "dups": self.copies - n, "missing": max(0, expected - got),
                      "max_seq": top, "by_copies": dict(sorted(hist.items(), key=lambda kv: int(kv[0]))),
-                     "lat_us": [round(self.lat_min / 1e3, 1), round(self.lat_sum / n / 1e3, 1),
-                                round(self.lat_max / 1e3, 1)] if n else None}
+                     "lat_us": self.latency.summary_us()}
         if seqs:
             out["seqs"] = [self.seqs.get(s, 0) for s in range(max(expected, top + 1))]
         if runs:
@@ -130,7 +127,7 @@ class StreamRecord:
         return out
 
 
-class GroupReceiver:
+class GroupReceiver(UdpReceiver):
     """Receives multicast copies on a UDP port in a thread; accepts by MGID, deduplicates by (MGID, source,
     flow, sequence)."""
 
@@ -138,22 +135,12 @@ class GroupReceiver:
                  bind: bool = True) -> None:
         """``joined`` is the host's membership set, shared with the join/leave commands (under ``lock``).
         ``bind=False`` makes a receiver without a socket, for :meth:`handle` in tests."""
-        self.port = port
         self.joined = joined
         self._lock = lock
         self.streams: dict[tuple[int, str, int], StreamRecord] = {}
         self.filtered: dict[tuple[int, str, int], int] = {}
         self.other = 0
-        self._stop = threading.Event()
-        self.sock: socket.socket | None = None
-        self.thread: threading.Thread | None = None
-        if bind:
-            self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
-            self.sock.bind(("0.0.0.0", port))
-            self.sock.settimeout(0.05)
-            self.thread = threading.Thread(target=self._loop, daemon=True)
-            self.thread.start()
+        super().__init__(port, bind)
 
     def handle(self, data: bytes, src_ip: str, now_ns: int) -> bool:
         """One datagram (the UDP payload: shim, dcnlab header, padding); True if delivered to the application."""
@@ -173,15 +160,6 @@ class GroupReceiver:
                 rec = self.streams[key] = StreamRecord()
             return rec.add(seq, now_ns - ts)
 
-    def _loop(self) -> None:
-        assert self.sock is not None
-        while not self._stop.is_set():
-            try:
-                data, (src, _) = self.sock.recvfrom(65535)
-            except socket.timeout:
-                continue
-            self.handle(data, src, time.time_ns())
-
     def report(self, expect: Iterable[Iterable] = (), seqs: bool = False, runs: bool = False) -> dict:
         counts = {(int(m), str(s), int(f)): int(c) for m, s, f, c in expect}
         with self._lock:
@@ -197,11 +175,7 @@ class GroupReceiver:
                     "other": self.other}
 
     def stop(self, expect: Iterable[Iterable] = (), seqs: bool = False, runs: bool = False) -> dict:
-        self._stop.set()
-        if self.thread is not None:
-            self.thread.join()
-        if self.sock is not None:
-            self.sock.close()
+        self.close()
         return self.report(expect, seqs, runs)
 
 
@@ -230,32 +204,17 @@ def send(sock: socket.socket, template: bytes, streams: list[Stream], count: int
     frame = bytearray(template)
     if len(frame) < MIN_FRAME or frame[SHIM_OFFSET] != KIND_MULTICAST:
         raise ValueError(f"not a multicast frame template (need >= {MIN_FRAME} bytes with shim kind 1)")
-    gap = 1.0 / rate_pps if rate_pps > 0 else 0.0
-    if offset_s > 0:
-        time.sleep(offset_s)
-    t0 = time.perf_counter()
-    start = time.time()
+    t0 = time.perf_counter() + max(offset_s, 0.0)
+    start = time.time() + max(offset_s, 0.0)
     frames = 0
-    for i in range(count):
-        if gap:
-            delay = t0 + i * gap - time.perf_counter()
-            if delay > 0:
-                time.sleep(delay)
+    for i in paced(count, rate_pps, offset_s):
         for s in streams:
             frame[SHIM_OFFSET:HEADER_OFFSET] = SHIM.pack(KIND_MULTICAST, s.color, s.mgid)
             frame[HEADER_OFFSET:MIN_FRAME] = wire.pack(s.flow, seq0 + i, time.time_ns())
-            _send(sock, frame)
+            send_frame(sock, frame)
             frames += 1
     return {"sent": count, "frames": frames, "bytes": frames * len(frame), "start": start,
             "seconds": time.perf_counter() - t0}
-
-
-def _send(sock: socket.socket, frame: bytearray) -> None:
-    try:
-        sock.send(frame)
-    except BlockingIOError:
-        time.sleep(0.001)
-        sock.send(frame)
 
 
 # -- dispatch -----------------------------------------------------------------------------------------------
