@@ -168,8 +168,11 @@ def test_cli_run_reports_reachability_and_counters():
 def test_interrupted_run_leaves_nothing(sig):
     import signal
     env = dict(os.environ)
+    # SIGINT back to its default in the child: a shell starts background jobs with SIGINT ignored, the
+    # child would inherit that, and Python leaves an ignored SIGINT ignored.
     p = subprocess.Popen([sys.executable, "-m", "experiments", "run", "fattree:k=4"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=env)
+                         stderr=subprocess.PIPE, text=True, env=env,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     for line in p.stderr:
         if "started" in line:
             break
