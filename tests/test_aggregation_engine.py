@@ -131,3 +131,29 @@ def test_results_do_not_depend_on_batching():
         assert np.allclose(engine.irs_costs(space, one, snd, DELTAS).traffic[:, 0], whole.traffic[:, b])
         assert np.allclose(engine.unicast_costs(space, one, snd, DELTAS, seed=3).traffic[:, 0], uni.traffic[:, b])
         assert engine.kmb_costs(space, one, snd)[0] == kmb[b]
+
+
+@pytest.mark.parametrize("n,k", [(2, 9), (4, 8), (8, 5), (6, 3), (7, 2), (16, 3)])
+def test_whole_label_arithmetic(n, k):
+    """Relabelling, Hamming distances and layers by word operations (n a power of two) or digits."""
+    space = LabelSpace(n, k)
+    K, n_, sh, pw = engine._params(space)
+    hm = np.uint64(engine._hmask(sh))
+    rng = np.random.default_rng(n * 10 + k)
+    xs = rng.integers(0, space.N, 300)
+    for r in rng.integers(0, space.N, 5).tolist():
+        out = np.empty_like(xs)
+        engine._relabel(xs, r, K, n_, sh, pw, out)
+        assert np.array_equal(out, space.relabel(xs, r))
+    ys = rng.integers(0, space.N, 300)
+    # one-digit pairs: plant neighbours (digit 1 or 0 moved by one), then compare with brute force
+    d = 1 if K > 1 else 0
+    near = xs[:40] + pw[d] * np.where(xs[:40] // pw[d] % n == n - 1, -1, 1)
+    s = np.unique(np.concatenate([xs[:60], near]))
+    want = {(a, b, int(space.differing_dim(s[a], s[b]))) for a in range(s.shape[0]) for b in range(a + 1, s.shape[0])
+            if space.hamming(s[a], s[b]) == 1}
+    got = engine._one_digit_pairs(s, K, n_, sh, pw)
+    assert {tuple(row) for row in got.tolist()} == want and got.shape[0] == len(want) >= 10
+    for x, y in zip(xs.tolist(), ys.tolist()):
+        assert engine._hamming(x, y, K, n_, sh, pw, hm) == space.hamming(x, y)
+        assert engine._layer(x, K, n_, sh, pw, hm) == space.layer(x)

@@ -10,7 +10,9 @@ them row by row on thousands of random instances) in a few hundred nanoseconds p
   hash table* of int32 rows (:class:`Scratch`): a row belongs to the current set when its stamp
   equals the set's, and a new set is a new stamp, so nothing is ever cleared. Tables are sized to
   the members (twice their count, a power of two), not to the fabric: dense arrays over all ``N``
-  labels would not stay in cache on BCube(6,8)'s 10 million servers.
+  labels would not stay in cache on BCube(6,8)'s 10 million servers. A unicast tree's first pass
+  also notes, per row, the slot of the next hop on its smallest sender's path, so the second pass
+  (the walks from the senders) follows slots instead of hashing labels again.
 * **IRS groups by direct addressing.** The sets IRS needs (the servers that share a label but one
   digit, the targets of a stage) are keyed by a label without one digit, ``N / n`` possible keys:
   bitmaps over all of them (4 KiB per column on BCube(8,5), 205 KiB on BCube(6,8)) say which keys
@@ -23,18 +25,36 @@ them row by row on thousands of random instances) in a few hundred nanoseconds p
   branch-free (whether a digit is 0 is a coin flip to the branch predictor, and mispredictions,
   not memory, were most of the cost), stop counting fallback targets once a candidate cannot win,
   and keep their groups of two or more, which are what the intra-stage step needs; a stage with one
-  candidate left skips the comparison. Measured on BCube(8,5), 1,500 senders, 1,500 receivers:
-  about 0.65-0.75 CPU-s, against 0.8 with the hash tables of the previous version.
+  candidate left skips the comparison. The top stage (T: the senders with no digit of the
+  receiver's) needs no pass at all: whether two senders differ in exactly one digit, and which, does
+  not depend on the receiver, so a shuffle lists those pairs once (:func:`_one_digit_pairs`, a few
+  hundred among 1,500 senders) and every tree's top-stage sizes and groups come from them
+  (:func:`_top_stage_groups`). The intra-stage step needs the groups along the routing symbols of
+  earlier stages too; there it looks only at the singletons' groups (:func:`_intra_probe`; such
+  groups are rare, so its one branch is predictable). Not kept: candidate passes that only count
+  (and an intra-stage step that then finds the groups itself) were slower overall, since along the
+  candidates groups are common. Measured on BCube(8,5), 1,500 senders, 1,500 receivers: about
+  0.6-0.7 CPU-s (0.8 before the top-stage shortcut and the singleton probe).
 * **Inputs are trusted**: distinct senders, none equal to a receiver (the public API,
   :func:`controller.aggregation.resolve`, checks them; the model draws them so).
 * **Digits by shifts** when ``n`` is a power of two (BCube(8,5), BCube(4,8)); by division otherwise.
+  With ``n = 2^sh`` a whole label is also handled at once: relabelling is a carry-less digit-wise
+  addition of ``-r``, and a Hamming distance or a layer is a popcount after OR-ing each digit's bits
+  into its lowest one.
 * **Relabelling** (:mod:`.labels`) is done per receiver inside the kernels, so a shuffle is never
   materialised as ``m x n`` pairs.
 * **Costs only.** At ``delta = 0`` a tree's cost is 2 x (servers - 1), so only the node count is
   needed; for ``delta > 0`` the flows of every requested ratio are folded bottom-up in one
   topological pass per ratio (:func:`_tree_flows`).
 * **KMB for a shuffle** shares the senders' minimum spanning tree (see :mod:`.steiner`): one
-  Kruskal pass of ``2m`` edges per receiver instead of ``m^2``.
+  Kruskal pass of ``2m`` edges per receiver instead of ``m^2``. The senders' MST is Kruskal over
+  one byte of distance per pair, scanned once per distance (no sorting, no pair lists). Its edges'
+  paths visit the same servers for every receiver (relabelling is a digit-wise bijection), so they
+  are expanded and numbered once per shuffle (:func:`_kmb_paths`); a receiver then replays them as
+  server ids with a union-find and looks servers up only on its own few edges (:func:`_kmb_count`;
+  about 70 microseconds per tree of 1,500 senders, against 180 with a hash table per tree). A tree
+  that would need a Steiner leaf pruned (none among 1,500 trees of the 1,500 point) is built in
+  full by :func:`_kmb_tree`.
 
 The kernels are compiled once per machine (``cache=True`` writes them next to this file, in
 ``__pycache__``, git-ignored): the first process after a change to this file compiles for about
@@ -87,9 +107,48 @@ def _stamp(ctr):
     return ctr[0]
 
 
+_P1 = np.uint64(0x5555555555555555)
+_P2 = np.uint64(0x3333333333333333)
+_P4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_P8 = np.uint64(0x0101010101010101)
+
+
+@njit(inline="always", cache=True)
+def _popcount(f):
+    """Set bits of a uint64 (SWAR)."""
+    f = f - ((f >> np.uint64(1)) & _P1)
+    f = (f & _P2) + ((f >> np.uint64(2)) & _P2)
+    f = (f + (f >> np.uint64(4))) & _P4
+    return np.int64((f * _P8) >> np.uint64(56))
+
+
+@njit(cache=True)
+def _hmask(sh):
+    """Bits ``0, sh, 2 sh, ...`` of a 64-bit word: one per digit when ``n = 2^sh`` (0 otherwise)."""
+    hm = np.uint64(0)
+    if sh > 0:
+        for b in range(0, 64, sh):
+            hm |= np.uint64(1) << np.uint64(b)
+    return hm
+
+
 @njit(cache=True)
 def _relabel(xs, r, K, n, sh, pw, out):
-    """Digit-wise ``x - r mod n`` for every ``x`` in ``xs`` (:meth:`LabelSpace.relabel`)."""
+    """Digit-wise ``x - r mod n`` for every ``x`` in ``xs`` (:meth:`LabelSpace.relabel`).
+
+    With ``n = 2^sh``: ``x + (-r)`` digit by digit, the carries out of each digit's top bit dropped
+    (the low bits of every digit are added with one word addition, the top bits by xor)."""
+    if sh > 0:
+        hi = (_hmask(sh) << np.uint64(sh - 1)) & np.uint64((1 << (sh * K)) - 1)
+        lo = np.uint64((1 << (sh * K)) - 1) & ~hi
+        y = np.uint64(0)
+        for d in range(K):
+            y |= np.uint64((n - _dig(r, d, n, sh, pw)) & (n - 1)) << np.uint64(sh * d)
+        ylo = y & lo
+        for i in range(xs.shape[0]):
+            x = np.uint64(xs[i])
+            out[i] = np.int64(((x & lo) + ylo) ^ ((x ^ y) & hi))
+        return
     rd = np.empty(K, np.int64)
     for d in range(K):
         rd[d] = _dig(r, d, n, sh, pw)
@@ -104,8 +163,15 @@ def _relabel(xs, r, K, n, sh, pw, out):
         out[i] = v
 
 
-@njit(cache=True)
-def _layer(x, K, n, sh, pw):
+@njit(inline="always", cache=True)
+def _layer(x, K, n, sh, pw, hm):
+    """Non-zero digits of ``x`` (``hm``: :func:`_hmask`)."""
+    if sh > 0:
+        v = np.uint64(x)
+        f = v
+        for t in range(1, sh):
+            f |= v >> np.uint64(t)
+        return _popcount(f & hm)
     c = 0
     for d in range(K):
         if _dig(x, d, n, sh, pw) != 0:
@@ -380,13 +446,15 @@ def _group_pass(e, t_node, tn, l_node, l_row, ln, K, n, sh, pw, bm, tab, keys, a
 
 
 @njit(cache=True)
-def _irs_tree(x, K, n, sh, pw, intra, bm, tab, w, gid, o_node, o_parent, o_level, o_sender):
+def _irs_tree(x, K, n, sh, pw, intra, bm, tab, w, gid, pairs, o_node, o_parent, o_level, o_sender):
     """One IRS tree towards 0 over the relabelled senders ``x``; returns its number of rows.
 
     Rows: 0 the receiver, ``1..m`` the senders in input order, then relays in creation order.
     ``w`` is (20, m + 1) int64 work space; ``gid`` is (2K, m + 1): the groups per digit, then the
-    members of groups with two or more members per digit."""
+    members of groups with two or more members per digit. ``pairs``: the senders' pairs that differ
+    in one digit (:func:`_one_digit_pairs`), which give the top stage's candidates without passes."""
     m = x.shape[0]
+    hm = _hmask(sh)
     o_node[0] = 0
     o_parent[0] = -1
     o_level[0] = -1
@@ -400,7 +468,7 @@ def _irs_tree(x, K, n, sh, pw, intra, bm, tab, w, gid, o_node, o_parent, o_level
         o_parent[1 + i] = -1
         o_level[1 + i] = -1
         o_sender[1 + i] = True
-        lay[i] = _layer(x[i], K, n, sh, pw)
+        lay[i] = _layer(x[i], K, n, sh, pw, hm)
         start[lay[i] + 1] += 1
     for j in range(K + 1):
         start[j + 1] += start[j]
@@ -444,7 +512,14 @@ def _irs_tree(x, K, n, sh, pw, intra, bm, tab, w, gid, o_node, o_parent, o_level
             if not (used >> e) & 1:
                 n_cand += 1
                 best_e = e
-        if n_cand > 1:               # one candidate left: nothing to compare
+        if n_cand > 1 and j == K:    # T: the senders with no digit of the receiver's
+            best_e = -1
+            sizes = _top_stage_groups(pairs, lay, K, t_row, tn, ln, gid, n_multi)
+            for e in range(K - 1, -1, -1):
+                if sizes[e] < best_size:
+                    best_size = sizes[e]
+                    best_e = e
+        elif n_cand > 1:             # one candidate left: nothing to compare
             best_e = -1
             for e in range(K - 1, -1, -1):
                 if (used >> e) & 1:
@@ -566,25 +641,75 @@ def _irs_tree(x, K, n, sh, pw, intra, bm, tab, w, gid, o_node, o_parent, o_level
 
 
 @njit(cache=True)
+def _intra_probe(f, t_node, tn, sl, ns, n, sh, pw, bm, tab, keys, single, bstay, bsing):
+    """The intra-stage candidates along digit ``f`` of the ``ns`` singletons listed in ``sl``, without
+    grouping all of T: mark the singletons' labels-without-f (bitmap column 0), then one pass over T
+    keeps, per marked entry, the smallest-labelled non-singleton (``tab[0]``) and singleton
+    (``tab[1]``). A member of T whose digit f is 0 never matches a marked entry: it would be one layer
+    below the singleton. ``tab``'s columns 2-3 (the stage's fallback rows) are left alone."""
+    nk = 0
+    for t in range(ns):
+        xi = t_node[sl[t]]
+        if _dig(xi, f, n, sh, pw) == 0:
+            continue
+        k = _key(xi, f, sh, pw)
+        if not _bit(bm, k, 0):
+            _set_bit(bm, k, 0)
+            keys[nk] = k
+            nk += 1
+            tab[0, k] = -1
+            tab[1, k] = -1
+    if nk == 0:
+        return
+    for i in range(tn):
+        k = _key(t_node[i], f, sh, pw)
+        if _bit(bm, k, 0):
+            c = single[i]
+            cur = tab[c, k]
+            if cur < 0 or t_node[i] < t_node[cur]:
+                tab[c, k] = i
+    for t in range(ns):
+        i = sl[t]
+        xi = t_node[i]
+        if _dig(xi, f, n, sh, pw) == 0:
+            continue
+        k = _key(xi, f, sh, pw)
+        a = tab[0, k]
+        if a >= 0:
+            packed = (t_node[a] << 32) | a
+            if packed < bstay[i]:
+                bstay[i] = packed
+        b = tab[1, k]
+        if b >= 0 and t_node[b] < xi:
+            packed = (t_node[b] << 32) | b
+            if packed < bsing[i]:
+                bsing[i] = packed
+    _clear(bm, keys, nk)
+
+
+@njit(cache=True)
 def _intra_stage(t_node, tn, l_node, l_row, single, n_multi, K, n, sh, pw, bm, tab, gid, w, counts, aux):
     """Every singleton moves to a one-hop neighbour in T: the smallest-labelled non-singleton, else the
     smallest singleton with a smaller label (ambiguity A3). Sets ``aux[i]`` to that position, or -1.
 
-    The groups along a digit are regrouped here unless already known (``n_multi[f] >= 0``: the
-    routing symbol's and the other candidates'). Only groups with two or more members are visited."""
-    a2, keys = w[14], w[15]
-    ms, mg, bstay, bsing, fst = w[16], w[17], w[18], w[19], w[1]
+    Where the groups along a digit are known (``n_multi[f] >= 0``: the routing symbol's and the other
+    candidates'), only groups with two or more members are visited; along the other digits (the
+    routing symbols of earlier stages) :func:`_intra_probe` looks only at the singletons' groups."""
+    keys = w[15]
+    ms, mg, bstay, bsing, fst, sl = w[16], w[17], w[18], w[19], w[1], w[13]
+    ns = 0
     for i in range(tn):
         bstay[i] = _BIG
         bsing[i] = _BIG
         fst[i] = -1
+        sl[ns] = i
+        ns += single[i]
     for f in range(K):
         multi = gid[K + f]
         nm = n_multi[f]
         if nm < 0:
-            _group_pass(f, t_node, tn, l_node, l_row, 0, K, n, sh, pw, bm, tab, keys, a2, gid[f], multi, 0, False,
-                        counts)
-            nm = counts[0]
+            _intra_probe(f, t_node, tn, sl, ns, n, sh, pw, bm, tab, keys, single, bstay, bsing)
+            continue
         if nm == 0:
             continue
         g = gid[f]
@@ -620,8 +745,103 @@ def _intra_stage(t_node, tn, l_node, l_row, single, n_multi, K, n, sh, pw, bm, t
 
 
 @njit(cache=True)
+def _one_digit_pairs(s, K, n, sh, pw):
+    """The sender pairs ``(a, b)``, ``a < b``, whose labels differ in exactly one digit ``d``: rows
+    (a, b, d). Relabelling keeps this relation, so it holds for every receiver of a shuffle."""
+    m = s.shape[0]
+    hm = _hmask(sh)
+    cap = 64
+    out = np.empty((cap, 3), np.int64)
+    c = 0
+    for a in range(m):
+        sa = s[a]
+        for b in range(a + 1, m):
+            if _hamming(sa, s[b], K, n, sh, pw, hm) == 1:
+                if c == cap:
+                    cap *= 2
+                    bigger = np.empty((cap, 3), np.int64)
+                    bigger[:c] = out[:c]
+                    out = bigger
+                out[c, 0] = a
+                out[c, 1] = b
+                out[c, 2] = _diff_dim(sa, s[b], K, n, sh, pw)
+                c += 1
+    return out[:c].copy()
+
+
+@njit(cache=True)
+def _top_stage_groups(pairs, lay, K, t_row, tn, ln, gid, n_multi):
+    """The top stage's candidate sizes from the one-digit sender pairs, without grouping passes.
+
+    At stage K, T is the senders with every digit non-zero (layer K; position p holds sender
+    ``t_row[p] - 1``) and L those of layer K - 1. Along digit e, two members of T share a group iff
+    they differ in digit e only (the groups are cliques of such pairs), and a group's target is a
+    sender of L iff one of its members differs from that sender in digit e only. So the size of
+    candidate e is ``|L| + |T| - (members that are not their group's first) - (groups that hit L)``,
+    exactly what :func:`_group_pass` counts (no member of T has a zero digit: no fallbacks). Also
+    fills what the passes leave for the intra-stage step: ``gid[e, i]`` (first member) for the
+    members of groups of two or more, listed in ``gid[K + e]``, and their count in ``n_multi[e]``."""
+    P = pairs.shape[0]
+    sizes = np.full(K, ln + tn, np.int64)
+    tpos = np.full(lay.shape[0], -1, np.int64)
+    for p in range(tn):
+        tpos[t_row[p] - 1] = p
+    mark = np.empty((2, K, tn + 1), np.int64)
+    for t in range(P):                      # reset the marks of every position a pair can touch
+        d = pairs[t, 2]
+        for q in range(2):
+            i = pairs[t, q]
+            if lay[i] == K:
+                pi = tpos[i]
+                mark[0, d, pi] = 0
+                mark[1, d, pi] = 0
+                gid[d, pi] = pi
+    for e in range(K):
+        n_multi[e] = 0
+    for t in range(P):
+        a = pairs[t, 0]
+        b = pairs[t, 1]
+        d = pairs[t, 2]
+        if lay[a] == K and lay[b] == K:
+            pa = tpos[a]
+            pb = tpos[b]
+            if pb < gid[d, pa]:
+                gid[d, pa] = pb
+            if pa < gid[d, pb]:
+                gid[d, pb] = pa
+            for pi in (pa, pb):
+                if mark[0, d, pi] == 0:
+                    mark[0, d, pi] = 1
+                    gid[K + d, n_multi[d]] = pi
+                    n_multi[d] += 1
+    for e in range(K):
+        multi = gid[K + e]
+        for t in range(n_multi[e]):
+            pi = multi[t]
+            if gid[e, pi] != pi:
+                sizes[e] -= 1
+    for t in range(P):
+        a = pairs[t, 0]
+        b = pairs[t, 1]
+        d = pairs[t, 2]
+        if lay[a] == K and lay[b] == K - 1:
+            i = a
+        elif lay[b] == K and lay[a] == K - 1:
+            i = b
+        else:
+            continue
+        pi = tpos[i]
+        rep = gid[d, pi] if mark[0, d, pi] == 1 else pi
+        if mark[1, d, rep] == 0:
+            mark[1, d, rep] = 1
+            sizes[d] -= 1
+    return sizes
+
+
+@njit(cache=True)
 def _irs_batch(receivers, senders, K, n, sh, pw, intra, deltas, bm, tab, traffic, root_out, nodes):
     m = senders.shape[0]
+    pairs = _one_digit_pairs(senders, K, n, sh, pw)
     cap = 1 + m * K
     x = np.empty(m, np.int64)
     w = np.zeros((20, m + 1), np.int64)
@@ -636,7 +856,7 @@ def _irs_batch(receivers, senders, K, n, sh, pw, intra, deltas, bm, tab, traffic
     top = np.empty(cap, np.float64)
     for b in range(receivers.shape[0]):
         _relabel(senders, receivers[b], K, n, sh, pw, x)
-        rows = _irs_tree(x, K, n, sh, pw, intra, bm, tab, w, gid, o_node, o_parent, o_level, o_sender)
+        rows = _irs_tree(x, K, n, sh, pw, intra, bm, tab, w, gid, pairs, o_node, o_parent, o_level, o_sender)
         nodes[b] = rows
         _tree_flows(o_parent, o_sender, rows, deltas, traffic, root_out, order, kids, tot, top, b)
 
@@ -652,16 +872,40 @@ def _splitmix_step(h, p):
     return h ^ (h >> np.uint64(31))
 
 
+@njit(inline="always", cache=True)
+def _mod_small(h, c):
+    """``h % c`` for a uint64 ``h`` and ``1 <= c``: constant divisors up to 9 compile to a multiply."""
+    if c == 1:
+        return np.int64(0)
+    if c == 2:
+        return np.int64(h & np.uint64(1))
+    if c == 3:
+        return np.int64(h % np.uint64(3))
+    if c == 4:
+        return np.int64(h & np.uint64(3))
+    if c == 5:
+        return np.int64(h % np.uint64(5))
+    if c == 6:
+        return np.int64(h % np.uint64(6))
+    if c == 7:
+        return np.int64(h % np.uint64(7))
+    if c == 8:
+        return np.int64(h & np.uint64(7))
+    if c == 9:
+        return np.int64(h % np.uint64(9))
+    return np.int64(h % np.uint64(c))
+
+
 @njit(cache=True)
 def _first_dims(seed, r, senders, x, K, n, sh, pw, out):
     """The digit each path corrects first: the ``hash % h``-th non-zero digit, highest first
     (:func:`controller.aggregation.unicast.first_dimension`)."""
+    hm = _hmask(sh)
     h0 = _splitmix_step(np.uint64(0), np.uint64(seed))
     h0 = _splitmix_step(h0, np.uint64(r))
     for i in range(x.shape[0]):
         h = _splitmix_step(h0, np.uint64(senders[i]))
-        cnt = _layer(x[i], K, n, sh, pw)
-        pick = np.int64(h % np.uint64(cnt))
+        pick = _mod_small(h, _layer(x[i], K, n, sh, pw, hm))
         for d in range(K - 1, -1, -1):
             if _dig(x[i], d, n, sh, pw) != 0:
                 if pick == 0:
@@ -671,32 +915,47 @@ def _first_dims(seed, r, senders, x, K, n, sh, pw, out):
 
 
 @njit(cache=True)
-def _unicast_tree(x, prio, first, K, n, sh, pw, ht, ctr, o_node, o_parent, o_level, o_sender):
+def _unicast_tree(x, prio, first, K, n, sh, pw, ht, ctr, nx, o_node, o_parent, o_level, o_sender):
     """One unicast-based tree: the next hop of a server is that of the smallest-labelled sender whose
     path crosses it; the tree is everything reachable from the senders.
 
-    Hash rows: stamp, label, (smallest sender label through it) * 16 + its next-hop digit, tree row."""
+    Hash rows: stamp, label, (smallest sender label through it) * 16 + its next-hop digit, tree row.
+    ``nx[q]`` (at least the table's size): the slot of row q's next hop on the path of its smallest
+    sender (-1: the receiver), set by that sender's walk, so the second pass follows slots without
+    hashing."""
     m = x.shape[0]
     bits = _bits_for((1 + m * K) * 3 // 4)
     s_hop = _stamp(ctr)
+    own = o_level[1:1 + m]      # each sender's slot (rows never move), kept until the senders' rows are set
     for i in range(m):
         cur = x[i]
         d = first[i] + 1
-        for _ in range(K):
+        pq = -1                 # the previous server's slot, if this sender is (so far) its smallest
+        for k in range(K):
             d = d - 1 if d > 0 else K - 1
             dd = _dig(cur, d, n, sh, pw)
             if dd == 0:
                 continue
             q = _slot(ht, bits, s_hop, cur)
+            if pq >= 0:
+                nx[pq] = q
+            if k == 0:
+                own[i] = q
             code = (prio[i] << 4) | d
             if ht[q, 0] != s_hop:
                 ht[q, 0] = s_hop
                 ht[q, 1] = cur
                 ht[q, 2] = code
                 ht[q, 3] = -1
+                pq = q
             elif code < ht[q, 2]:
                 ht[q, 2] = code
+                pq = q
+            else:
+                pq = -1
             cur -= dd * pw[d]
+        if pq >= 0:
+            nx[pq] = -1
     o_node[0] = 0
     o_parent[0] = -1
     o_level[0] = -1
@@ -704,28 +963,23 @@ def _unicast_tree(x, prio, first, K, n, sh, pw, ht, ctr, o_node, o_parent, o_lev
     for i in range(m):
         o_node[1 + i] = x[i]
         o_parent[1 + i] = -1
-        o_level[1 + i] = -1
         o_sender[1 + i] = True
-        q = _slot(ht, bits, s_hop, x[i])
-        ht[q, 3] = 1 + i
+        ht[own[i], 3] = 1 + i
     rows = 1 + m
     for i in range(m):
-        q = _slot(ht, bits, s_hop, x[i])
+        q = own[i]
         row = 1 + i
         while True:
-            cur = ht[q, 1]
-            d = ht[q, 2] & 15
-            o_level[row] = d
-            nxt = cur - _dig(cur, d, n, sh, pw) * pw[d]
-            if nxt == 0:
+            o_level[row] = ht[q, 2] & 15
+            q = nx[q]
+            if q < 0:
                 o_parent[row] = 0
                 break
-            q = _slot(ht, bits, s_hop, nxt)
             if ht[q, 3] >= 0:
                 o_parent[row] = ht[q, 3]
                 break
             ht[q, 3] = rows
-            o_node[rows] = nxt
+            o_node[rows] = ht[q, 1]
             o_parent[rows] = -1
             o_level[rows] = -1
             o_sender[rows] = False
@@ -739,6 +993,7 @@ def _unicast_tree(x, prio, first, K, n, sh, pw, ht, ctr, o_node, o_parent, o_lev
 def _unicast_batch(receivers, senders, seed, K, n, sh, pw, deltas, ht, ctr, traffic, root_out, nodes):
     m = senders.shape[0]
     cap = 1 + m * K
+    nx = np.empty(1 << _bits_for((1 + m * K) * 3 // 4), np.int32)
     x = np.empty(m, np.int64)
     first = np.empty(m, np.int64)
     o_node = np.empty(cap, np.int64)
@@ -752,7 +1007,7 @@ def _unicast_batch(receivers, senders, seed, K, n, sh, pw, deltas, ht, ctr, traf
     for b in range(receivers.shape[0]):
         _relabel(senders, receivers[b], K, n, sh, pw, x)
         _first_dims(seed, receivers[b], senders, x, K, n, sh, pw, first)
-        rows = _unicast_tree(x, senders, first, K, n, sh, pw, ht, ctr, o_node, o_parent, o_level, o_sender)
+        rows = _unicast_tree(x, senders, first, K, n, sh, pw, ht, ctr, nx, o_node, o_parent, o_level, o_sender)
         nodes[b] = rows
         _tree_flows(o_parent, o_sender, rows, deltas, traffic, root_out, order, kids, tot, top, b)
 
@@ -771,8 +1026,16 @@ def _find(uf, a):
     return root
 
 
-@njit(cache=True)
-def _hamming(a, b, K, n, sh, pw):
+@njit(inline="always", cache=True)
+def _hamming(a, b, K, n, sh, pw, hm):
+    """Hamming distance of two labels: with ``n = 2^sh``, OR each digit's bits of ``a ^ b`` into its
+    lowest bit and count those (``hm``: :func:`_hmask`); else digit by digit."""
+    if sh > 0:
+        v = np.uint64(a ^ b)
+        f = v
+        for t in range(1, sh):
+            f |= v >> np.uint64(t)
+        return _popcount(f & hm)
     c = 0
     for d in range(K):
         if _dig(a, d, n, sh, pw) != _dig(b, d, n, sh, pw):
@@ -782,40 +1045,43 @@ def _hamming(a, b, K, n, sh, pw):
 
 @njit(cache=True)
 def _senders_mst(s, K, n, sh, pw):
-    """Kruskal over all sender pairs in (distance, i, j) order; returns the edges (i, j, w) in that order."""
+    """Kruskal over all sender pairs in (distance, i, j) order; returns the edges (i, j, w) in that order.
+
+    The distances of the ``m (m - 1) / 2`` pairs are computed once (one byte each); Kruskal then scans
+    them once per distance, in (i, j) order, until the tree is complete (usually by distance 3 or 4
+    on the papers' shuffles), so the pairs are never sorted or stored."""
     m = s.shape[0]
-    count = np.zeros(K + 2, np.int64)
+    hm = _hmask(sh)
+    dist = np.empty(max(m * (m - 1) // 2, 1), np.uint8)
+    t = 0
     for i in range(m):
+        si = s[i]
         for j in range(i + 1, m):
-            count[_hamming(s[i], s[j], K, n, sh, pw) + 1] += 1
-    for d in range(K + 1):
-        count[d + 1] += count[d]
-    total = count[K + 1]
-    pi = np.empty(total, np.int32)
-    pj = np.empty(total, np.int32)
-    fill = count.copy()
-    for i in range(m):
-        for j in range(i + 1, m):
-            d = _hamming(s[i], s[j], K, n, sh, pw)
-            pi[fill[d]] = i
-            pj[fill[d]] = j
-            fill[d] += 1
+            dist[t] = _hamming(si, s[j], K, n, sh, pw, hm)
+            t += 1
     uf = np.arange(m)
     ea = np.empty(max(m - 1, 0), np.int64)
     eb = np.empty(max(m - 1, 0), np.int64)
     ew = np.empty(max(m - 1, 0), np.int64)
     got = 0
-    for q in range(total):
+    for d in range(1, K + 1):
         if got == m - 1:
             break
-        a = _find(uf, np.int64(pi[q]))
-        b = _find(uf, np.int64(pj[q]))
-        if a != b:
-            uf[a] = b
-            ea[got] = pi[q]
-            eb[got] = pj[q]
-            ew[got] = _hamming(s[pi[q]], s[pj[q]], K, n, sh, pw)
-            got += 1
+        t = 0
+        for i in range(m):
+            if got == m - 1:
+                break
+            for j in range(i + 1, m):
+                if dist[t] == d:
+                    a = _find(uf, np.int64(i))
+                    b = _find(uf, np.int64(j))
+                    if a != b:
+                        uf[a] = b
+                        ea[got] = i
+                        eb[got] = j
+                        ew[got] = d
+                        got += 1
+                t += 1
     return ea[:got], eb[:got], ew[:got]
 
 
@@ -831,8 +1097,9 @@ def _kmb_tree(r, s, x, ea, eb, ew, K, n, sh, pw, ht, ctr, w, orient, o_node, o_p
     # in (distance, i, j) order; member 0 is the receiver, so its edges come first within a distance.
     wr = w[0]
     cnt = np.zeros(K + 2, np.int64)
+    hm = _hmask(sh)
     for j in range(m):
-        wr[j] = _hamming(r, s[j], K, n, sh, pw)
+        wr[j] = _hamming(r, s[j], K, n, sh, pw, hm)
         cnt[wr[j] + 1] += 1
     for d in range(K + 1):
         cnt[d + 1] += cnt[d]
@@ -1012,20 +1279,227 @@ def _kmb_tree(r, s, x, ea, eb, ew, K, n, sh, pw, ht, ctr, w, orient, o_node, o_p
     return c
 
 
+@njit(inline="always", cache=True)
+def _glookup(gk, gv, bits, key):
+    """Id of ``key`` in a static open-addressing table (keys -1: empty), or -1."""
+    mask = (1 << bits) - 1
+    i = ((key * 2654435761) & 0xFFFFFFFF) >> (32 - bits)
+    while gk[i] >= 0:
+        if gk[i] == key:
+            return gv[i]
+        i = (i + 1) & mask
+    return -1
+
+
+@njit(cache=True)
+def _kmb_paths(s, ea, eb, K, n, sh, pw):
+    """The receiver-independent part of every KMB tree of a shuffle: the path of each senders' MST edge.
+
+    Relabelling is a digit-wise bijection, so the path from ``s[eb]`` to ``s[ea]`` (differing digits
+    corrected highest first) visits the same servers, in real labels, for every receiver. Servers get
+    ids: the senders ``0..m-1``, then the other servers of these paths in order of appearance.
+    Returns (``start``, ``path``: the ids along edge q are ``path[start[q]:start[q+1]]``, the table
+    keys and ids of every server, its log2 size, the number of ids)."""
+    m = s.shape[0]
+    E = ea.shape[0]
+    cap = m + E * K + 1
+    bits = _bits_for(cap)
+    gk = np.full(1 << bits, -1, np.int64)
+    gv = np.empty(1 << bits, np.int64)
+    mask = (1 << bits) - 1
+    for i in range(m):
+        q = ((s[i] * 2654435761) & 0xFFFFFFFF) >> (32 - bits)
+        while gk[q] >= 0:
+            q = (q + 1) & mask
+        gk[q] = s[i]
+        gv[q] = i
+    G = m
+    start = np.empty(E + 1, np.int64)
+    path = np.empty(E * (K + 1) + 1, np.int64)
+    p = 0
+    for e in range(E):
+        start[e] = p
+        cur = s[eb[e]]
+        b = s[ea[e]]
+        path[p] = eb[e]
+        p += 1
+        for d in range(K - 1, -1, -1):
+            dc = _dig(cur, d, n, sh, pw)
+            db = _dig(b, d, n, sh, pw)
+            if dc == db:
+                continue
+            cur = cur + (db - dc) * pw[d]
+            q = ((cur * 2654435761) & 0xFFFFFFFF) >> (32 - bits)
+            while gk[q] >= 0 and gk[q] != cur:
+                q = (q + 1) & mask
+            if gk[q] < 0:
+                gk[q] = cur
+                gv[q] = G
+                G += 1
+            path[p] = gv[q]
+            p += 1
+    start[E] = p
+    return start, path, gk, gv, bits, G
+
+
+@njit(cache=True)
+def _kmb_count(r, s, ea, eb, ew, start, path, gk, gv, gbits, G, K, n, sh, pw, hm, w, node_w, ex_lab, st):
+    """Servers in the KMB tree of receiver ``r`` (steps of :func:`_kmb_tree` without building it), or -1
+    when a Steiner leaf has to be pruned (the caller then builds the tree; rare).
+
+    Steps 1-2 as in :func:`_kmb_tree`; steps 3-4 run on server ids: a senders' MST edge replays its
+    path from :func:`_kmb_paths`, a receiver edge walks from the sender to ``r`` looking servers up in
+    the shuffle's table (new ones are numbered from ``G + 1``; the receiver is id ``G`` unless it lies on
+    a sender path). ``node_w``: (3, ids) work space, row 0 the stamp ``st`` of servers in the tree."""
+    m = s.shape[0]
+    wr = w[0]
+    cnt = np.zeros(K + 2, np.int64)
+    for j in range(m):
+        wr[j] = _hamming(r, s[j], K, n, sh, pw, hm)
+        cnt[wr[j] + 1] += 1
+    for d in range(K + 1):
+        cnt[d + 1] += cnt[d]
+    byw = w[1]
+    fill = cnt.copy()
+    for j in range(m):
+        byw[fill[wr[j]]] = j
+        fill[wr[j]] += 1
+    uf = w[2]
+    for i in range(m + 1):
+        uf[i] = i
+    mj, mq = w[3], w[4]
+    got = 0
+    q = 0
+    for d in range(1, K + 1):
+        for t in range(cnt[d], cnt[d + 1]):
+            j = byw[t] + 1
+            a = _find(uf, np.int64(0))
+            b = _find(uf, j)
+            if a != b:
+                uf[a] = b
+                mj[got] = j
+                mq[got] = -1
+                got += 1
+        while q < ea.shape[0] and ew[q] == d:
+            a = _find(uf, ea[q] + 1)
+            b = _find(uf, eb[q] + 1)
+            if a != b:
+                uf[a] = b
+                mq[got] = q
+                got += 1
+            q += 1
+        if got == m:
+            break
+    seen, nuf, deg = node_w[0], node_w[1], node_w[2]
+    rid = _glookup(gk, gv, gbits, r)
+    if rid < 0:
+        rid = G
+    for i in range(m):
+        seen[i] = st
+        nuf[i] = i
+    seen[rid] = st
+    nuf[rid] = rid
+    count = 1 + m
+    n_ex = 0
+    made = w[5]           # the Steiner servers, in order of appearance
+    for e in range(got):
+        # ``ru`` is the root of the walk's component: no other union happens along one path, and a
+        # server seen for the first time joins it directly (it is its own component before the hop)
+        if mq[e] >= 0:
+            qe = mq[e]
+            ru = _find(nuf, path[start[qe]])
+            u = path[start[qe]]
+            for t in range(start[qe] + 1, start[qe + 1]):
+                v = path[t]
+                if seen[v] != st:
+                    seen[v] = st
+                    nuf[v] = ru
+                    deg[v] = 1
+                    deg[u] += 1
+                    made[count - 1 - m] = v
+                    count += 1
+                else:
+                    rb = _find(nuf, v)
+                    if rb != ru:
+                        nuf[ru] = rb
+                        ru = rb
+                        deg[u] += 1
+                        deg[v] += 1
+                u = v
+            continue
+        u = mj[e] - 1
+        ru = _find(nuf, u)
+        cur = s[u]
+        for d in range(K - 1, -1, -1):
+            dc = _dig(cur, d, n, sh, pw)
+            db = _dig(r, d, n, sh, pw)
+            if dc == db:
+                continue
+            cur = cur + (db - dc) * pw[d]
+            if cur == r:
+                v = rid
+            else:
+                v = _glookup(gk, gv, gbits, cur)
+                if v < 0:
+                    for t in range(n_ex):
+                        if ex_lab[t] == cur:
+                            v = G + 1 + t
+                            break
+                    if v < 0:
+                        ex_lab[n_ex] = cur
+                        v = G + 1 + n_ex
+                        n_ex += 1
+            if seen[v] != st:
+                seen[v] = st
+                nuf[v] = ru
+                deg[v] = 1
+                deg[u] += 1
+                made[count - 1 - m] = v
+                count += 1
+            else:
+                rb = _find(nuf, v)
+                if rb != ru:
+                    nuf[ru] = rb
+                    ru = rb
+                    deg[u] += 1
+                    deg[v] += 1
+            u = v
+    # (5) a Steiner server (neither a sender nor the receiver) that is a leaf: prune in _kmb_tree.
+    # Degrees of senders and of the receiver are never reset and never read.
+    for t in range(count - 1 - m):
+        if deg[made[t]] == 1:
+            return -1
+    return count
+
+
 @njit(cache=True)
 def _kmb_batch(receivers, s, ea, eb, ew, K, n, sh, pw, ht, ctr, nodes):
     m = s.shape[0]
     cap = 1 + m * K
-    x = np.empty(m, np.int64)
+    hm = _hmask(sh)
+    start, path, gk, gv, gbits, G = _kmb_paths(s, ea, eb, K, n, sh, pw)
+    node_w = np.zeros((3, G + 1 + (m + 1) * K), np.int64)
+    ex_lab = np.empty((m + 1) * K, np.int64)
     w = np.empty((11, cap), np.int64)
-    o_node = np.empty(cap, np.int64)
-    o_parent = np.empty(cap, np.int64)
-    o_level = np.empty(cap, np.int64)
-    o_sender = np.empty(cap, np.bool_)
+    x = np.empty(0, np.int64)
+    o_node = np.empty(0, np.int64)
+    o_parent = np.empty(0, np.int64)
+    o_level = np.empty(0, np.int64)
+    o_sender = np.empty(0, np.bool_)
     for b in range(receivers.shape[0]):
-        _relabel(s, receivers[b], K, n, sh, pw, x)
-        nodes[b] = _kmb_tree(receivers[b], s, x, ea, eb, ew, K, n, sh, pw, ht, ctr, w, False,
-                             o_node, o_parent, o_level, o_sender)
+        c = _kmb_count(receivers[b], s, ea, eb, ew, start, path, gk, gv, gbits, G, K, n, sh, pw, hm, w, node_w,
+                       ex_lab, b + 1)
+        if c < 0:
+            if x.shape[0] == 0:
+                x = np.empty(m, np.int64)
+                o_node = np.empty(cap, np.int64)
+                o_parent = np.empty(cap, np.int64)
+                o_level = np.empty(cap, np.int64)
+                o_sender = np.empty(cap, np.bool_)
+            _relabel(s, receivers[b], K, n, sh, pw, x)
+            c = _kmb_tree(receivers[b], s, x, ea, eb, ew, K, n, sh, pw, ht, ctr, w, False,
+                          o_node, o_parent, o_level, o_sender)
+        nodes[b] = c
 
 
 # -- Python API -----------------------------------------------------------------------------------------------
@@ -1110,6 +1584,8 @@ def _per_tree(space: LabelSpace, receivers: np.ndarray, senders: np.ndarray, alg
     if algo == "kmb":
         senders = np.sort(senders)
         ea, eb, ew = _senders_mst(senders, K, n, sh, pw)
+    if algo == "irs":
+        pairs = _one_digit_pairs(senders, K, n, sh, pw)
     m = senders.shape[0]
     cap = 1 + m * K
     sc = scratch(space, m)
@@ -1121,11 +1597,12 @@ def _per_tree(space: LabelSpace, receivers: np.ndarray, senders: np.ndarray, alg
         if algo == "irs":
             w = np.zeros((20, m + 1), np.int64)
             gid = np.zeros((2 * K, m + 1), np.int64)
-            rows = _irs_tree(x, K, n, sh, pw, intra_stage, sc.bits, sc.tab, w, gid, *o)
+            rows = _irs_tree(x, K, n, sh, pw, intra_stage, sc.bits, sc.tab, w, gid, pairs, *o)
         elif algo == "unicast":
             first = np.empty(m, np.int64)
             _first_dims(np.uint64(seed), r, senders, x, K, n, sh, pw, first)
-            rows = _unicast_tree(x, senders, first, K, n, sh, pw, sc.hash, sc.ctr, *o)
+            nx = np.empty(sc.hash.shape[0], np.int32)
+            rows = _unicast_tree(x, senders, first, K, n, sh, pw, sc.hash, sc.ctr, nx, *o)
         else:
             w = np.empty((11, cap), np.int64)
             rows = _kmb_tree(r, senders, x, ea, eb, ew, K, n, sh, pw, sc.hash, sc.ctr, w, True, *o)

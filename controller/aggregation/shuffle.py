@@ -133,17 +133,29 @@ def srs_groups(space: LabelSpace, receivers: np.ndarray, irs_cost: np.ndarray) -
     return out
 
 
-def srs_cost(space: LabelSpace, groups: Sequence[ReceiverGroup], index: dict[int, int], tree_cost: np.ndarray,
+def forward_hops(space: LabelSpace, groups: Sequence[ReceiverGroup]) -> list[int]:
+    """Per group, the forwarding hops from its entry to every member (:meth:`ReceiverGroup.forward_path`):
+    0 to the entry, 1 to a neighbour of the entry, else 2 (through the head), in one vectorised pass."""
+    sizes = np.array([len(g.members) for g in groups], dtype=np.int64)
+    if sizes.shape[0] == 0:
+        return []
+    entries = np.repeat(np.array([g.entry for g in groups], dtype=np.int64), sizes)
+    members = np.array([r for g in groups for r in g.members], dtype=np.int64)
+    hops = np.minimum(space.hamming(entries, members), 2)
+    return np.add.reduceat(hops, np.r_[0, np.cumsum(sizes)[:-1]]).tolist()
+
+
+def srs_cost(groups: Sequence[ReceiverGroup], hops: Sequence[int], index: dict[int, int], tree_cost: np.ndarray,
              root_out: np.ndarray) -> float:
-    """Total SRS traffic given each receiver's IRS tree cost and aggregated output at some delta."""
+    """Total SRS traffic given each receiver's IRS tree cost and aggregated output at some delta
+    (``hops``: :func:`forward_hops`)."""
     total = 0.0
-    for g in groups:
+    for g, h in zip(groups, hops):
         e = index[g.entry]
         if len(g.members) == 1:
             total += float(tree_cost[e])
             continue
-        hops = sum(len(g.forward_path(space, r)) - 1 for r in g.members)
-        total += len(g.members) * float(tree_cost[e]) + 2.0 * hops * float(root_out[e])
+        total += len(g.members) * float(tree_cost[e]) + 2.0 * h * float(root_out[e])
     return total
 
 
@@ -196,7 +208,8 @@ def shuffle_costs(space: LabelSpace, senders: np.ndarray, receivers: np.ndarray,
                        else engine.irs_costs(space, receivers, senders).traffic[0])
             groups = srs_groups(space, receivers, at_zero)
             index = {int(r): i for i, r in enumerate(receivers)}
-            traffic["srs"] = [srs_cost(space, groups, index, irs.traffic[i], irs.root_output[i])
+            hops = forward_hops(space, groups)
+            traffic["srs"] = [srs_cost(groups, hops, index, irs.traffic[i], irs.root_output[i])
                               for i in range(len(deltas))]
             if detail:
                 links["srs"], aggregators["srs"], receiver_input["srs"] = _srs_detail(space, senders, groups)
