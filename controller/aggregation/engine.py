@@ -1086,18 +1086,15 @@ def _senders_mst(s, K, n, sh, pw):
 
 
 @njit(cache=True)
-def _kmb_tree(r, s, x, ea, eb, ew, K, n, sh, pw, ht, ctr, w, orient, o_node, o_parent, o_level, o_sender):
-    """One KMB tree over the receiver (member 0) and the senders ``s`` (members 1..m, sorted labels).
-
-    ``ea/eb/ew`` are the senders' MST edges in Kruskal order; ``x`` the relabelled senders. Returns the
-    number of rows after pruning (rows: 0 the receiver, 1..m the senders, then Steiner servers). Without
-    ``orient`` only that count is computed (the ``o_*`` arrays are not a tree)."""
+def _closure_mst(r, s, ea, eb, ew, K, n, sh, pw, hm, w):
+    """KMB steps 1-2: the MST of the metric closure over the receiver (member 0) and the senders
+    (members 1..m), by Kruskal over the receiver's edges and the senders' MST edges ``ea/eb/ew`` in
+    (distance, i, j) order (the receiver's edges come first within a distance). Returns the number of
+    edges ``got``; edge e is the receiver edge (0, ``w[3][e]``) when ``w[4][e]`` is -1, else the
+    senders' MST edge ``w[4][e]``. Uses ``w[0..4]``."""
     m = s.shape[0]
-    # (1-2) MST of the metric closure: Kruskal over the receiver's edges and the senders' MST edges,
-    # in (distance, i, j) order; member 0 is the receiver, so its edges come first within a distance.
     wr = w[0]
     cnt = np.zeros(K + 2, np.int64)
-    hm = _hmask(sh)
     for j in range(m):
         wr[j] = _hamming(r, s[j], K, n, sh, pw, hm)
         cnt[wr[j] + 1] += 1
@@ -1111,7 +1108,7 @@ def _kmb_tree(r, s, x, ea, eb, ew, K, n, sh, pw, ht, ctr, w, orient, o_node, o_p
     uf = w[2]
     for i in range(m + 1):
         uf[i] = i
-    mi, mj = w[3], w[4]
+    mj, mq = w[3], w[4]
     got = 0
     q = 0
     for d in range(1, K + 1):
@@ -1121,20 +1118,40 @@ def _kmb_tree(r, s, x, ea, eb, ew, K, n, sh, pw, ht, ctr, w, orient, o_node, o_p
             b = _find(uf, j)
             if a != b:
                 uf[a] = b
-                mi[got] = 0
                 mj[got] = j
+                mq[got] = -1
                 got += 1
         while q < ea.shape[0] and ew[q] == d:
             a = _find(uf, ea[q] + 1)
             b = _find(uf, eb[q] + 1)
             if a != b:
                 uf[a] = b
-                mi[got] = ea[q] + 1
-                mj[got] = eb[q] + 1
+                mq[got] = q
                 got += 1
             q += 1
         if got == m:
             break
+    return got
+
+
+@njit(cache=True)
+def _kmb_tree(r, s, x, ea, eb, ew, K, n, sh, pw, ht, ctr, w, orient, o_node, o_parent, o_level, o_sender):
+    """One KMB tree over the receiver (member 0) and the senders ``s`` (members 1..m, sorted labels).
+
+    ``ea/eb/ew`` are the senders' MST edges in Kruskal order; ``x`` the relabelled senders. Returns the
+    number of rows after pruning (rows: 0 the receiver, 1..m the senders, then Steiner servers). Without
+    ``orient`` only that count is computed (the ``o_*`` arrays are not a tree)."""
+    m = s.shape[0]
+    # (1-2) MST of the metric closure (:func:`_closure_mst`), as member pairs (mi, mj)
+    got = _closure_mst(r, s, ea, eb, ew, K, n, sh, pw, _hmask(sh), w)
+    uf, mj, mi = w[2], w[3], w[4]
+    for e in range(got):
+        q = mi[e]
+        if q < 0:
+            mi[e] = 0
+        else:
+            mi[e] = ea[q] + 1
+            mj[e] = eb[q] + 1
     # (3-4) expand every MST edge, in Kruskal order, into the path from member j to member i that
     # corrects the differing digits highest first; keep a hop if it joins two components
     s_idx = _stamp(ctr)
@@ -1352,44 +1369,8 @@ def _kmb_count(r, s, ea, eb, ew, start, path, gk, gv, gbits, G, K, n, sh, pw, hm
     the shuffle's table (new ones are numbered from ``G + 1``; the receiver is id ``G`` unless it lies on
     a sender path). ``node_w``: (3, ids) work space, row 0 the stamp ``st`` of servers in the tree."""
     m = s.shape[0]
-    wr = w[0]
-    cnt = np.zeros(K + 2, np.int64)
-    for j in range(m):
-        wr[j] = _hamming(r, s[j], K, n, sh, pw, hm)
-        cnt[wr[j] + 1] += 1
-    for d in range(K + 1):
-        cnt[d + 1] += cnt[d]
-    byw = w[1]
-    fill = cnt.copy()
-    for j in range(m):
-        byw[fill[wr[j]]] = j
-        fill[wr[j]] += 1
-    uf = w[2]
-    for i in range(m + 1):
-        uf[i] = i
+    got = _closure_mst(r, s, ea, eb, ew, K, n, sh, pw, hm, w)
     mj, mq = w[3], w[4]
-    got = 0
-    q = 0
-    for d in range(1, K + 1):
-        for t in range(cnt[d], cnt[d + 1]):
-            j = byw[t] + 1
-            a = _find(uf, np.int64(0))
-            b = _find(uf, j)
-            if a != b:
-                uf[a] = b
-                mj[got] = j
-                mq[got] = -1
-                got += 1
-        while q < ea.shape[0] and ew[q] == d:
-            a = _find(uf, ea[q] + 1)
-            b = _find(uf, eb[q] + 1)
-            if a != b:
-                uf[a] = b
-                mq[got] = q
-                got += 1
-            q += 1
-        if got == m:
-            break
     seen, nuf, deg = node_w[0], node_w[1], node_w[2]
     rid = _glookup(gk, gv, gbits, r)
     if rid < 0:
