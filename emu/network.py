@@ -46,11 +46,11 @@ from controller.runtime.pipeline import Pipeline
 from controller.runtime.toolchain import require_tool
 from emu import bmv2, faults, links, netns, offloads
 from emu.hosts import FastHost, finish_shells
-from emu.options import NetOptions
+from emu.options import MAX_EMULATED_HOSTS, NetOptions
 from emu.reachability import ProbeHost, Reachability, probe_all_pairs
 from emu.rundir import RunDir
 from topos.errors import UserError
-from topos.model import Fabric, HostInfo
+from topos.model import Fabric, HostInfo, Role
 from traffic.hostctl import AgentHandle, HostAddr
 
 log = logging.getLogger(__name__)
@@ -116,6 +116,7 @@ class FabricNetwork:
         self.opts.validate()
         self.pipeline = pipeline
         self.progress = progress or (lambda msg: log.info("%s", msg))
+        self._check_size()      # from the fabric's counts, before any per-host or per-switch record
         self.run: RunDir | None = None
         self.netns: str | None = None
         self.mn: Any = None                          # mininet.net.Mininet (hosts only)
@@ -132,14 +133,20 @@ class FabricNetwork:
         self._monitor: threading.Thread | None = None
         self._restarting: set[str] = set()
         self._lock = threading.Lock()
-        self._check_size()
 
     def _check_size(self) -> None:
-        n = sum(1 for _ in self.fabric.forwarding_nodes())
+        """Refuse a fabric above ``max_switches`` forwarding nodes or :data:`MAX_EMULATED_HOSTS` hosts,
+        from its closed-form counts (nothing is enumerated: fattree:k=406 has 16.7 million hosts)."""
+        counts = self.fabric.counts()
+        hosts = counts.get(Role.HOST, 0)
+        n = sum(counts.values()) - hosts
         if n > self.opts.max_switches:
-            raise UserError(f"{self.fabric.spec} has {n} forwarding nodes; emulation is limited to "
-                            f"max_switches={self.opts.max_switches} (about 30 MB of RAM per BMv2 process); "
-                            f"use the model backend for paper-scale instances")
+            raise UserError(f"{self.fabric.spec} has {n:,} forwarding nodes and {hosts:,} hosts; emulation is "
+                            f"limited to max_switches={self.opts.max_switches} (about 30 MB of RAM per BMv2 "
+                            f"process); use the model backend for paper-scale instances")
+        if hosts > MAX_EMULATED_HOSTS:
+            raise UserError(f"{self.fabric.spec} has {hosts:,} hosts; emulation is limited to "
+                            f"{MAX_EMULATED_HOSTS:,} hosts (one Mininet host each); use the model backend")
 
     # -- bring-up ----------------------------------------------------------------
     def start(self) -> FabricNetwork:

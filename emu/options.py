@@ -9,7 +9,12 @@ from emu.links import Shaping
 from topos.errors import UserError
 
 LOG_LEVELS = ("off", "error", "warn", "info", "debug", "trace")
-_DELAY = re.compile(r"^(\d+(\.\d+)?)(us|ms|s)$")
+_DELAY = re.compile(r"^([0-9]{1,12}(\.[0-9]{1,12})?)(us|ms|s)$")   # ASCII digits only ("٤ms" is no delay)
+MAX_DELAY_S = 60.0
+"""The longest link delay (netem holds every packet that long)."""
+_DELAY_UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+MAX_EMULATED_HOSTS = 4096
+"""Hosts an emulation brings up at most (one Mininet host, with its shell, per host)."""
 
 RANGES: dict[str, tuple[type, float, float, str]] = {
     "--bw": (float, 0.001, 100_000, "Mbit/s"),
@@ -71,6 +76,9 @@ class NetOptions:
             if not m or float(m.group(1)) <= 0:
                 raise UserError(f"option --delay={self.delay!r} is not a delay; valid: a positive number "
                                 f"with unit us, ms or s, e.g. 1ms")
+            if float(m.group(1)) * _DELAY_UNIT_S[m.group(3)] > MAX_DELAY_S:
+                raise UserError(f"option --delay={self.delay} is out of range; valid: a positive delay of at most "
+                                f"{MAX_DELAY_S:g}s")
         _check("--max-queue", self.max_queue)
         _check("--queue-rate", self.queue_rate_pps)
         _check("--queue-depth", self.queue_depth)

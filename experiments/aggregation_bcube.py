@@ -536,15 +536,18 @@ def run(args: argparse.Namespace) -> int:
     check passes, 1 otherwise."""
     import sys
 
+    from experiments.outputs import output_dir, writing
+
     cfg = config_from_args(args)
     out_arg = getattr(args, "out", None)
-    out = Path(DEFAULT_OUT if out_arg in (None, "results/aggregation") else out_arg)
+    out = output_dir(DEFAULT_OUT if out_arg in (None, "results/aggregation") else out_arg, "--out")  # before the run
 
     def say(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
     result = run_experiment(cfg, say)
-    png, js = write_outputs(result, out)
+    with writing(out, "--out"):
+        png, js = write_outputs(result, out)
     if getattr(args, "json", False):
         print(json.dumps(result.to_json(), default=str))
     else:

@@ -11,11 +11,24 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
+from experiments.argtypes import exclusive, needs, number, ranged, seed, workers
 from experiments.errors import UserError
+from experiments.outputs import image_file, writing
+from topos.numbers import parse_uint
 
 MAX_PRINTED_EDGES = 60
+MAX_MEMBERS = 100_000
+"""Senders (and receivers) of one plan at most: a named tree costs about 0.2 ms per member (18 s at the
+limit on BCube(2,20))."""
+MAX_KMB_WORK = 5_000_000
+"""Terminals x (nodes + links) for ``kmb`` on a fat-tree (networkx; about 10 s at the limit)."""
+DEFAULT_TIME_LIMIT = 300.0
+MAX_SHUFFLE_PAIRS = 100_000
+"""Senders x receivers of a shuffle at most: ``plan`` builds one named tree per receiver (about 15 s
+at 300 x 300 on BCube(8,5); ``reproduce aggregation`` runs the paper's 1500 x 1500 on the engine)."""
 
 
 def _member_list(fabric, text: str, what: str, rng, exclude: set[str]) -> list[str]:
@@ -29,23 +42,25 @@ def _member_list(fabric, text: str, what: str, rng, exclude: set[str]) -> list[s
             raise UserError(f"--{what}: give names separated by commas, or random:COUNT")
         return names
     try:
-        count = int(text.split(":", 1)[1])
+        count = parse_uint(text.split(":", 1)[1])
     except ValueError:
-        raise UserError(f"--{what} {text!r}: random:COUNT needs an integer count") from None
+        raise UserError(f"--{what} {text!r}: random:COUNT needs an integer count (ASCII digits), e.g. random:8") from None
     role = member_role(fabric)
     total = fabric.counts()[role]
-    free = total - len(exclude)
+    free = min(total - len(exclude), MAX_MEMBERS)
     if not 1 <= count <= free:
-        raise UserError(f"--{what} random:{count}: valid: 1 <= COUNT <= {free} "
-                        f"({total} {role.value}s, {len(exclude)} taken)")
+        raise UserError(f"--{what} random:{count}: valid: 1 <= COUNT <= {free:,} "
+                        f"({total:,} {role.value}s, {len(exclude):,} taken, at most {MAX_MEMBERS:,} members)")
     picked: list[str] = []
+    seen: set[str] = set()      # membership in a set: linear in COUNT (a list made the draw quadratic)
     name = fabric.host_name if role is Role.HOST else (lambda i: f"v{i}")
     while len(picked) < count:
         need = count - len(picked)
         for i in rng.choice(total, size=min(total, 2 * need + 8), replace=False).tolist():
             v = name(int(i))
-            if v not in exclude and v not in picked:
+            if v not in exclude and v not in seen:
                 picked.append(v)
+                seen.add(v)
                 if len(picked) == count:
                     break
     return picked
@@ -57,9 +72,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from controller import aggregation as agg
     from topos.spec import parse_spec
 
+    plot = image_file(args.plot, "--plot") if args.plot is not None else None
     fabric = parse_spec(args.topo)
     agg.algorithms_for(fabric)
-    rng = np.random.default_rng(args.seed)
+    algo = args.algo or ("updown" if fabric.kind == "fattree" else ("srs" if args.shuffle else "irs"))
+    _check_applicable(args, algo)
+    draw_seed = 0 if args.seed is None else args.seed
+    time_limit = DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
+    rng = np.random.default_rng(draw_seed)
     if args.shuffle:
         if not args.receivers:
             raise UserError("--shuffle needs --receivers R1,R2,... or --receivers random:N")
@@ -69,14 +89,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
             raise UserError("--receiver R is required (or --shuffle --receivers ...)")
         receivers = [args.receiver.strip()]
     senders = _member_list(fabric, args.senders, "senders", rng, set(receivers))
-    algo = args.algo or ("updown" if fabric.kind == "fattree" else ("srs" if args.shuffle else "irs"))
+    _check_size(fabric, algo, receivers, senders, args.shuffle)
     if args.shuffle:
-        plan = agg.shuffle_plan(fabric, receivers, senders, algo, args.delta, args.seed, args.time_limit)
-        if args.plot:
+        plan = agg.shuffle_plan(fabric, receivers, senders, algo, args.delta, draw_seed, time_limit)
+        if plot is not None:
             hops = [h.path for t in {id(t): t for t in plan.trees.values()}.values() for h in t.hops]
             hop_of = _hop_path(fabric)
             hops += [hop_of(a, b) for r in plan.receivers for a, b in plan.routes[r][len(plan.trees[r].edges):]]
-            _plot(args.plot, fabric, hops, plan.receivers, plan.senders, plan.aggregators,
+            _plot(plot, fabric, hops, plan.receivers, plan.senders, plan.aggregators,
                   f"{fabric.spec} shuffle {algo}: cost {plan.cost:g}, {plan.links} links")
         if args.json:
             print(json.dumps(plan.to_json()))
@@ -91,17 +111,17 @@ def cmd_plan(args: argparse.Namespace) -> int:
             print(f"tree {r}: {len(plan.routes[r])} hops via {plan.trees[r].receiver}")
         _totals(plan.cost, plan.links, plan.aggregators)
         return 0
-    tree = agg.incast_tree(fabric, receivers[0], senders, algo, args.delta, args.seed,
-                           intra_stage=not args.no_intra_stage, time_limit=args.time_limit)
-    if args.plot:
-        _plot(args.plot, fabric, [h.path for h in tree.hops], [tree.receiver], tree.senders, tree.aggregators,
+    tree = agg.incast_tree(fabric, receivers[0], senders, algo, args.delta, draw_seed,
+                           intra_stage=not args.no_intra_stage, time_limit=time_limit)
+    if plot is not None:
+        _plot(plot, fabric, [h.path for h in tree.hops], [tree.receiver], tree.senders, tree.aggregators,
               f"{fabric.spec} {algo} -> {tree.receiver}: cost {tree.cost:g}, {tree.links} links")
     if args.json:
         print(json.dumps(tree.to_json()))
         return 0
     print(f"incast    {algo} on {fabric.spec}: {len(tree.senders)} senders -> {tree.receiver}, delta {tree.delta:g}")
-    for key, value in tree.info.items():
-        print(f"{key:<9} {value}")
+    for line in describe_info(tree.info):
+        print(line)
     for h in tree.hops[:MAX_PRINTED_EDGES]:
         via = f"  (via {' '.join(h.path[1:-1])})" if len(h.path) > 2 else ""
         print(f"  {h.child} -> {h.parent}{via}")
@@ -110,6 +130,24 @@ def cmd_plan(args: argparse.Namespace) -> int:
     _totals(tree.cost, tree.links, tree.aggregators)
     print(f"receiver  input {tree.receiver_input:g} units")
     return 0
+
+
+def describe_info(info: Mapping[str, object]) -> list[str]:
+    """The tree's parameters in the words of report 003: the routing symbol e_j is the label digit
+    that stage j corrects on the way to stage j-1 (IRS, 003 §2.1)."""
+    lines = []
+    symbols = info.get("routing_symbols")
+    if isinstance(symbols, dict) and symbols:
+        stages = sorted(symbols, key=lambda e: -int(e[1:]))
+        lines.append("routing symbols (label digit each stage corrects):")
+        lines += [f"  stage {int(e[1:])} -> {int(e[1:]) - 1}: digit {symbols[e]} (e{e[1:]} = {symbols[e]})"
+                  for e in stages]
+    if "intra_stage" in info:
+        lines.append(f"intra-stage step {'on' if info['intra_stage'] else 'off (003 Fig. 2(b))'}")
+    if "seed" in info:
+        lines.append(f"path draw seed {info['seed']}")
+    lines += [f"{k:<9} {v}" for k, v in info.items() if k not in ("routing_symbols", "intra_stage", "seed")]
+    return lines
 
 
 def _hop_path(fabric):
@@ -125,13 +163,46 @@ def _totals(cost: float, links: int, aggregators) -> None:
     print(f"aggregators {len(aggregators)}: {shown}")
 
 
-def _plot(path: str, fabric, hops, receivers, senders, aggregators, title: str) -> None:
+def _plot(out: Path, fabric, hops, receivers, senders, aggregators, title: str) -> None:
+    """Draw to ``out`` (checked up front by :func:`experiments.outputs.image_file`)."""
     from experiments.aggregation_plot import draw_tree
-    out = Path(path)
-    if out.suffix.lower() != ".png":
-        raise UserError(f"--plot {path}: the file name must end in .png")
-    draw_tree(fabric, hops, list(receivers), list(senders), list(aggregators), title, out)
+    with writing(out, "--plot"):
+        draw_tree(fabric, hops, list(receivers), list(senders), list(aggregators), title, out)
     print(f"wrote {out}", file=sys.stderr)
+
+
+def _check_applicable(args: argparse.Namespace, algo: str) -> None:
+    """Options that the request would ignore are errors (one line naming them)."""
+    if args.shuffle:
+        exclusive(args, "--receiver", "--shuffle", why="a shuffle has --receivers R1,R2,... or random:N")
+    else:
+        needs(args, "--receivers", False, "with --shuffle (an incast has one --receiver)")
+    needs(args, "--no-intra-stage", not args.shuffle and algo == "irs",
+          f"to an IRS incast (--algo irs); this request runs {'a shuffle' if args.shuffle else algo}")
+    needs(args, "--time-limit", algo == "optimal", f"with --algo optimal; this request runs {algo}")
+    random_members = any((getattr(args, o) or "").strip().startswith("random:") for o in ("senders", "receivers"))
+    needs(args, "--seed", random_members or algo in ("unicast", "none"),
+          "with random:COUNT members or the unicast paths (--algo unicast, shuffle --algo none)")
+
+
+def _check_size(fabric, algo: str, receivers: list[str], senders: list[str], shuffle: bool) -> None:
+    """Bound the work before any tree is built (named members are checked later, one by one)."""
+    from topos.limits import TooLarge
+
+    for what, names in (("--senders", senders), ("--receivers", receivers)):
+        if len(names) > MAX_MEMBERS:
+            raise TooLarge(f"{what}: {len(names):,} members; plan aggregation handles at most {MAX_MEMBERS:,}")
+    if shuffle and len(senders) * len(receivers) > MAX_SHUFFLE_PAIRS:
+        raise TooLarge(f"a shuffle of {len(senders):,} senders x {len(receivers):,} receivers = "
+                       f"{len(senders) * len(receivers):,} pairs; plan aggregation handles at most "
+                       f"{MAX_SHUFFLE_PAIRS:,} (reproduce aggregation runs paper-scale shuffles on the engine)")
+    if algo == "kmb" and fabric.kind == "fattree":
+        work = (len(senders) + 1) * (sum(fabric.counts().values()) + fabric.num_links())
+        if work > MAX_KMB_WORK:
+            raise TooLarge(f"kmb on {fabric.spec}: {len(senders) + 1:,} terminals x "
+                           f"{sum(fabric.counts().values()) + fabric.num_links():,} nodes and links = {work:,}; "
+                           f"plan aggregation handles at most {MAX_KMB_WORK:,} (one shortest-path search per "
+                           f"terminal over the whole fabric)")
 
 
 def add_plan_parser(sub: argparse._SubParsersAction) -> None:
@@ -146,10 +217,12 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--algo", help="incast: irs mib mc m2 unicast kmb optimal (BCube; default irs), updown unicast "
                                   "kmb optimal (fat-tree; default updown); shuffle: srs (default), incast, none, or "
                                   "any incast algorithm")
-    p.add_argument("--delta", type=float, default=0.0, help="aggregation ratio in [0, 1] (default 0)")
-    p.add_argument("--seed", type=int, default=0, help="random members and the unicast path draw (default 0)")
+    # the range 0..1 is checked by controller.aggregation.cost.check_delta (one line, "valid: 0 <= delta <= 1")
+    p.add_argument("--delta", type=number(float), default=0.0, help="aggregation ratio in [0, 1] (default 0)")
+    p.add_argument("--seed", type=seed(), help="random members and the unicast path draw (default 0)")
     p.add_argument("--no-intra-stage", action="store_true", help="IRS without the intra-stage step (003 Fig. 2(b))")
-    p.add_argument("--time-limit", type=float, default=300.0, help="seconds for --algo optimal (default 300)")
+    p.add_argument("--time-limit", type=ranged(float, 0.1, 86_400, "s"),
+                   help=f"seconds for --algo optimal (default {DEFAULT_TIME_LIMIT:g})")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="draw the tree on the fabric")
     p.set_defaults(func=cmd_plan)
@@ -157,11 +230,14 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """Model backend by default; ``--emulate`` runs the BMv2 experiment (:mod:`experiments.aggregation_bcube`)."""
+    for option in ("--rounds", "--workers", "--only"):
+        exclusive(args, option, "--emulate", why="the BMv2 experiment has its own jobs (see --help)")
     if args.emulate:
+        from experiments import preflight
         from experiments.aggregation_model import dataplane_missing
-        why = dataplane_missing(("simple_switch_grpc", "simple_switch_CLI", "p4c"))
+        why = dataplane_missing(preflight.EMULATION_TOOLS)
         if why:
-            raise UserError(f"--emulate needs root and the P4 toolchain: {'; '.join(why)}")
+            raise UserError(preflight.message("dcnlab reproduce aggregation --emulate", why))
         from experiments import aggregation_bcube
         return aggregation_bcube.run(args)
     if args.topo:
@@ -181,11 +257,11 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
                                                         "BCube(4,1) only, fewer keys")
     p.add_argument("--out", default="results/aggregation",
                    help="output directory (default results/aggregation; results/aggregation-emu with --emulate)")
-    p.add_argument("--rounds", type=int, help="rounds per point (default: 100 for the k sweeps, 20 for 003-size and "
+    p.add_argument("--rounds", type=ranged(int, 1, 10_000), help="rounds per point (default: 100 for the k sweeps, 20 for 003-size and "
                                               "003-delta, 10 for 000-size and gap; --quick: 1 to 5)")
-    p.add_argument("--workers", type=int, help="processes (default: all cores)")
+    p.add_argument("--workers", type=workers(), help="processes (default: all cores)")
     p.add_argument("--only", nargs="+", choices=PARTS, help="run only these parts")
-    p.add_argument("--seed", type=int, default=1, help="base seed (rounds use seed, round, point; default 1)")
+    p.add_argument("--seed", type=seed(), default=1, help="base seed (rounds use seed, round, point; default 1)")
     p.add_argument("--emulate", action="store_true", help="run the BMv2 experiment instead of the model "
                                                           "(root, simple_switch_grpc and p4c)")
     p.add_argument("--topo", action="append", choices=specs, metavar="SPEC",
@@ -194,8 +270,19 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_reproduce)
 
 
+BENCH_DEFAULTS = {"rounds": 100, "dp_frames": 6000, "dp_rate": 1500.0, "dp_rounds": 3}
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from experiments import aggregation_model
+
+    for option in ("--rounds", "--workers"):
+        needs(args, option, not args.no_model, "to the model timings (not with --no-model)")
+    for option in ("--dp-frames", "--dp-rate", "--dp-rounds"):
+        needs(args, option, not args.no_dataplane, "to the BMv2 benchmark (not with --no-dataplane)")
+    for key, value in BENCH_DEFAULTS.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
     return aggregation_model.bench(args)
 
 
@@ -206,12 +293,16 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> None:
                                    "(goal: 100 rounds in 60 s). Then, with root, simple_switch_grpc and p4c, one "
                                    "BMv2 node: aggregated chunks per CPU second against forwarded frames (goal: at "
                                    "least half).")
-    p.add_argument("--rounds", type=int, default=100, help="rounds of the 1500x1500 point (default 100)")
-    p.add_argument("--workers", type=int, help="processes (default: all cores)")
+    p.add_argument("--rounds", type=ranged(int, 1, 10_000),
+                   help=f"rounds of the 1500x1500 point (default {BENCH_DEFAULTS['rounds']})")
+    p.add_argument("--workers", type=workers(), help="processes (default: all cores)")
     p.add_argument("--no-model", action="store_true", help="skip the model timings")
     p.add_argument("--no-dataplane", action="store_true", help="skip the BMv2 benchmark")
-    p.add_argument("--dp-frames", type=int, default=6000, help="BMv2: frames per phase (default 6000)")
-    p.add_argument("--dp-rate", type=float, default=1500.0, help="BMv2: offered frames per second (default 1500)")
-    p.add_argument("--dp-rounds", type=int, default=3, help="BMv2: rounds, medians reported (default 3)")
+    p.add_argument("--dp-frames", type=ranged(int, 1, 10_000_000),
+                   help=f"BMv2: frames per phase (default {BENCH_DEFAULTS['dp_frames']})")
+    p.add_argument("--dp-rate", type=ranged(float, 1, 1_000_000, "frames/s"),
+                   help=f"BMv2: offered frames per second (default {BENCH_DEFAULTS['dp_rate']:g})")
+    p.add_argument("--dp-rounds", type=ranged(int, 1, 100),
+                   help=f"BMv2: rounds, medians reported (default {BENCH_DEFAULTS['dp_rounds']})")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_bench)

@@ -180,15 +180,14 @@ def run_tasks(tasks: list[tuple[str, Any, int, int]], workers: int | None,
     The engine's kernels are compiled (or loaded) here first, so that the workers only load them."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    from tqdm import tqdm
-
     from controller.aggregation import engine
+    from experiments.progress import Progress
 
     engine.warm_up()
     workers = workers or os.cpu_count() or 1
     tasks = sorted(tasks, key=lambda t: -_weight(t[0], t[1]))
     out = []
-    bar = tqdm(total=len(tasks), desc="aggregation rounds", file=sys.stderr, disable=not progress, unit="round")
+    bar = Progress(len(tasks), "aggregation rounds", unit="round", enabled=progress)
     if workers == 1:
         for t in tasks:
             out.append(_task(*t))
@@ -347,11 +346,12 @@ def reproduce(args: argparse.Namespace) -> int:
         raise UserError(f"--rounds {args.rounds}: valid: at least 1")
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers {args.workers}: valid: at least 1")
+    from experiments.outputs import output_dir, writing
+
+    out = output_dir(args.out, "--out")     # before the rounds: a bad --out fails in a second, not an hour
     parts = args.only or list(PARTS)
     pl = plans(args.quick, args.rounds)
     tasks = [(part, p, rnd, args.seed) for part in parts for p in pl[part].points for rnd in range(pl[part].rounds)]
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     done = run_tasks(tasks, args.workers)
     wall = time.perf_counter() - t0
@@ -362,8 +362,9 @@ def reproduce(args: argparse.Namespace) -> int:
         results[part]["rounds"] = pl[part].rounds
     meta = {"quick": args.quick, "seed": args.seed, "workers": args.workers or os.cpu_count(),
             "wall_seconds": round(wall, 1), "load_average": os.getloadavg()}
-    (out / "aggregation.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
-    files = plots(results, out)
+    with writing(out, "--out"):
+        (out / "aggregation.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
+        files = plots(results, out)
     if getattr(args, "json", False):
         print(json.dumps({"meta": meta, "results": results, "table": table(results).splitlines()}))
         return 0
@@ -382,13 +383,11 @@ def _timed(fn: Callable[[], Any]) -> float:
 
 
 def dataplane_missing(tools: Sequence[str] = ("simple_switch_grpc", "p4c")) -> list[str]:
-    """Why BMv2 runs (the benchmark's node, ``--emulate``) cannot happen here (empty: they can)."""
-    from controller.runtime.toolchain import missing
+    """Why BMv2 runs (the benchmark's node, ``--emulate``) cannot happen here (empty: they can);
+    :func:`experiments.preflight.problems`."""
+    from experiments import preflight
 
-    why = [f"{tool} not found" for tool in missing(*tools)]
-    if os.geteuid() != 0:
-        why.append("not root")
-    return why
+    return preflight.problems(tools, root=True)
 
 
 def model_rows(workers: int | None, rounds: int, progress: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:

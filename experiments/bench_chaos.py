@@ -149,22 +149,16 @@ def run_chaos(cycles: int, spec: str, hold: float, seed: int, max_delay: float,
 
 
 def cmd_bench_chaos(args: argparse.Namespace) -> int:
-    from controller.runtime.toolchain import missing
-    from experiments.errors import UserError
-    from experiments.run_cmd import require_root
+    from experiments import preflight
 
-    require_root("dcnlab bench chaos")
-    gone = missing("simple_switch_grpc", "p4c")
-    if gone:
-        raise UserError(f"bench chaos needs {', '.join(gone)} (PATH or $DCNLAB_P4_PREFIX/bin)")
-    from tqdm import tqdm
-    bar = tqdm(total=args.cycles, desc="chaos", unit="cycle", file=sys.stderr)
+    preflight.require("dcnlab bench chaos")     # each cycle runs `dcnlab run`: root and the whole toolchain
+    from experiments.progress import Progress
+    bar = Progress(args.cycles, "chaos", unit="cycle")
 
     def tick(c: Cycle) -> None:
         bar.update(1)
         if c.leftovers or c.changes:
-            tqdm.write(f"cycle {c.index}: killed after {c.kill_after:.2f} s ({c.phase}): "
-                       f"{c.leftovers + c.changes}", file=sys.stderr)
+            bar.write(f"cycle {c.index}: killed after {c.kill_after:.2f} s ({c.phase}): {c.leftovers + c.changes}")
 
     res = run_chaos(args.cycles, args.spec, args.hold, args.seed, args.max_delay, tick)
     bar.close()
@@ -177,12 +171,13 @@ def cmd_bench_chaos(args: argparse.Namespace) -> int:
 
 
 def add_parser(bsub: argparse._SubParsersAction) -> None:
-    from experiments.argtypes import ranged
+    from experiments.argtypes import emulation_limit, fabric_spec, ranged, seed
     c = bsub.add_parser("chaos", help="kill -9 dcnlab runs at random moments, clean, check for leftovers (root, BMv2)")
     c.add_argument("--cycles", type=ranged(int, 1, 100_000), default=10)
-    c.add_argument("--spec", default="fattree:k=4")
+    c.add_argument("--spec", default="fattree:k=4", type=fabric_spec(emulation_limit),
+                   help="fabric each cycle runs (default fattree:k=4)")
     c.add_argument("--hold", type=ranged(float, 0, 3600, "s"), default=1.0, help="seconds each run stays up")
     c.add_argument("--max-delay", type=ranged(float, 0, 3600, "s"), default=5.0,
                    help="kill moments are uniform in 0..max-delay seconds after the start")
-    c.add_argument("--seed", type=int, default=1)
+    c.add_argument("--seed", type=seed(), default=1, help="seed of the kill moments (default 1)")
     c.set_defaults(func=cmd_bench_chaos)

@@ -25,6 +25,9 @@ from pathlib import Path
 
 from experiments.errors import UserError
 
+BENCH_MAX_SWITCHES = 400
+"""The benchmark brings up larger fabrics than ``dcnlab run`` (BCube(4,2) has 112 switches)."""
+
 
 @dataclass
 class BringUp:
@@ -65,7 +68,7 @@ def bring_up(spec: str) -> BringUp:
     from topos.spec import parse_spec
 
     fabric = parse_spec(spec)
-    net = FabricNetwork(fabric, NetOptions(max_switches=400, agents=False), progress=lambda m: None)
+    net = FabricNetwork(fabric, NetOptions(max_switches=BENCH_MAX_SWITCHES, agents=False), progress=lambda m: None)
     avail = _mem_available_mib()
     t0 = time.perf_counter()
     try:
@@ -119,13 +122,9 @@ def write_rates(entries: int = 5000, single: int = 1000) -> dict[str, float]:
 
 def cmd_bench_emu(args: argparse.Namespace) -> int:
     from controller.runtime.errors import RuntimeErrorBase
-    from controller.runtime.toolchain import missing
+    from experiments import preflight
 
-    gone = missing("simple_switch_grpc", "p4c")
-    if gone:
-        raise UserError(f"bench emu needs {', '.join(gone)} (PATH or $DCNLAB_P4_PREFIX/bin)")
-    if os.geteuid() != 0:
-        raise UserError("bench emu needs root (Mininet hosts, veths)")
+    preflight.require("dcnlab bench emu")
     try:
         results = []
         for spec in args.specs:
@@ -152,9 +151,10 @@ def cmd_bench_emu(args: argparse.Namespace) -> int:
 
 def add_parser(bsub: argparse._SubParsersAction) -> None:
     e = bsub.add_parser("emu", help="bring-up/teardown time, P4Runtime write rate, RSS per switch (BMv2, root)")
-    from experiments.argtypes import ranged
-    e.add_argument("specs", nargs="*", default=["fattree:k=4", "bcube:n=4,k=1", "dragonfly:p=1,a=4,h=2",
-                                                "fattree:k=6", "fattree:k=8", "bcube:n=4,k=2"])
+    from experiments.argtypes import emulation_limit, fabric_spec, ranged
+    e.add_argument("specs", nargs="*", type=fabric_spec(lambda: emulation_limit(BENCH_MAX_SWITCHES)),
+                   default=["fattree:k=4", "bcube:n=4,k=1", "dragonfly:p=1,a=4,h=2", "fattree:k=6", "fattree:k=8",
+                            "bcube:n=4,k=2"])
     e.add_argument("--repeat", type=ranged(int, 1, 100), default=1)
     e.add_argument("--entries", type=ranged(int, 100, 1_000_000), default=20000,
                    help="table entries for the write-rate measurement")

@@ -1,7 +1,7 @@
 """CLI of the cist mechanism: ``dcnlab plan cist`` and ``dcnlab bench cist`` (issue 11 §2, §5).
 
 ``dcnlab plan cist --topo dragonfly:p=1,a=4,h=2 [--rule generic|algorithm3] [--json] [--plot FILE.png]
-[--fail s0_1,s3_2-s4_1] [--adversary switch|link|mixed]`` prints the CIST-partition, the trees, their
+[--fail s0_2,s1_0-s2_3] [--adversary switch|link|mixed]`` prints the CIST-partition, the trees, their
 diameters and the validation. ``--json`` prints exactly one object,
 ``{"parts": [[...]...], "trees": [[[u, v]...]...], "diameters": [...], "valid": true}``; with ``--fail`` or
 ``--adversary`` it has one more key, ``"failures"``, with the delivery of the CISTs and of a single BFS tree.
@@ -24,10 +24,14 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from experiments.argtypes import ranged
+from experiments.argtypes import ranged, seed, workers
+from experiments.errors import UserError
+from experiments.outputs import image_file, output_dir, writing
+from topos.model import Role
 
 if TYPE_CHECKING:
     from controller.cist import CistPlan, Delivery, DragonflyPartition, Failures
@@ -36,6 +40,13 @@ BENCH_SPECS = tuple(f"dragonfly:p=1,a=16,h=8,arrangement={arr}" for arr in ("rel
 BENCH_GOAL_SECONDS = 2.0
 EDGES_SHOWN = 100
 MAX_PLOTTED_SWITCHES = 3000
+MAX_SWITCHES = 20_000
+MAX_SWITCH_LINKS = 200_000
+MAX_ELEMENTS = 2_000_000
+ADVERSARY_CANDIDATES = 64
+"""Pairs :func:`controller.cist.adversarial_failures` tries (its default)."""
+MAX_ADVERSARY_WORK = 3_000_000_000
+"""Nodes and links of the whole fabric, hosts included (the switch graph reads every link once)."""
 
 
 # -- plan -----------------------------------------------------------------------------------------------
@@ -106,7 +117,6 @@ def _failure_report(plan: CistPlan, args: argparse.Namespace) -> tuple[dict[str,
 
 def plot_plan(plan: CistPlan, fabric: Any, path: Path) -> None:
     """The switch graph in grey, each tree's links in its own colour, switches coloured by part."""
-    from experiments.errors import UserError
     if len(plan.graph) > MAX_PLOTTED_SWITCHES:
         raise UserError(f"--plot: {len(plan.graph)} switches; drawing is limited to {MAX_PLOTTED_SWITCHES}")
     import matplotlib
@@ -151,16 +161,52 @@ def plot_plan(plan: CistPlan, fabric: Any, path: Path) -> None:
     plt.close(fig)
 
 
-def cmd_plan(args: argparse.Namespace) -> int:
-    from controller.cist import plan_cists
+def cist_fabric(spec: str, what: str = "plan cist") -> Any:
+    """The fabric of ``spec``, refused before anything is built when the switch graph is larger than
+    :data:`MAX_SWITCHES` switches or :data:`MAX_SWITCH_LINKS` switch links (construction and
+    validation take about 45 µs per switch link: ~10 s at the limit)."""
+    from topos.limits import SizeLimit, TooLarge
+    from topos.model import Role
     from topos.spec import parse_spec
 
-    fabric = parse_spec(args.topo)
+    fabric = parse_spec(spec, SizeLimit(f"{what} handles", switches=MAX_SWITCHES, elements=MAX_ELEMENTS))
+    hosts = fabric.counts().get(Role.HOST, 0)
+    links = fabric.num_links() - hosts        # every host hangs off one switch by one link
+    if links > MAX_SWITCH_LINKS:
+        raise TooLarge(f"{fabric.spec} has {links:,} switch links; {what} handles at most {MAX_SWITCH_LINKS:,} "
+                       f"(e.g. dragonfly:p=1,a=24,h=12)")
+    return fabric
+
+
+def _check_adversary_size(fabric: Any) -> None:
+    """The adversary costs its candidate pairs one delivery count each, every ordered switch pair over
+    every tree: refuse before planning when that exceeds :data:`MAX_ADVERSARY_WORK` (~10 s)."""
+    from topos.limits import TooLarge
+
+    n, k = fabric.counts().get(Role.SWITCH, 0), getattr(fabric, "a", 0) // 2
+    work = ADVERSARY_CANDIDATES * n * n * k
+    if work > MAX_ADVERSARY_WORK:
+        raise TooLarge(f"--adversary on {fabric.spec}: {ADVERSARY_CANDIDATES} candidate pairs x {n:,}^2 switch pairs "
+                       f"x {k} trees = {work:,}; plan cist handles at most {MAX_ADVERSARY_WORK:,} (e.g. "
+                       f"dragonfly:p=1,a=16,h=8)")
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from controller.cist import plan_cists
+
+    plot = image_file(args.plot, "--plot") if args.plot is not None else None
+    fabric = cist_fabric(args.topo)
+    if plot is not None and fabric.counts().get(Role.SWITCH, 0) > MAX_PLOTTED_SWITCHES:
+        raise UserError(f"--plot: {fabric.spec} has {fabric.counts()[Role.SWITCH]:,} switches; drawing is limited "
+                        f"to {MAX_PLOTTED_SWITCHES:,}")
+    if args.adversary:
+        _check_adversary_size(fabric)
     plan = plan_cists(fabric, rule=args.rule)  # type: ignore[arg-type]
     failures, failure_lines = _failure_report(plan, args) if (args.fail or args.adversary) else ({}, [])
-    if args.plot:
-        plot_plan(plan, fabric, Path(args.plot))
-        print(f"wrote {args.plot}", file=sys.stderr)
+    if plot is not None:
+        with writing(plot, "--plot"):
+            plot_plan(plan, fabric, plot)
+        print(f"wrote {plot}", file=sys.stderr)
     if args.json:
         data = plan.to_json()
         if failures:
@@ -207,8 +253,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     import networkx  # noqa: F401  (imports are not part of the measurement)
     import scipy.sparse.csgraph  # noqa: F401
 
+    specs = args.spec or BENCH_SPECS
+    for spec in specs:      # every case bounded before the first is timed
+        cist_fabric(spec, "bench cist")
     results = []
-    for spec in args.spec or BENCH_SPECS:
+    for spec in specs:
         runs = [bench_case(spec) for _ in range(args.repeat)]
         best = min(runs, key=lambda r: r["seconds"])
         best["runs_seconds"] = [r["seconds"] for r in runs]
@@ -233,7 +282,7 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
                    help="leaf rule: generic (any partition) or the corrected Algorithm 3 (relative/circulant)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="draw the trees (one panel per tree)")
-    p.add_argument("--fail", metavar="LIST", help="failed switches and links, e.g. s0_1,s3_2-s4_1: report the "
+    p.add_argument("--fail", metavar="LIST", help="failed switches and links, e.g. s0_2,s1_0-s2_3: report the "
                                                   "pairs a broadcast still reaches, CISTs vs a single BFS tree")
     p.add_argument("--adversary", choices=("switch", "link", "mixed"),
                    help="also choose k failures of this kind that cut a pair in every tree, and report the loss")
@@ -245,7 +294,7 @@ def add_bench_parser(bsub: argparse._SubParsersAction) -> None:
                                      f"(goal <= {BENCH_GOAL_SECONDS:.0f} s)")
     b.add_argument("--spec", action="append", help="fabric spec instead of the three Dragonfly(16,8) cases "
                                                    "(repeatable)")
-    b.add_argument("--repeat", type=int, default=3, help="runs per case (best is reported)")
+    b.add_argument("--repeat", type=ranged(int, 1, 100), default=3, help="runs per case (best is reported)")
     b.add_argument("--json", action="store_true", help="machine-readable output")
     b.set_defaults(func=cmd_bench)
 
@@ -259,7 +308,8 @@ SWEEP_EXTRA = 3
 """The random-failure sweep goes up to k + SWEEP_EXTRA failed elements."""
 
 
-def model_case(spec: str, rounds: int, workers: int, seed: int = 0) -> dict[str, Any]:
+def model_case(spec: str, rounds: int, workers: int, seed: int = 0,
+               progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """CISTs of one instance: construction, validation, random-failure sweep and the adversary's k failures."""
     import time
 
@@ -272,7 +322,7 @@ def model_case(spec: str, rounds: int, workers: int, seed: int = 0) -> dict[str,
     built = time.perf_counter() - t0
     baseline = single_tree(plan.graph)
     sweep = failure_sweep(plan.graph, plan.trees, baseline, plan.k + SWEEP_EXTRA, rounds=rounds, kind="mixed",
-                          seed=seed, workers=workers, progress=True)
+                          seed=seed, workers=workers, progress=progress)
     adversary = {}
     for kind in ("switch", "link"):
         attack = adversarial_failures(plan.graph, plan.trees, kind, seed=seed)  # type: ignore[arg-type]
@@ -334,22 +384,27 @@ def model_lines(cases: list[dict[str, Any]]) -> list[str]:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
+    from experiments.progress import Progress
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    if args.emulate:
-        from experiments.run_cmd import require_root
-        require_root("dcnlab reproduce cist --emulate")
+    if args.emulate:    # before the model sweep and before --out is touched
+        from experiments import preflight
+        preflight.require("dcnlab reproduce cist --emulate")
         # gRPC logs an INFO line on every fork while its threads run (each restarted switch, each CLI)
         os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+    out = output_dir(args.out, "--out")
     specs = QUICK_MODEL_SPECS if args.quick else MODEL_SPECS
     rounds = 5 if args.quick else 20
     cases = []
-    for spec in tqdm(specs, desc="model instances", unit="instance", file=sys.stderr):
-        cases.append(model_case(spec, rounds, args.workers, args.seed))
-    plot_model(cases, out / "model-sweep.png")
-    (out / "model.json").write_text(json.dumps(cases, indent=1))
+    with Progress(len(specs), "model instances", unit="instance") as bar:
+        for spec in specs:
+            def rounds_done(done: int, total: int, spec: str = spec) -> None:
+                bar.set_postfix(f"{spec}: round {done}/{total}")
+
+            cases.append(model_case(spec, rounds, args.workers, args.seed, progress=rounds_done))
+            bar.update()
+    with writing(out, "--out"):
+        plot_model(cases, out / "model-sweep.png")
+        (out / "model.json").write_text(json.dumps(cases, indent=1))
     ok = all(c["valid"] and c["no_loss_below_k"] for c in cases)
     lines = model_lines(cases) + [f"wrote {out / 'model-sweep.png'} and {out / 'model.json'}"]
     emulations = []
@@ -361,7 +416,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             configs = [exp.quick(c) for c in configs]
         for cfg in configs:
             result = exp.run_experiment(cfg, progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
-            png, js = exp.write_outputs(result, out)
+            with writing(out, "--out"):
+                png, js = exp.write_outputs(result, out)
             emulations.append(result.to_json())
             ok = ok and result.ok
             lines += [""] + result.summary_lines() + [f"wrote {png} and {js}"]
@@ -379,8 +435,8 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
                                                           "Dragonfly(1,4,2), and Dragonfly(1,6,2) unless --quick")
     p.add_argument("--quick", action="store_true", help="fewer instances and rounds; a shorter emulation")
     p.add_argument("--out", default="results/cist", metavar="DIR", help="output directory for PNG and JSON")
-    p.add_argument("--workers", type=ranged(int, 1, 256), default=os.cpu_count() or 1,
+    p.add_argument("--workers", type=workers(), default=os.cpu_count() or 1,
                    help="model processes (default: every core)")
-    p.add_argument("--seed", type=ranged(int, 0, 2**31 - 1), default=0, help="seed of the failure draws")
+    p.add_argument("--seed", type=seed(), default=0, help="seed of the failure draws")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(func=cmd_reproduce)

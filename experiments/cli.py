@@ -7,7 +7,7 @@ import logging
 import os
 import sys
 
-from experiments.argtypes import Parser
+from experiments.argtypes import Parser, one_line
 from experiments.errors import UserError
 from topos.errors import SpecError
 
@@ -20,17 +20,29 @@ fabric specs:
 """
 
 
+def version() -> str:
+    """dcnlab's installed version (its package metadata), or the source tree's when not installed."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+    try:
+        return dist_version("dcnlab")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    from experiments import bench_cmd, plan_cmd, run_cmd, topo_cmd
+    from experiments import bench_cmd, examples, plan_cmd, run_cmd, topo_cmd
 
     parser = Parser(prog="dcnlab", description="P4/Mininet data-center fabric testbed",
                     epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="cmd", required=True)
     topo_cmd.add_parser(sub)
     bench_cmd.add_parser(sub)
     run_cmd.add_parser(sub)
     plan_cmd.add_parser(sub)
+    examples.attach(parser)
     return parser
 
 
@@ -42,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (SpecError, UserError) as e:
-        print(f"dcnlab: error: {e}", file=sys.stderr)
+        print(f"dcnlab: error: {one_line(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("dcnlab: interrupted", file=sys.stderr)

@@ -33,8 +33,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from experiments.argtypes import ranged
+from experiments.argtypes import emulation_limit, fabric_spec, needs, ranged, workers
 from experiments.errors import UserError
+from experiments.outputs import output_dir, writing
+from topos.numbers import parse_float, parse_int
 
 if TYPE_CHECKING:
     from controller.congestion.params import TimerMode
@@ -46,6 +48,17 @@ BMV2_NOTE = "BMv2 backend (emulation: BMv2 switches, Mininet hosts, congestion a
 RATIO_TOLERANCE = 0.15
 TENANT_TOLERANCE = 0.10
 GBPS = 1e9
+MIN_WEIGHT, MAX_WEIGHT = 1e-6, 1e6
+"""Tenant weights: loads n/w and their ratios stay finite (1e308 overflowed the policy)."""
+MAX_PLAN_FLOWS = 100_000
+MAX_MODEL_FLOW_SECONDS = 1000
+"""Flows x simulated seconds of one model run (``plan --model``; ``bench`` per case): about 10 s of CPU."""
+MAX_BENCH_FLOW_SECONDS = 10_000
+PLAN_SECONDS = 0.4
+BMV2_SPEC = "dragonfly:p=5,a=1,h=1"
+BMV2_QUEUE_RATE = 1000
+BMV2_OPTIONS = ("--spec", "--queue-rate", "--max-load", "--timer-mode", "--ccti-timer")
+"""Options of the BMv2 experiment only: an error when the model backend runs."""
 
 
 # -- reproduce -----------------------------------------------------------------------------------------
@@ -78,13 +91,13 @@ def _run_one(scenario: Any) -> tuple[str, Any, float]:
 
 
 def run_all(scenarios: list[Any], workers: int) -> dict[str, tuple[Any, float]]:
-    """Run the scenarios on ``workers`` processes (tqdm progress on stderr); name -> (result, seconds)."""
+    """Run the scenarios on ``workers`` processes (progress on stderr); name -> (result, seconds)."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    from tqdm import tqdm
+    from experiments.progress import Progress
 
     out: dict[str, tuple[Any, float]] = {}
-    bar = tqdm(total=len(scenarios), desc="model", unit="run", file=sys.stderr)
+    bar = Progress(len(scenarios), "model", unit="run")
     if workers <= 1:
         for s in scenarios:
             name, res, sec = _run_one(s)
@@ -307,32 +320,32 @@ def print_table(summary: dict[str, Any]) -> None:
 
 
 def bmv2_missing() -> list[str]:
-    """Why the BMv2 experiment cannot run here (empty: it can)."""
-    from controller.runtime.toolchain import missing
+    """Why the BMv2 experiment cannot run here (empty: it can); :func:`experiments.preflight.problems`."""
+    from experiments import preflight
 
-    why = [f"{tool} not found" for tool in missing("simple_switch_grpc", "simple_switch_CLI", "p4c")]
-    if os.geteuid() != 0:
-        why.append("not root")
-    return why
+    return preflight.problems(preflight.EMULATION_TOOLS, root=True)
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    out = Path(args.out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UserError(f"--out {out}: cannot create the directory ({e.strerror})") from None
-    why = bmv2_missing()
+    from experiments import preflight
+
+    why = bmv2_missing()    # before --out is touched: --emulate without BMv2 must leave it as it was
     if args.emulate and why:
-        raise UserError(f"--emulate needs root and the P4 toolchain: {'; '.join(why)}")
-    if args.emulate or not (args.model or why):
-        return _reproduce_bmv2(args, out)
+        raise UserError(preflight.message("dcnlab reproduce congestion --emulate", why))
+    bmv2 = bool(args.emulate or not (args.model or why))
     reason = "forced by --model" if args.model else "BMv2 not available: " + "; ".join(why)
+    for option in BMV2_OPTIONS:
+        needs(args, option, bmv2, f"to the BMv2 backend; the model backend runs here ({reason})")
+    needs(args, "--workers", not bmv2, "to the model backend; the BMv2 backend runs here")
+    out = output_dir(args.out, "--out")
+    if bmv2:
+        return _reproduce_bmv2(args, out)
+    n_workers = args.workers or os.cpu_count() or 1
     note = f"{BACKEND_NOTE}; {reason}"
     print(note, file=sys.stderr)
     scenarios = build_scenarios(args.quick)
     t0 = time.perf_counter()
-    results = run_all(scenarios, args.workers)
+    results = run_all(scenarios, n_workers)
     summary = summarize(scenarios, results)
     summary["backend"] = "model"
     summary["note"] = BACKEND_NOTE
@@ -340,10 +353,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     summary["quick"] = bool(args.quick)
     summary["parameters"] = _params_json()
     summary["wall_seconds"] = round(time.perf_counter() - t0, 2)
-    files = plot_all(scenarios, results, summary, out)
     data = dict(summary)
-    data["series"] = {name: res.to_dict() for name, (res, _) in sorted(results.items())}
-    (out / "results.json").write_text(json.dumps(data))
+    with writing(out, "--out"):
+        files = plot_all(scenarios, results, summary, out)
+        data["series"] = {name: res.to_dict() for name, (res, _) in sorted(results.items())}
+        (out / "results.json").write_text(json.dumps(data))
     summary["files"] = [str(f) for f in files] + [str(out / "results.json")]
     if args.json:
         print(json.dumps(summary))
@@ -351,7 +365,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     print(note)
     print_table(summary)
     print(f"\n{sum(c['ok'] for c in summary['checks'])}/{len(summary['checks'])} checks ok; "
-          f"{summary['wall_seconds']:.1f} s on {args.workers} workers")
+          f"{summary['wall_seconds']:.1f} s on {n_workers} workers")
     for f in summary["files"]:
         print(f"wrote {f}")
     return 0
@@ -367,11 +381,12 @@ def _reproduce_bmv2(args: argparse.Namespace, out: Path) -> int:
         cfg = bp.quick(cfg)
     mode: TimerMode = "reset" if args.timer_mode == "reset" else "free"
     timer = args.ccti_timer or bp.DEFAULT_TIMER[mode]
-    cfg = replace(cfg, spec=args.spec, rate_pps=args.queue_rate, timer_mode=mode, ccti_timer=timer,
-                  max_load=args.max_load)
+    cfg = replace(cfg, spec=args.spec or BMV2_SPEC, rate_pps=args.queue_rate or BMV2_QUEUE_RATE, timer_mode=mode,
+                  ccti_timer=timer, max_load=args.max_load)
     print(BMV2_NOTE, file=sys.stderr)
     result = bp.run_experiment(cfg, progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
-    files = bp.write_outputs(result, out)
+    with writing(out, "--out"):
+        files = bp.write_outputs(result, out)
     summary = result.summary()
     ok = all(c["ok"] is not False for c in summary["checks"])
     if args.json:
@@ -401,11 +416,13 @@ def _parse_tenant(text: str) -> tuple[str, float, int]:
     if len(parts) != 3 or not parts[0]:
         raise argparse.ArgumentTypeError(f"{text!r} is not NAME:WEIGHT:FLOWS, e.g. t1:1:3")
     try:
-        weight, flows = float(parts[1]), int(parts[2])
+        weight, flows = parse_float(parts[1]), parse_int(parts[2])
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: WEIGHT must be a number and FLOWS an integer") from None
-    if not (math.isfinite(weight) and weight > 0):
-        raise argparse.ArgumentTypeError(f"{text!r}: WEIGHT={parts[1]} is out of range; valid: > 0")
+        raise argparse.ArgumentTypeError(f"{text!r}: WEIGHT must be a number and FLOWS an integer "
+                                         f"(ASCII digits, e.g. t1:1.5:3)") from None
+    if not (math.isfinite(weight) and MIN_WEIGHT <= weight <= MAX_WEIGHT):
+        raise argparse.ArgumentTypeError(f"{text!r}: WEIGHT={parts[1]} is out of range; valid: "
+                                         f"{MIN_WEIGHT:g}..{MAX_WEIGHT:g}")
     if not 1 <= flows <= 4096:
         raise argparse.ArgumentTypeError(f"{text!r}: FLOWS={flows} is out of range; valid: 1..4096")
     return parts[0], weight, flows
@@ -414,20 +431,29 @@ def _parse_tenant(text: str) -> tuple[str, float, int]:
 def cmd_plan(args: argparse.Namespace) -> int:
     from controller.congestion.policy import FlowSpec, Tenant, TenantPolicy
 
+    for option in ("--seconds", "--timer-mode"):
+        needs(args, option, args.model, "with --model (it sets up the model's run)")
+    seconds = PLAN_SECONDS if args.seconds is None else args.seconds
+    timer_mode: TimerMode = "free" if args.timer_mode == "free" else "reset"
     specs = args.tenant or [("tenant1", 1.0, 1), ("tenant2", 1.0, 3)]
     names = [s[0] for s in specs]
     if len(set(names)) != len(names):
-        raise UserError(f"--tenant: tenant names must be unique, got {', '.join(names)}")
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise UserError(f"--tenant: tenant names must be unique; given more than once: {', '.join(dup[:10])}")
+    total = sum(k for _, _, k in specs)
+    if total > MAX_PLAN_FLOWS:
+        raise UserError(f"--tenant: {total:,} flows in all; plan congestion handles at most {MAX_PLAN_FLOWS:,}")
+    if args.model and total * seconds > MAX_MODEL_FLOW_SECONDS:
+        raise UserError(f"--model: {total:,} flows x {seconds:g} s = {total * seconds:,.0f} flow-seconds of IB time; "
+                        f"the model runs at most {MAX_MODEL_FLOW_SECONDS:,} (about 10 ms of CPU each)")
     rate = args.rate * GBPS
     policy = TenantPolicy([Tenant(n, w) for n, w, _ in specs], bottleneck_rates={"bottleneck": rate})
-    for n, _, k in specs:
-        for j in range(k):
-            policy.add_flow(FlowSpec(f"{n}.f{j}", n))
+    policy.add_flows(FlowSpec(f"{n}.f{j}", n) for n, _, k in specs for j in range(k))
     incs = policy.increases()
     targets = policy.target_shares()
     meters = {m.tenant: m for m in policy.meter_rates()}
     data: dict[str, Any] = {"rate_bps": rate, "tenants": []}
-    predicted = _predict(policy, specs, args.seconds, args.timer_mode) if args.model else None
+    predicted = _predict(policy, specs, seconds, timer_mode) if args.model else None
     for n, w, k in specs:
         row = {"tenant": n, "weight": w, "flows": k, "ccti_increase": incs[f"{n}.f0"],
                "ccti_timer": policy.timer(f"{n}.f0"),
@@ -447,7 +473,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                 f"{row['ccti_timer']:>6} {row['target_share']:>7.1%} {row['meter_bps'] / GBPS:>10.3f}")
         print(line + (f" {row['model_share']:>7.1%}" if predicted else ""))
     if predicted is not None:
-        print(f"model: link utilization {predicted['utilization']:.1%} over {args.seconds:g} s "
+        print(f"model: link utilization {predicted['utilization']:.1%} over {seconds:g} s "
               f"(first half discarded)")
     return 0
 
@@ -479,6 +505,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from controller.congestion.fluid import FlowDef, ModelConfig, simulate
     from controller.congestion.params import HcaParams
 
+    work = sum(args.flows) * args.seconds
+    if work > MAX_BENCH_FLOW_SECONDS:
+        raise UserError(f"--flows {' '.join(map(str, args.flows[:8]))}{' ...' if len(args.flows) > 8 else ''} x "
+                        f"--seconds {args.seconds:g} = {work:,.0f} flow-seconds of IB time; bench congestion runs at "
+                        f"most {MAX_BENCH_FLOW_SECONDS:,} (about 10 ms of CPU each)")
     rows = []
     for n in args.flows:
         flows = [FlowDef(f"f{i}", f"t{i % 4}", params=HcaParams(ccti_increase=1 + i % 3, ccti_limit=4095))
@@ -509,10 +540,11 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
                          help="use BMv2 (root, p4c and BMv2; an error without them); the default when available")
     p.add_argument("--quick", action="store_true",
                    help="shorter phases and fewer large-scale points (model < 1 min; BMv2 about 2 min)")
-    p.add_argument("--spec", default="dragonfly:p=5,a=1,h=1",
-                   help="BMv2: the fabric (at least 5 hosts; default: two switches, as in the paper's Fig. 2)")
-    p.add_argument("--queue-rate", type=ranged(int, 50, 20000, "packets/s"), default=1000,
-                   help="BMv2: bottleneck egress queue rate")
+    p.add_argument("--spec", type=fabric_spec(emulation_limit),
+                   help=f"BMv2: the fabric (at least 5 hosts; default {BMV2_SPEC}: two switches, as in the "
+                        f"paper's Fig. 2)")
+    p.add_argument("--queue-rate", type=ranged(int, 50, 20000, "packets/s"),
+                   help=f"BMv2: bottleneck egress queue rate (default {BMV2_QUEUE_RATE})")
     p.add_argument("--max-load", type=ranged(float, 0.1, 1000), default=None, metavar="LOAD",
                    help="BMv2: before each scenario wait (up to 5 min) until the 1-minute load average is below LOAD")
     p.add_argument("--timer-mode", choices=("reset", "free"), default=None,
@@ -521,8 +553,7 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ccti-timer", type=ranged(int, 1, 65535, "x 1.024 us"), default=None,
                    help="BMv2: CCTI_Timer (default: 20 free-running, 30 reset)")
     p.add_argument("--out", default="results/congestion", metavar="DIR", help="output directory for PNG and JSON")
-    p.add_argument("--workers", type=ranged(int, 1, 256), default=os.cpu_count() or 1,
-                   help="model processes (default: every core)")
+    p.add_argument("--workers", type=workers(), help="model processes (default: every core)")
     p.add_argument("--json", action="store_true", help="print one JSON object (the summary) on stdout")
     p.set_defaults(func=cmd_reproduce)
 
@@ -533,9 +564,11 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
                    help="a tenant on the bottleneck (repeatable; default: the paper's tenant1:1:1 tenant2:1:3)")
     p.add_argument("--rate", type=ranged(float, 1e-6, 1e4, "Gb/s"), default=8.0, help="bottleneck rate in Gb/s")
     p.add_argument("--model", action="store_true", help="also predict the shares with the fluid model")
-    p.add_argument("--seconds", type=ranged(float, 0.02, 10, "s"), default=0.4, help="model run length (IB time)")
-    p.add_argument("--timer-mode", choices=("reset", "free"), default="reset",
-                   help="CCTI timer of the model: Algorithm 1 (reset on BECN) or the spec's free-running timer")
+    p.add_argument("--seconds", type=ranged(float, 0.02, 10, "s"),
+                   help=f"with --model: model run length (IB time; default {PLAN_SECONDS:g})")
+    p.add_argument("--timer-mode", choices=("reset", "free"),
+                   help="with --model: CCTI timer of the model, Algorithm 1 (reset on BECN; default) or the spec's "
+                        "free-running timer")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_plan)
 

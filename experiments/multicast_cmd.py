@@ -21,11 +21,24 @@ import argparse
 import json
 from typing import Any
 
-from experiments.argtypes import ranged
+from experiments.argtypes import (
+    emulation_limit,
+    exclusive,
+    fabric_spec,
+    needs,
+    ranged,
+    workers,
+)
 from experiments.errors import UserError
+from experiments.outputs import output_dir, writing
+from topos.limits import SizeLimit
 
 ALGOS = ("cmr4lms-fixed", "cmr4lms-dynamic", "opensm", "global", "mr4lms")
 MAX_JSON_LINKS = 5_000_000
+DEFAULT_SHOW = 20
+PLAN_LIMIT = SizeLimit("plan multicast handles", elements=80_000_000)
+"""The metrics keep per-link arrays: fattree:k=406 (67 million nodes and links) is in, a midplane with
+m = w = 10^5 (3·10^13 links) is refused before anything is allocated."""
 
 
 def _tree_json(h: Any, tree: Any, cache: dict[tuple[int, int], Any]) -> dict[str, Any]:
@@ -73,7 +86,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from controller.multicast.workload import build_pattern, load_groups_file
     from topos.spec import parse_spec
 
-    h = hierarchy_for(parse_spec(args.topo))
+    needs(args, "--summary", args.json, "with --json (text output never lists links or members)")
+    exclusive(args, "--show", "--json", why="--json lists every group")
+    needs(args, "--scope", args.algo == "cmr4lms-dynamic", f"to --algo cmr4lms-dynamic, not {args.algo}")
+    show = DEFAULT_SHOW if args.show is None else args.show
+    h = hierarchy_for(parse_spec(args.topo, PLAN_LIMIT))
     if args.groups:
         workload = load_groups_file(h, args.groups)
     else:
@@ -93,7 +110,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     print(f"TFI       max {m.tfi_max}, avg {m.tfi_avg:.2f}")
     print(f"entries   per port max {m.entries_per_port_max}, avg {m.entries_per_port_avg:.2f}")
     print(f"time      {m.seconds:.3f} s")
-    for g in result.groups[:args.show]:
+    for g in result.groups[:show]:
         tree = result.tree(g.tree)
         mates = result.mates(g)
         extra = f"  merged with {', '.join(map(str, mates[:8]))}{' ...' if len(mates) > 8 else ''}" if mates else ""
@@ -103,9 +120,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
             back = f"  backup root {b.root(h)} ({len(b.links)} links)"
         print(f"group {g.mgid:>6}  color {tree.color:>3}  root {tree.root(h):<10} {len(tree.links):>6} links "
               f"{len(g.members):>5} members{extra}{back}")
-    if len(result.groups) > args.show:
-        print(f"... {len(result.groups) - args.show} more groups (--show N, or --json)")
-    for mgid, reason in result.refused[:args.show]:
+    if len(result.groups) > show:
+        print(f"... {len(result.groups) - show} more groups (--show N, or --json)")
+    for mgid, reason in result.refused[:show]:
         print(f"refused {mgid}: {reason}")
     return 0
 
@@ -127,11 +144,12 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
                         "of every TN of its group (default on fattree)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--summary", action="store_true", help="with --json: leave out links and members")
-    p.add_argument("--show", type=ranged(int, 0, 10**9), default=20, help="groups printed in text mode (default 20)")
+    p.add_argument("--show", type=ranged(int, 0, 10**9), help=f"groups printed in text mode (default {DEFAULT_SHOW})")
     p.set_defaults(func=cmd_plan)
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
+    exclusive(args, "--workers", "--emulate", why="the BMv2 experiment runs no model processes")
     if args.emulate:
         return cmd_emulate(args)
     extra = [f"--{n}" for n in ("topo", "colors", "feed", "cut") if getattr(args, n) is not None]
@@ -143,22 +161,22 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def cmd_emulate(args: argparse.Namespace) -> int:
     """``dcnlab reproduce multicast --emulate``: the BMv2 experiment (issue 9 §8), its summary, JSON and PNG."""
-    import os
     import sys
     from dataclasses import replace
-    from pathlib import Path
 
     from experiments import multicast_fattree as exp
+    from experiments import preflight
 
-    if os.geteuid() != 0:
-        raise UserError("reproduce multicast --emulate needs root (network namespaces, BMv2); run it with sudo")
+    preflight.require("dcnlab reproduce multicast --emulate")
+    out = output_dir(args.out, "--out")
     cfg = exp.EmuConfig()
     cfg = replace(cfg, spec=args.topo or cfg.spec, colors=args.colors or cfg.colors, feed=args.feed or cfg.feed,
                   cut=args.cut or cfg.cut)
     if args.quick:
         cfg = exp.quick(cfg)
     result = exp.run_experiment(cfg, progress=lambda m: print(m, file=sys.stderr, flush=True))
-    png, js = exp.write_outputs(result, Path(args.out))
+    with writing(out, "--out"):
+        png, js = exp.write_outputs(result, out)
     print("\n".join(result.summary_lines()))
     print(f"wrote {js} and {png}")
     return 0 if result.ok() else 1
@@ -170,12 +188,13 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
                                    "beside the paper's statements and writes PNG plots and JSON.")
     p.add_argument("--quick", action="store_true", help="fewer patterns, no MR4LMS on the big ones (under a minute)")
     p.add_argument("--out", default="results/multicast", help="output directory (default results/multicast)")
-    p.add_argument("--workers", type=ranged(int, 1, 256), help="processes (default: all cores)")
+    p.add_argument("--workers", type=workers(), help="processes (default: all cores)")
     p.add_argument("--emulate", action="store_true",
                    help="run the BMv2 experiment instead (issue 9 §8: small midplane, jobs joining and leaving, "
                         "exactly-once delivery, per-link copies vs the model, link cut with dual trees); needs root")
-    p.add_argument("--topo", metavar="SPEC", help="with --emulate: the midplane instance (default "
-                                                   "midplane:q=2,m=2,p=2,k=2,w=2,cns=4,terminals=2, 32 switches)")
+    p.add_argument("--topo", metavar="SPEC", type=fabric_spec(emulation_limit),
+                   help="with --emulate: the midplane instance (default "
+                        "midplane:q=2,m=2,p=2,k=2,w=2,cns=4,terminals=2, 32 switches)")
     p.add_argument("--colors", type=ranged(int, 1, 64), metavar="C",
                    help="with --emulate: table entries per port, 1..64 (default 3, which forces merges)")
     p.add_argument("--feed", choices=("both", "primary"),

@@ -101,15 +101,15 @@ def tasks_for(quick: bool) -> list[Task]:
 
 
 def run_all(tasks: list[Task], workers: int | None) -> list[dict[str, Any]]:
-    from tqdm import tqdm
+    from experiments.progress import Progress
     rows: list[dict[str, Any]] = []
     workers = workers or os.cpu_count() or 1
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers) as pool, Progress(len(tasks), "multicast", unit="run") as bar:
         futures = {pool.submit(run_task, t): t for t in tasks}
-        bar = tqdm(as_completed(futures), total=len(futures), desc="multicast", unit="run", file=sys.stderr)
-        for fut in bar:
+        for fut in as_completed(futures):
             row = fut.result()
-            bar.set_postfix_str(f"{row['pattern']} {row['algo']} {row['seconds']:.1f}s")
+            bar.update()
+            bar.set_postfix(f"{row['pattern']} {row['algo']} {row['seconds']:.1f}s")
             rows.append(row)
     order = {p: i for i, p in enumerate(PATTERNS_1PPN + PATTERNS_4PPN)}
     return sorted(rows, key=lambda r: (order[r["pattern"]], ALGOS.index(r["algo"])))
@@ -271,8 +271,9 @@ def plot(rows: list[dict[str, Any]], out: Path) -> list[Path]:
 
 
 def reproduce(args: argparse.Namespace) -> int:
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    from experiments.outputs import output_dir, writing
+
+    out = output_dir(args.out, "--out")     # before the runs: a bad --out fails at once
     tasks = tasks_for(args.quick)
     start = time.perf_counter()
     rows = run_all(tasks, args.workers)
@@ -280,8 +281,9 @@ def reproduce(args: argparse.Namespace) -> int:
     cs = claims(rows)
     data = {"spec": SPEC, "colors": COLORS, "quick": args.quick, "wall_seconds": wall, "rows": rows,
             "claims": [c.__dict__ for c in cs]}
-    (out / "multicast.json").write_text(json.dumps(data, indent=1) + "\n")
-    pngs = plot(rows, out)
+    with writing(out, "--out"):
+        (out / "multicast.json").write_text(json.dumps(data, indent=1) + "\n")
+        pngs = plot(rows, out)
     print(f"C-MR4LMS reproduction on {SPEC} (40,448 nodes: 7,680 switches + 32,768 terminals), C={COLORS}"
           + (" [quick]" if args.quick else ""))
     print(table(rows))

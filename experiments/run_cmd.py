@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
 import time
+from collections.abc import Sequence
 
+from experiments import preflight
 from experiments.argtypes import ranged
 from experiments.errors import UserError
 
@@ -27,11 +28,13 @@ def net_options(args: argparse.Namespace):
     return opts
 
 
-def require_root(what: str = "dcnlab run") -> None:
-    """Refuse early, before anything is created, when not root."""
-    if os.geteuid() != 0:
-        raise UserError(f"{what} needs root (network namespaces, veths, BMv2 on raw interfaces); "
-                        f"run it as root, e.g. with sudo")
+def require_root(what: str = "dcnlab run", tools: Sequence[str] = preflight.EMULATION_TOOLS) -> None:
+    """Refuse in one line, before anything is created, unless root and the P4 ``tools`` are here.
+
+    Every command that emulates calls it first (``dcnlab clean`` with ``tools=()``: root only); it is
+    :func:`experiments.preflight.require` with root required.
+    """
+    preflight.require(what, tools, root=True)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -42,10 +45,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     fabric = parse_spec(args.spec)
     opts = net_options(args)
-    require_root()
-    signal.signal(signal.SIGTERM, _raise_interrupt)
     say = (lambda m: print(f"  {m}", file=sys.stderr, flush=True))
-    net = FabricNetwork(fabric, opts, progress=say)
+    net = FabricNetwork(fabric, opts, progress=say)     # checks the size; creates nothing
+    require_root()      # root and every binary, before anything is compiled or created
+    signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         net.start()
         before = measure.snapshot(net.controller)
@@ -77,12 +80,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from None
     finally:
         net.stop()
-        say(f"torn down in {net.timings.phases.get('teardown', 0):.2f} s")
+        if net.run is not None:     # bring-up created something (its run directory first): it was torn down
+            say(f"torn down in {net.timings.phases.get('teardown', 0):.2f} s")
 
 
 def cmd_clean(args: argparse.Namespace) -> int:
     from emu.cleanup import clean
-    require_root("dcnlab clean")
+    require_root("dcnlab clean", tools=())
     r = clean(force=args.force)
     print(f"cleaned {len(r.runs)} run(s): {r.killed} process(es), {r.namespaces} network namespace(s)")
     for name in r.skipped_live:
@@ -93,6 +97,8 @@ def cmd_clean(args: argparse.Namespace) -> int:
 def cmd_compile(args: argparse.Namespace) -> int:
     from controller.runtime.errors import RuntimeErrorBase
     from p4src.compiler import compile_program
+
+    preflight.require("dcnlab compile", tools=preflight.COMPILE_TOOLS, root=False)
     try:
         prog = compile_program(args.program)
     except RuntimeErrorBase as e:
@@ -103,6 +109,16 @@ def cmd_compile(args: argparse.Namespace) -> int:
         print(f"{prog.name}: {'cached' if prog.cached else 'compiled'} (key {prog.key})\n"
               f"  json   {prog.json}\n  p4info {prog.p4info}")
     return 0
+
+
+def _program(name: str) -> str:
+    """``dcnlab compile``'s program: the name of a ``p4src/<name>.p4`` (no path, no traversal)."""
+    from p4src.compiler import SRC_DIR
+
+    names = sorted(f.stem for f in SRC_DIR.glob("*.p4"))
+    if name not in names:
+        raise argparse.ArgumentTypeError(f"{name!r} is not a program of p4src/; valid: {', '.join(names)}")
+    return name
 
 
 def add_net_arguments(p: argparse.ArgumentParser) -> None:
@@ -137,7 +153,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_net_arguments(p)
     p.set_defaults(func=cmd_run)
     k = sub.add_parser("compile", help="compile a p4src program with p4c (content-keyed cache)")
-    k.add_argument("program", nargs="?", default="dcnlab")
+    k.add_argument("program", nargs="?", default="dcnlab", type=_program,
+                   help="a program of p4src/ by name, without .p4 (default dcnlab)")
     k.add_argument("--p4info", action="store_true", help="print only the P4Info path")
     k.set_defaults(func=cmd_compile)
     c = sub.add_parser("clean", help="stop the processes and delete the namespaces left by crashed dcnlab runs")

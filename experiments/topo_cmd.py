@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
+from experiments.outputs import image_file, output_file, write_text, writing
 from topos import export
+from topos.limits import SizeLimit
 from topos.model import Fabric, Role
 from topos.spec import parse_spec
+
+EXPORT_LIMIT = SizeLimit("topo export writes", elements=1_000_000)
+"""JSON and DOT are built in memory (about 0.7 KiB per node or link): fattree:k=100 is just above."""
 
 
 def describe(fabric: Fabric) -> str:
@@ -35,18 +39,23 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    fabric = parse_spec(args.spec)
     if args.format == "png":
         from experiments.render import render
-        out = Path(args.output or f"{fabric.kind}.png")
-        render(fabric, out)
+        fabric = parse_spec(args.spec)
+        out = image_file(args.output if args.output is not None else f"{fabric.kind}.png", "-o")
+        with writing(out, "-o"):
+            render(fabric, out)
         print(f"wrote {out}", file=sys.stderr)
         return 0
+    fabric = parse_spec(args.spec, EXPORT_LIMIT)
+    out = output_file(args.output, "-o") if args.output is not None else None
     text = export.to_json(fabric) if args.format == "json" else export.to_dot(fabric)
-    if args.output:
-        Path(args.output).write_text(text + ("\n" if args.format == "json" else ""))
+    text += "\n" if args.format == "json" else ""
+    if out is not None:
+        write_text(out, text, "-o")
+        print(f"wrote {out}", file=sys.stderr)
     else:
-        sys.stdout.write(text + ("\n" if args.format == "json" else ""))
+        sys.stdout.write(text)
     return 0
 
 

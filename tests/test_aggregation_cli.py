@@ -32,6 +32,18 @@ def test_plan_text_and_no_intra_stage(capsys):
     assert rc == 0 and "cost      16" in out and "links     12" in out and "v11 -> v3  (via w7)" in out
 
 
+def test_plan_text_names_routing_symbols_in_words(capsys):
+    """003 Fig. 2(c): IRS corrects digit 1 from stage 2 to 1 (e2 = 1), then digit 0 (e1 = 0)."""
+    rc, out, _ = run(capsys, "plan", "aggregation", "--topo", "bcube:n=4,k=1", "--receiver", "v0",
+                     "--senders", "v2,v5,v9,v10,v11,v14")
+    assert rc == 0 and "{" not in out and "routing_symbols" not in out
+    assert "  stage 2 -> 1: digit 1 (e2 = 1)" in out and "  stage 1 -> 0: digit 0 (e1 = 0)" in out
+    assert "intra-stage step on" in out
+    rc, out, _ = run(capsys, "plan", "aggregation", "--topo", "bcube:n=4,k=1", "--receiver", "v0",
+                     "--senders", "v2,v5", "--algo", "unicast", "--seed", "3")
+    assert rc == 0 and "path draw seed 3" in out
+
+
 def test_shuffle_json_and_random_members(capsys):
     args = ["plan", "aggregation", "--topo", "bcube:n=4,k=2", "--shuffle", "--receivers", "random:5",
             "--senders", "random:12", "--seed", "4", "--json"]

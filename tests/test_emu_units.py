@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from as_nobody import run_cli_as_nobody
 from emu import bmv2, links, netns
 from emu.cleanup import clean
 from emu.network import FabricNetwork, NetOptions
@@ -94,8 +98,21 @@ def test_bad_options_name_the_option_and_its_range(kwargs, message):
     NetOptions(bw_mbps=10, delay="1.5ms", max_queue=10, queue_rate_pps=100, queue_depth=64).validate()
 
 
-def test_run_dir_is_root_only_and_unique(tmp_path, monkeypatch):
-    monkeypatch.setenv("DCNLAB_RUN_ROOT", str(tmp_path))
+@pytest.fixture
+def run_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """``$DCNLAB_RUN_ROOT`` for tests that create run records, usable by any user.
+
+    Under pytest's long ``tmp_path`` a switch socket's path passes the 107-byte limit, so RunDir keeps
+    the sockets under /run/dcnlab, which only root may create (root runs cover that case); another
+    user gets a short directory under /tmp, where the sockets stay in the run directory."""
+    root = tmp_path if os.geteuid() == 0 else Path(tempfile.mkdtemp(prefix="dcnlab-runs-"))
+    monkeypatch.setenv("DCNLAB_RUN_ROOT", str(root))
+    yield root
+    if root != tmp_path:
+        shutil.rmtree(root)
+
+
+def test_run_dir_is_root_only_and_unique(run_root):
     a, b = RunDir.create("fattree:k=4"), RunDir.create("fattree:k=4")
     assert a.path != b.path
     assert a.path.stat().st_mode & 0o777 == 0o700
@@ -125,6 +142,62 @@ def test_netns_create_enter_pids_delete():
     netns.delete(name)  # absent: fine
 
 
+@pytest.mark.netns
+def test_netns_create_without_sbin_on_path(monkeypatch):
+    """sysctl(8) is in /usr/sbin: a PATH of /usr/bin:/bin (sudo, cron, env) must still work."""
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    name = f"dcnlab-test-path-{os.getpid()}"
+    try:
+        netns.create(name)
+        out = subprocess.run(["cat", "/proc/sys/net/ipv6/conf/all/disable_ipv6"], capture_output=True, text=True,
+                             preexec_fn=netns.enter(name)).stdout
+        assert out.strip() == "1"
+    finally:
+        netns.delete(name)
+    assert not netns.exists(name)
+
+
+def _fail_loopback_up(real):
+    def ip(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
+        if args[-4:] == ("link", "set", "lo", "up"):
+            return subprocess.CompletedProcess(["ip", *args], 2, "", "RTNETLINK answers: injected failure")
+        return real(*args, input=input)
+    return ip
+
+
+def _fail_sysctl(name: str, values: dict[str, str]) -> None:
+    raise netns.NetnsError(f"cannot set {', '.join(values)} in network namespace {name}: injected failure")
+
+
+@pytest.mark.netns
+@pytest.mark.parametrize("step", ["loopback", "sysctl", "interrupt"])
+def test_netns_create_leaves_nothing_when_a_later_step_fails(monkeypatch, step):
+    """``ip netns add`` succeeded, then bringing up lo or the sysctl fails (or Ctrl-C comes): the namespace
+    is deleted again and the step's own error is raised."""
+    name = f"dcnlab-test-half-{os.getpid()}"
+    if step == "loopback":
+        monkeypatch.setattr(netns, "_ip", _fail_loopback_up(netns._ip))
+        expected: type[BaseException] = netns.NetnsError
+        match: str | None = "cannot bring up loopback.*injected failure"
+    elif step == "sysctl":
+        monkeypatch.setattr(netns, "sysctl", _fail_sysctl)
+        expected, match = netns.NetnsError, "disable_ipv6.*injected failure"
+    else:
+        def interrupted(name: str, values: dict[str, str]) -> None:
+            assert netns.exists(name)       # the namespace was there when the interrupt came
+            raise KeyboardInterrupt
+        monkeypatch.setattr(netns, "sysctl", interrupted)
+        expected, match = KeyboardInterrupt, None
+    try:
+        with pytest.raises(expected, match=match):
+            netns.create(name)
+        assert not netns.exists(name)
+        assert name not in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.split()
+    finally:
+        monkeypatch.undo()
+        netns.delete(name)
+
+
 def test_emulation_size_limit_is_a_clear_error():
     with pytest.raises(UserError, match="max_switches=160"):
         FabricNetwork(parse_spec("fattree:k=16"), NetOptions())
@@ -134,8 +207,7 @@ def _spawn(name: str, env: dict[str, str] | None = None) -> subprocess.Popen:
     return subprocess.Popen(["sleep", "60"], start_new_session=True, env=None if env is None else {**os.environ, **env})
 
 
-def test_clean_kills_only_recorded_matching_processes(tmp_path, monkeypatch):
-    monkeypatch.setenv("DCNLAB_RUN_ROOT", str(tmp_path))
+def test_clean_kills_only_recorded_matching_processes(run_root):
     recorded, unrelated, reused = _spawn("a"), _spawn("b"), _spawn("c")
     try:
         run = RunDir.create("bcube:n=2,k=1")
@@ -155,8 +227,7 @@ def test_clean_kills_only_recorded_matching_processes(tmp_path, monkeypatch):
             p.wait()
 
 
-def test_clean_finds_unrecorded_processes_by_the_run_tag(tmp_path, monkeypatch):
-    monkeypatch.setenv("DCNLAB_RUN_ROOT", str(tmp_path))
+def test_clean_finds_unrecorded_processes_by_the_run_tag(run_root):
     run = RunDir.create("bcube:n=2,k=1")
     other = RunDir.create("bcube:n=2,k=1")
     mine, theirs = _spawn("a", run.tag), _spawn("b", other.tag)
@@ -179,8 +250,7 @@ def _clean_one(run: RunDir):
     return r
 
 
-def test_clean_skips_live_runs_unless_forced(tmp_path, monkeypatch):
-    monkeypatch.setenv("DCNLAB_RUN_ROOT", str(tmp_path))
+def test_clean_skips_live_runs_unless_forced(run_root):
     p = _spawn("x")
     owner = subprocess.Popen(["sleep", "60"])
     try:
@@ -201,16 +271,17 @@ def test_clean_skips_live_runs_unless_forced(tmp_path, monkeypatch):
 def test_cli_clean_output(tmp_path):
     env = dict(os.environ, DCNLAB_RUN_ROOT=str(tmp_path))
     r = subprocess.run([sys.executable, "-m", "experiments", "clean"], capture_output=True, text=True, env=env)
+    if os.geteuid() != 0:   # run records and namespaces are root's: another user is refused in one line
+        assert r.returncode == 2 and r.stderr.startswith("dcnlab: error: dcnlab clean needs root"), r.stderr
+        return
     assert r.returncode == 0 and r.stdout.startswith("cleaned 0 run(s)")
 
 
 def test_non_root_gets_a_clear_error_before_anything_is_created(tmp_path):
-    nobody = "import os; os.setgid(65534); os.setuid(65534); "
-    code = nobody + "from experiments.cli import main; raise SystemExit(main(['run', 'bcube:n=2,k=0']))"
+    """As nobody (the CLI is imported first, so the checkout may live under a 0700 /root)."""
     env = dict(os.environ, DCNLAB_RUN_ROOT=str(tmp_path / "runs"))
-    if os.geteuid() != 0:
-        code = "from experiments.cli import main; raise SystemExit(main(['run', 'bcube:n=2,k=0']))"
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd="/")
+    r = run_cli_as_nobody(["run", "bcube:n=2,k=0"], env=env)
     assert r.returncode == 2, r.stderr
     assert r.stderr.startswith("dcnlab: error: dcnlab run needs root") and "Traceback" not in r.stderr
+    assert "not root" in r.stderr and len(r.stderr.splitlines()) == 1 and "torn down" not in r.stderr
     assert not (tmp_path / "runs").exists()

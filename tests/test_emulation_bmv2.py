@@ -223,8 +223,11 @@ def test_cli_option_opens_mininet_cli():
 
 
 def _as_nobody(code: str, ns: str | None = None) -> str:
-    """Run Python ``code`` as user nobody (optionally inside namespace ``ns``); return its stdout."""
-    pre = "import os; os.setgid(65534); os.setgroups([]); os.setuid(65534); "
+    """Run Python ``code`` as user nobody (optionally inside namespace ``ns``); return its stdout.
+
+    The modules the snippets use are imported before the privileges are dropped; nobody may not be
+    able to read the checkout or its venv (e.g. under a 0700 /root)."""
+    pre = "import ctypes, os, socket; os.setgroups([]); os.setgid(65534); os.setuid(65534); "
     r = subprocess.run([sys.executable, "-c", pre + code], capture_output=True, text=True, cwd="/",
                        preexec_fn=netns.enter(ns) if ns else None)
     return r.stdout.strip() + r.stderr.strip()

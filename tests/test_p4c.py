@@ -75,3 +75,17 @@ def test_device_config_drops_source_info_and_shrinks_only_keyless_tables():
             for t in p["tables"]:
                 t["max_size"] = 0
     assert strip(full) == compact == strip(logged)
+
+
+def test_committed_router_p4info_is_up_to_date():
+    """tests/test_entry_files.py checks entries against this fixture, made from examples/programs/router.p4."""
+    from pathlib import Path
+
+    from controller.runtime.proto import p4info_pb2
+    from p4src.compiler import compile_program
+    here = Path(__file__).parent
+    fresh, committed = p4info_pb2.P4Info(), p4info_pb2.P4Info()
+    prog = compile_program("router", src_dir=here.parent / "examples" / "programs")
+    text_format.Merge(prog.p4info.read_text(), fresh, allow_unknown_field=True)
+    text_format.Merge((here / "fixtures" / "router.p4info.txtpb").read_text(), committed, allow_unknown_field=True)
+    assert fresh == committed

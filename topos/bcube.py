@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from topos.addressing import MAX_HOSTS
 from topos.errors import SpecError, check_range
 from topos.model import Fabric, Link, Node, Role
+from topos.numbers import UINT
 
 
 def digits(value: int, n: int, width: int) -> tuple[int, ...]:
@@ -47,7 +48,8 @@ class BCube(Fabric):
     def __post_init__(self) -> None:
         check_range("bcube", "n", self.n, 2)
         check_range("bcube", "k", self.k, 0)
-        if self.n ** (self.k + 1) > MAX_HOSTS:
+        # n >= 2, so n^(k+1) >= 2^(k+1): bound k before the power is computed (k=10^9 would never end)
+        if self.k + 1 >= MAX_HOSTS.bit_length() + 1 or self.n ** (self.k + 1) > MAX_HOSTS:
             raise SpecError(
                 f"bcube: n^(k+1) = {self.n}^{self.k + 1} servers exceeds the address plan; "
                 f"valid: n^(k+1) <= {MAX_HOSTS}")
@@ -116,7 +118,7 @@ class BCube(Fabric):
         return self.server_name(index), self.k + 1
 
     def _parse(self, name: str) -> tuple[str, int]:
-        if len(name) < 2 or name[0] not in "vwh" or not name[1:].isdigit():
+        if len(name) < 2 or name[0] not in "vwh" or not UINT.fullmatch(name[1:]):
             raise KeyError(name)
         idx = int(name[1:])
         limit = self.num_servers if name[0] != "w" else (self.k + 1) * self.switches_per_level

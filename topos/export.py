@@ -17,17 +17,41 @@ from topos.model import Fabric, HostInfo, Link, MaterializedFabric, Node, Role
 
 
 def to_dict(fabric: Fabric) -> dict[str, Any]:
-    return {
-        "spec": fabric.spec,
-        "kind": fabric.kind,
-        "params": dict(fabric.params),
-        "diameter": fabric.diameter(),
-        "nodes": [{"name": n.name, "role": n.role.value, "label": list(n.label), "ports": n.ports,
-                   "layer": n.layer} for n in fabric.nodes()],
-        "links": [{"a": l.a, "a_port": l.a_port, "b": l.b, "b_port": l.b_port} for l in fabric.links()],
-        "hosts": [{"name": h.name, "index": h.index, "ip": h.ip, "mac": h.mac, "node": h.node,
-                   "node_port": h.node_port} for h in fabric.hosts()],
-    }
+    """The JSON export. A fabric read from a file (:class:`topos.files.UserFabric`) also writes its
+    per-link shaping, per-host prefix, gateway and commands, and per-switch files, so that
+    :func:`topos.files.load_topology` reads back an equal fabric."""
+    from topos.files import UserFabric
+
+    user = fabric if isinstance(fabric, UserFabric) else None
+    nodes, links, hosts = [], [], []
+    for n in fabric.nodes():
+        d: dict[str, Any] = {"name": n.name, "role": n.role.value, "label": list(n.label), "ports": n.ports,
+                             "layer": n.layer}
+        conf = user.switch_conf.get(n.name) if user else None
+        if user is not None and n.forwards and user.program_of(n.name) is not None:
+            d["program"] = str(user.program_of(n.name))
+        if conf is not None:
+            d.update({k: str(v) for k, v in (("runtime_json", conf.runtime_json), ("cli_input", conf.cli_input))
+                      if v is not None})
+        nodes.append(d)
+    for l in fabric.links():
+        d = {"a": l.a, "a_port": l.a_port, "b": l.b, "b_port": l.b_port}
+        shape = user.shape_of(l.a, l.a_port) if user else None
+        if shape is not None:
+            d.update(shape.to_dict())
+        links.append(d)
+    for h in fabric.hosts():
+        d = {"name": h.name, "index": h.index, "ip": h.ip, "mac": h.mac, "node": h.node, "node_port": h.node_port}
+        hc = user.host_conf.get(h.name) if user else None
+        if hc is not None:
+            d["prefix_len"] = hc.prefix_len
+            if hc.gateway:
+                d["gateway"] = hc.gateway
+            if hc.commands:
+                d["commands"] = list(hc.commands)
+        hosts.append(d)
+    return {"spec": fabric.spec, "kind": fabric.kind, "params": dict(fabric.params), "diameter": fabric.diameter(),
+            "nodes": nodes, "links": links, "hosts": hosts}
 
 
 def to_json(fabric: Fabric) -> str:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from topos.addressing import host_ip, host_mac
+from topos.numbers import MAX_DIGITS, UINT
 
 
 def parse_name(name: str, shapes: dict[str, tuple[int, ...]], sep: str = "") -> tuple[str, tuple[int, ...]]:
@@ -28,10 +29,10 @@ def parse_name(name: str, shapes: dict[str, tuple[int, ...]], sep: str = "") -> 
         prefix = kind + sep
         if not name.startswith(prefix):
             continue
-        try:
-            nums = tuple(int(x) for x in name[len(prefix):].split("_"))
-        except ValueError:
+        parts = name[len(prefix):].split("_")
+        if not all(UINT.fullmatch(x) and len(x) <= MAX_DIGITS for x in parts):
             break
+        nums = tuple(int(x) for x in parts)
         if len(nums) == len(shape) and all(0 <= v < m for v, m in zip(nums, shape)) \
                 and name == prefix + "_".join(str(v) for v in nums):
             return kind, nums

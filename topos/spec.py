@@ -10,8 +10,10 @@ from topos.bcube import BCube
 from topos.dragonfly import ARRANGEMENTS, Dragonfly
 from topos.errors import SpecError
 from topos.fattree import FatTree
+from topos.limits import SizeLimit
 from topos.midplane import PAPER_INSTANCE, Midplane
 from topos.model import Fabric
+from topos.numbers import parse_int
 
 
 @dataclass(frozen=True)
@@ -42,8 +44,11 @@ KINDS: dict[str, FabricKind] = {
 }
 
 
-def parse_spec(spec: str) -> Fabric:
-    """Build the fabric a spec names. Raises :class:`SpecError` with a precise message."""
+def parse_spec(spec: str, limit: SizeLimit | None = None) -> Fabric:
+    """Build the fabric a spec names. Raises :class:`SpecError` with a precise message.
+
+    Parameters are integers of ASCII digits (``k=٤`` and ``k=4_0`` are errors). With ``limit``, a
+    fabric larger than the limit is refused from its closed-form counts, before anything is built."""
     kind_name, _, body = spec.strip().partition(":")
     kind = KINDS.get(kind_name)
     if kind is None:
@@ -64,7 +69,7 @@ def parse_spec(spec: str) -> Fabric:
             values[key] = raw
         else:
             try:
-                values[key] = int(raw)
+                values[key] = parse_int(raw)
             except ValueError:
                 raise SpecError(f"{kind.name}: parameter {key}={raw!r} is not an integer; "
                                 f"valid: {kind.params[key]}") from None
@@ -73,4 +78,7 @@ def parse_spec(spec: str) -> Fabric:
         valid = "; ".join(f"{p}: {kind.params[p]}" for p in missing)
         raise SpecError(f"{kind.name}: missing parameter(s) {', '.join(missing)}; valid: {valid} "
                         f"(e.g. {kind.example})")
-    return kind.build(**values)
+    fabric = kind.build(**values)
+    if limit is not None:
+        limit.check(fabric)
+    return fabric

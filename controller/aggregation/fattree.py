@@ -39,6 +39,7 @@ from networkx.algorithms.approximation import steiner_tree
 
 from controller.aggregation import optimal
 from controller.routing.fattree import FatTreeRouter
+from topos.errors import UserError
 from topos.fattree import FatTree
 from topos.model import Role
 
@@ -105,6 +106,10 @@ def kmb_tree(fabric: FatTree, receiver: str, senders: list[str]) -> dict[str, st
 
 def optimal_tree(fabric: FatTree, receiver: str, senders: list[str], delta: float,
                  time_limit: float = 300.0) -> tuple[dict[str, str], optimal.Optimum]:
+    nodes = sum(fabric.counts().values())      # the bound first, from the counts: k=400 has 16 million nodes
+    if nodes > optimal.MAX_NODES:
+        raise UserError(f"optimal: {fabric.spec} has {nodes:,} nodes; valid: at most {optimal.MAX_NODES:,} "
+                        f"(e.g. fattree:k=16)")
     names = [n.name for n in fabric.nodes()]
     index = {v: i for i, v in enumerate(names)}
     tails, heads = [], []

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -381,30 +381,34 @@ def _round(args: tuple[int, int, str, int]) -> tuple[int, float, float]:
 
 def failure_sweep(graph: SwitchGraph, trees: Sequence[TreeLike], baseline: TreeLike, max_failures: int,
                   rounds: int = 20, kind: Kind = "mixed", seed: int = 0, workers: int | None = None,
-                  progress: bool = False) -> list[SweepPoint]:
+                  progress: Callable[[int, int], None] | None = None) -> list[SweepPoint]:
     """Delivered fraction vs number of random failures (0..max_failures), CISTs against ``baseline``.
 
     Round r with f failures draws from ``default_rng([seed, f, r])``, so results do not depend on
-    ``workers`` (default: every core)."""
-    from tqdm import tqdm
-
+    ``workers`` (default: every core). ``progress(done, total)`` is called after every round."""
     cists, single = [_edges(t) for t in trees], _edges(baseline)
     tasks = [(f, r, kind, seed) for f in range(max_failures + 1) for r in range(rounds)]
     results: dict[int, list[tuple[float, float]]] = {f: [] for f in range(max_failures + 1)}
     workers = workers or os.cpu_count() or 1
-    bar = tqdm(total=len(tasks), disable=not progress, desc="failure rounds", unit="round")
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, len(tasks))
+
     if workers == 1:
         _init_worker(graph, cists, single)
         for task in tasks:
             f, c, o = _round(task)
             results[f].append((c, o))
-            bar.update()
+            tick()
     else:
         with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(graph, cists, single)) as pool:
             for f, c, o in pool.map(_round, tasks, chunksize=max(1, len(tasks) // (4 * workers))):
                 results[f].append((c, o))
-                bar.update()
-    bar.close()
+                tick()
     points = []
     for f, vals in results.items():
         cist_fr = [v[0] for v in vals]

@@ -74,6 +74,7 @@ from typing import Protocol
 from controller.multicast.cmr4lms import CMR4LMS, Change
 from controller.multicast.dual import DualChange, DualCMR4LMS
 from controller.multicast.hierarchy import Hierarchy
+from controller.multicast.layers import MAX_MGID  # the shim's ``group`` field is 16 bits
 from controller.multicast.tree import TreeRecord
 from controller.replication import (KIND_MULTICAST, REPLICA_INSTANCE, SwitchReplication, TreeKey,
                                     switch_replication)
@@ -88,8 +89,6 @@ GROUP_LAST = 0x3FFF
 """Multicast PRE group ids per switch: 1..16383 (CIST broadcast starts at 16384)."""
 MAX_COLORS = 256
 """The shim's ``tree`` field is 8 bits."""
-MAX_MGID = 0xFFFF
-"""The shim's ``group`` field is 16 bits."""
 
 Rules = dict[TreeKey, frozenset[int]]
 

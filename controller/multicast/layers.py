@@ -47,6 +47,9 @@ log = logging.getLogger(__name__)
 
 DIRS = "xyz"
 
+MAX_MGID = 0xFFFF
+"""The largest MGID: the data plane's shim carries the group in 16 bits."""
+
 
 @dataclass(frozen=True)
 class DirectionLayers:

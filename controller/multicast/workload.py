@@ -18,7 +18,7 @@ MGIDs come from :mod:`controller.multicast.layers`.  A groups file is JSON
 
 from __future__ import annotations
 
-import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,12 +26,30 @@ from pathlib import Path
 import numpy as np
 
 from controller.multicast.hierarchy import Hierarchy
-from controller.multicast.layers import (DIRS, apportion, color_ranges, direction_layers, grid_lines,
-                                         layer_mgids)
+from controller.multicast.layers import (
+    DIRS,
+    MAX_MGID,
+    apportion,
+    color_ranges,
+    direction_layers,
+    grid_lines,
+    layer_mgids,
+)
 from controller.multicast.mapping import SptMapping
 from topos.errors import UserError
+from topos.inputs import MAX_INPUT_BYTES, read_json
+from topos.numbers import MAX_DIGITS, UINT
 
 PATTERN_HELP = "AxB[:ppn=P], AxBxC[:ppn=P] or random:G[:seed=S][:ppn=P]"
+MAX_GROUPS = MAX_MGID + 1
+"""Groups of a pattern at most: each needs its own MGID, and the data plane's are 16 bits."""
+MAX_PROCESSES = 1 << 20
+"""Processes of a workload at most (grid cells, or terminals x ppn for random; the paper's largest
+pattern has 130,000)."""
+MAX_PPN = 1024
+MAX_SEED = 2**32 - 1
+MAX_GROUPS_FILE_BYTES = MAX_INPUT_BYTES
+"""A groups file is read up to this size (64 MiB of JSON; ``/dev/zero`` is an error, not a hang)."""
 
 
 @dataclass(frozen=True)
@@ -73,21 +91,33 @@ class Pattern:
 
 
 def parse_pattern(text: str) -> Pattern:
-    """Parse ``--pattern``; :class:`UserError` naming the bad part."""
+    """Parse ``--pattern``; :class:`UserError` naming the bad part.
+
+    Numbers are ASCII digits only, and sizes are bounded here, arithmetically, before anything is
+    built: at most :data:`MAX_GROUPS` groups (the data plane's 16-bit MGIDs), :data:`MAX_PROCESSES`
+    grid processes and :data:`MAX_PPN` processes per terminal."""
     parts = [s.strip() for s in text.strip().split(":")]
     head, opts = parts[0], parts[1:]
     random_groups = 0
     dims: tuple[int, ...] = ()
     if head == "random":
-        if not opts or not opts[0].isdigit():
+        if not opts or not UINT.fullmatch(opts[0]) or len(opts[0]) > MAX_DIGITS:
             raise UserError(f"pattern {text!r}: random needs a group count, e.g. random:1000; valid: {PATTERN_HELP}")
         random_groups = int(opts.pop(0))
-        if random_groups < 1:
-            raise UserError(f"pattern {text!r}: group count must be >= 1")
-    elif re.fullmatch(r"\d+(x\d+){1,2}", head):
+        if not 1 <= random_groups <= MAX_GROUPS:
+            raise UserError(f"pattern {text!r}: group count {random_groups} is out of range; valid: "
+                            f"1..{MAX_GROUPS} (MGIDs are 16 bits)")
+    elif re.fullmatch(rf"[0-9]{{1,{MAX_DIGITS}}}(x[0-9]{{1,{MAX_DIGITS}}}){{1,2}}", head):
         dims = tuple(int(v) for v in head.split("x"))
         if min(dims) < 1:
             raise UserError(f"pattern {text!r}: every grid dimension must be >= 1")
+        processes = math.prod(dims)
+        if processes > MAX_PROCESSES:
+            raise UserError(f"pattern {text!r} has {processes:,} processes; valid: at most {MAX_PROCESSES:,}")
+        lines = sum(processes // d for d in dims)
+        if lines > MAX_GROUPS:
+            raise UserError(f"pattern {text!r} has {lines:,} grid lines (groups); valid: at most {MAX_GROUPS:,} "
+                            f"(MGIDs are 16 bits)")
     else:
         raise UserError(f"pattern {text!r} is not understood; valid: {PATTERN_HELP}")
     values = {"ppn": 1, "seed": 0}
@@ -96,11 +126,13 @@ def parse_pattern(text: str) -> Pattern:
         if not eq or key not in values or (key == "seed" and not random_groups):
             valid = "ppn, seed" if random_groups else "ppn"
             raise UserError(f"pattern {text!r}: unknown option {opt!r}; valid options: {valid}")
-        if not raw.isdigit():
-            raise UserError(f"pattern {text!r}: option {key}={raw!r} must be a non-negative integer")
+        if not UINT.fullmatch(raw) or len(raw) > MAX_DIGITS:
+            raise UserError(f"pattern {text!r}: option {key}={raw!r} must be a non-negative integer (ASCII digits)")
         values[key] = int(raw)
-    if values["ppn"] < 1:
-        raise UserError(f"pattern {text!r}: ppn must be >= 1")
+    if not 1 <= values["ppn"] <= MAX_PPN:
+        raise UserError(f"pattern {text!r}: ppn={values['ppn']} is out of range; valid: 1..{MAX_PPN}")
+    if values["seed"] > MAX_SEED:
+        raise UserError(f"pattern {text!r}: seed={values['seed']} is out of range; valid: 0..{MAX_SEED}")
     return Pattern(text, dims, random_groups, values["seed"], values["ppn"])
 
 
@@ -146,6 +178,9 @@ def _grid(h: Hierarchy, pat: Pattern, mapping: SptMapping) -> Workload:
 
 def _random(h: Hierarchy, pat: Pattern, mapping: SptMapping) -> Workload:
     g, ppn = pat.random_groups, pat.ppn
+    if ppn * h.num_hosts > MAX_PROCESSES:
+        raise UserError(f"pattern {pat.text!r}: every process of every terminal joins, {ppn} x {h.num_hosts:,} = "
+                        f"{ppn * h.num_hosts:,} processes; valid: at most {MAX_PROCESSES:,}")
     if g < ppn:
         raise UserError(f"pattern {pat.text!r}: random needs at least ppn={ppn} groups (one layer per process slot)")
     rng = np.random.default_rng(pat.seed)
@@ -175,6 +210,9 @@ def _finish(pat: Pattern, processes: int, infos: list[tuple[str, str, int]], lay
     seats = apportion([n for _, _, n in infos], mapping.colors)
     ranges = color_ranges(seats)
     mgids = layer_mgids(layer_of, ranges, mapping)
+    if mgids and max(mgids) > MAX_MGID:
+        raise UserError(f"pattern {pat.text!r}: {len(mgids):,} groups need MGIDs up to {max(mgids):,} with "
+                        f"{mapping.colors} colors; valid: MGIDs 0..{MAX_MGID} (16 bits): fewer groups or more colors")
     groups = tuple(GroupSpec(mg, mem, lab, lay) for mg, mem, lab, lay in zip(mgids, members, labels, layer_of))
     layers = tuple(LayerInfo(i, lab, meth, n, ranges[i]) for i, (lab, meth, n) in enumerate(infos))
     return Workload(pat.text, pat.ppn, processes, groups, layers)
@@ -183,12 +221,7 @@ def _finish(pat: Pattern, processes: int, infos: list[tuple[str, str, int]], lay
 def load_groups_file(h: Hierarchy, path: str | Path) -> Workload:
     """Read a groups file; :class:`UserError` naming the file, the item and what is wrong."""
     p = Path(path)
-    try:
-        data = json.loads(p.read_text())
-    except OSError as e:
-        raise UserError(f"groups file {str(p)!r}: cannot read it ({e.strerror})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise UserError(f"groups file {str(p)!r}: not valid JSON ({e})") from None
+    data = read_json(p, "groups file", MAX_GROUPS_FILE_BYTES)
     shape = 'a JSON list of {"mgid": int, "members": [terminal names]}'
     if not isinstance(data, list) or not data:
         raise UserError(f"groups file {str(p)!r}: expected {shape} with at least one group")
@@ -199,8 +232,9 @@ def load_groups_file(h: Hierarchy, path: str | Path) -> Workload:
                 or "members" not in item:
             raise UserError(f"{where}: expected {{\"mgid\": int, \"members\": [terminal names]}}, got {item!r:.80}")
         mgid = item["mgid"]
-        if not isinstance(mgid, int) or isinstance(mgid, bool) or mgid < 0:
-            raise UserError(f"{where}: mgid must be a non-negative integer, got {mgid!r}")
+        if not isinstance(mgid, int) or isinstance(mgid, bool) or not 0 <= mgid <= MAX_MGID:
+            raise UserError(f"{where}: mgid must be a non-negative integer of 16 bits (0..{MAX_MGID}), "
+                            f"got {mgid!r:.40}")
         if mgid in seen:
             raise UserError(f"{where}: mgid {mgid} appears twice")
         seen.add(mgid)

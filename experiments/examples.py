@@ -1,0 +1,93 @@
+"""The examples every ``dcnlab`` command shows at the end of its ``--help``.
+
+They live in one table so that a test (``tests/test_help_examples.py``) can run each one as
+written: the quick ones to exit status 0, the long ones and those that need root and BMv2 at least
+through argument parsing. An example that stops working fails that test, not a reader.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Example:
+    """One command line of a ``--help`` epilog.
+
+    ``kind`` says how the test runs it: ``quick`` runs to exit 0 in a few seconds; ``long``
+    (model sweeps, benchmarks) and ``emulation`` (root, BMv2, p4c) are only parsed."""
+
+    argv: str
+    kind: str = "quick"
+
+
+EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
+    ("topo", "show"): (Example("topo show bcube:n=4,k=1 fattree:k=4 midplane: dragonfly:p=1,a=4,h=2"),),
+    ("topo", "export"): (Example("topo export fattree:k=4 --format json -o fattree-k4.json"),
+                         Example("topo export bcube:n=4,k=1 --format png -o bcube.png")),
+    ("run",): (Example("run fattree:k=4", "emulation"),
+               Example("run bcube:n=4,k=1 --bw 100 --hold 30", "emulation")),
+    ("compile",): (Example("compile", "emulation"),),
+    ("clean",): (Example("clean", "emulation"),),
+    ("plan", "aggregation"): (
+        Example("plan aggregation --topo bcube:n=4,k=1 --receiver v0 --senders v2,v5,v9,v10,v11,v14"),
+        Example("plan aggregation --topo bcube:n=4,k=2 --shuffle --receivers random:5 --senders random:12 "
+                "--seed 4"),
+        Example("plan aggregation --topo fattree:k=4 --receiver h0_0_0 --senders h1_0_0,h2_1_1,h3_0_1")),
+    ("plan", "multicast"): (Example("plan multicast --topo fattree:k=8 --colors 4 --pattern random:40:seed=1"),),
+    ("plan", "congestion"): (Example("plan congestion --tenant tenant1:1:1 --tenant tenant2:1:3"),
+                             Example("plan congestion --model --seconds 0.05")),
+    ("plan", "cist"): (Example("plan cist --topo dragonfly:p=1,a=4,h=2 --fail s0_2,s1_0-s2_3"),),
+    ("reproduce", "aggregation"): (Example("reproduce aggregation --quick", "long"),
+                                   Example("reproduce aggregation --emulate --quick", "emulation")),
+    ("reproduce", "multicast"): (Example("reproduce multicast --quick", "long"),
+                                 Example("reproduce multicast --emulate", "emulation")),
+    ("reproduce", "congestion"): (Example("reproduce congestion --model --quick", "long"),
+                                  Example("reproduce congestion --emulate --quick", "emulation")),
+    ("reproduce", "cist"): (Example("reproduce cist --quick", "long"),
+                            Example("reproduce cist --emulate --quick", "emulation")),
+    ("bench", "topo"): (Example("bench topo", "long"),),
+    ("bench", "emu"): (Example("bench emu fattree:k=4", "emulation"),),
+    ("bench", "chaos"): (Example("bench chaos --cycles 5", "emulation"),),
+    ("bench", "aggregation"): (Example("bench aggregation", "long"),),
+    ("bench", "multicast"): (Example("bench multicast", "long"),),
+    ("bench", "congestion"): (Example("bench congestion", "long"),),
+    ("bench", "cist"): (Example("bench cist", "long"),),
+}
+
+NOTES = {"emulation": "  (root, BMv2 and p4c)"}
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, except that text with line breaks of its own (the examples) is kept as
+    written; one-line descriptions are still wrapped to the terminal."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def leaf_parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+                 ) -> dict[tuple[str, ...], argparse.ArgumentParser]:
+    """Every command of ``parser`` that has no subcommands, keyed by its words (``("plan", "cist")``)."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        return {path: parser}
+    out: dict[tuple[str, ...], argparse.ArgumentParser] = {}
+    for action in subs:
+        for name, child in action.choices.items():
+            out.update(leaf_parsers(child, (*path, name)))
+    return out
+
+
+def attach(parser: argparse.ArgumentParser) -> None:
+    """Append each command's examples to its ``--help`` (after any epilog it has)."""
+    for path, leaf in leaf_parsers(parser).items():
+        examples = EXAMPLES.get(path)
+        if not examples:
+            continue
+        text = "examples:\n" + "\n".join(f"  dcnlab {e.argv}{NOTES.get(e.kind, '')}" for e in examples)
+        leaf.epilog = f"{leaf.epilog}\n\n{text}" if leaf.epilog else text
+        leaf.formatter_class = HelpFormatter

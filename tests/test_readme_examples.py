@@ -1,0 +1,51 @@
+"""Every ``dcnlab`` command line in the README parses, and the model-backend ones run as written."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from experiments.cli import build_parser, main
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+EMULATING = re.compile(r"--emulate|^(run|clean|compile)\b|^bench (emu|chaos)\b")
+LONG = re.compile(r"^reproduce\b|^bench\b")
+
+
+def readme_commands() -> list[str]:
+    """The ``dcnlab ...`` lines of the README's ``sh`` blocks, without comments or the venv prefix."""
+    out = []
+    for block in re.findall(r"```sh\n(.*?)```", README.read_text(), flags=re.S):
+        for line in block.splitlines():
+            line = line.split("#", 1)[0].strip()
+            line = re.sub(r"^(\./setup && )?(\.venv/bin/)?", "", line)
+            if line.startswith("dcnlab "):
+                out.append(line.removeprefix("dcnlab "))
+    return out
+
+
+COMMANDS = readme_commands()
+
+
+def test_the_readme_has_examples():
+    assert len(COMMANDS) >= 8 and "--version" in COMMANDS
+
+
+@pytest.mark.parametrize("argv", COMMANDS)
+def test_readme_example(argv, tmp_path, monkeypatch, capsys):
+    words = shlex.split(argv)
+    if argv == "--version":
+        with pytest.raises(SystemExit) as e:
+            main(words)
+        assert e.value.code == 0
+        return
+    args = build_parser().parse_args(words)
+    if EMULATING.search(argv) or LONG.search(argv):
+        assert callable(args.func)   # needs root and BMv2, or minutes: tests/test_*_bmv2.py run these
+        return
+    monkeypatch.chdir(tmp_path)
+    assert main(words) == 0, capsys.readouterr().err
+    assert "Traceback" not in capsys.readouterr().err
