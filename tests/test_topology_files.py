@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from topos.export import to_dict, to_json
+from topos.errors import UserError
 from topos.files import LinkShape, TopologyError, load_topology, mac_from_ip
 from topos.spec import parse_spec
 
@@ -130,12 +131,12 @@ def test_duplicate_keys_deep_nesting_size_and_syntax(tmp_path):
     big = tmp_path / "big.json"
     with big.open("w") as fh:
         fh.truncate(17 << 20)
-    with pytest.raises(TopologyError, match="bytes; valid: a topology file of at most"):
+    with pytest.raises(UserError, match="larger than 16 MiB; valid: at most 16 MiB"):
         load_topology(big)
     bad = write(tmp_path, "bad.json", '{"hosts": {,}}')
     with pytest.raises(TopologyError, match=r"line 1 column 12: invalid JSON"):
         load_topology(bad)
-    with pytest.raises(TopologyError, match="no such file"):
+    with pytest.raises(UserError, match="cannot read it"):
         load_topology(tmp_path / "missing.json")
 
 

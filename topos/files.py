@@ -54,6 +54,7 @@ from typing import Any
 
 from topos.addressing import host_ip, host_mac
 from topos.errors import UserError
+from topos.inputs import read_bytes
 from topos.model import HostInfo, Link, MaterializedFabric, Node, Role
 
 MAX_FILE_BYTES = 16 << 20
@@ -142,21 +143,14 @@ class UserFabric(MaterializedFabric):
 
 # -- reading -------------------------------------------------------------------------
 def read_json(path: Path, what: str = "file") -> Any:
-    """``path`` parsed as JSON, refusing a file over :data:`MAX_FILE_BYTES`, nesting over
-    :data:`MAX_DEPTH` and duplicate keys, each with a one-line :class:`TopologyError`."""
+    """``path`` parsed as JSON: read through :func:`topos.inputs.read_bytes` (at most
+    :data:`MAX_FILE_BYTES`, so ``/dev/zero`` is refused too), then refused with a one-line
+    :class:`TopologyError` for nesting over :data:`MAX_DEPTH` or a duplicate key."""
+    raw = read_bytes(path, what, MAX_FILE_BYTES)
     try:
-        size = path.stat().st_size
-        if not path.is_file():
-            raise TopologyError(f"{path}: not a regular file")
-        if size > MAX_FILE_BYTES:
-            raise TopologyError(f"{path}: {size:,} bytes; valid: a {what} of at most {MAX_FILE_BYTES:,} bytes")
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TopologyError(f"{path}: no such file") from None
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise TopologyError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except OSError as e:
-        raise TopologyError(f"{path}: cannot read: {e.strerror}") from None
     depth = _max_depth(text)
     if depth > MAX_DEPTH:
         raise TopologyError(f"{path}: JSON nested {depth} levels deep; valid: at most {MAX_DEPTH}")

@@ -43,6 +43,7 @@ from controller.runtime.entities import CloneSession, Entity, MulticastGroup, Ta
 from controller.runtime.errors import P4InfoError, RuntimeErrorBase
 from controller.runtime.p4info import P4Info
 from controller.runtime.proto import p4info_pb2, p4runtime_pb2
+from topos.inputs import read_bytes
 
 MAX_FILE_BYTES = 64 << 20
 THRIFT_COMMANDS = ("register_write", "register_reset", "set_queue_depth", "set_queue_rate")
@@ -70,17 +71,11 @@ class Entries:
 
 
 def _read(path: Path) -> str:
+    raw = read_bytes(path, "entries file", MAX_FILE_BYTES)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise EntryFileError(f"{path}: {size:,} bytes; valid: at most {MAX_FILE_BYTES:,}")
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise EntryFileError(f"{path}: no such file") from None
+        return raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise EntryFileError(f"{path}: not UTF-8 text ({e.reason})") from None
-    except OSError as e:
-        raise EntryFileError(f"{path}: cannot read: {e.strerror}") from None
 
 
 def _check(entity: Entity, info: P4Info, path: Path, element: str) -> Update:
