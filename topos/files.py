@@ -330,6 +330,16 @@ class _Builder:
         self.host_port: dict[str, tuple[str, int]] = {}
         self.shapes: dict[tuple[str, int], LinkShape] = {}
 
+    @classmethod
+    def named(cls, ctx: _Ctx, switches: Iterable[str], hosts: Iterable[str]) -> _Builder:
+        """A builder with these switches, then these hosts (names checked)."""
+        b = cls(ctx)
+        for names, role in ((switches, Role.SWITCH), (hosts, Role.HOST)):
+            for name in names:
+                el = f"{role.value} {name}"
+                b.add(ctx.name(name, el), role, el)
+        return b
+
     def add(self, name: str, role: Role, element: str) -> None:
         if name in self.roles:
             raise self.ctx.fail(element, f"duplicate name {name!r} (already a {self.roles[name].value})")
@@ -508,16 +518,12 @@ def _from_dcnlab(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
 # -- tutorials ------------------------------------------------------------------------
 def _from_tutorials(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
     _unknown(ctx, data, {"hosts", "switches", "links"}, "top level")
-    b = _Builder(ctx)
     hosts_in = data.get("hosts", {})
     if isinstance(hosts_in, list):     # the oldest exercises list host names only
         hosts_in = {h: {} for h in hosts_in}
     hosts_in = ctx.obj(hosts_in, "hosts")
     switches_in = ctx.obj(data.get("switches", {}), "switches")
-    for name in switches_in:
-        b.add(ctx.name(name, f"switch {name}"), Role.SWITCH, f"switch {name}")
-    for name in hosts_in:
-        b.add(ctx.name(name, f"host {name}"), Role.HOST, f"host {name}")
+    b = _Builder.named(ctx, switches_in, hosts_in)
     switch_conf = {}
     for name, raw in switches_in.items():
         el = f"switch {name}"
@@ -591,13 +597,9 @@ def _from_p4app(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
     for key in ("p4_src", "program"):
         if data.get(key) is not None:
             program = ctx.file(data[key], key)
-    b = _Builder(ctx)
     hosts_in = ctx.obj(topo.get("hosts", {}), "topology hosts")
     switches_in = ctx.obj(topo.get("switches", {}), "topology switches")
-    for name in switches_in:
-        b.add(ctx.name(name, f"switch {name}"), Role.SWITCH, f"switch {name}")
-    for name in hosts_in:
-        b.add(ctx.name(name, f"host {name}"), Role.HOST, f"host {name}")
+    b = _Builder.named(ctx, switches_in, hosts_in)
     switch_conf = {}
     for name, raw in switches_in.items():
         el = f"switch {name}"

@@ -168,15 +168,7 @@ class TenantPolicy:
     # -- flow events -------------------------------------------------------------------------------
     def add_flow(self, flow: FlowSpec) -> list[FlowUpdate]:
         """Register a flow; return the updates for every flow whose value changed (the new one included)."""
-        if flow.flow in self.flows:
-            raise CongestionParamError(f"flow {flow.flow!r} is already active")
-        if flow.tenant not in self.tenants:
-            raise CongestionParamError(f"flow {flow.flow!r}: unknown tenant {flow.tenant!r}; "
-                                       f"valid: {', '.join(self.tenants)}")
-        if not flow.bottlenecks:
-            raise CongestionParamError(f"flow {flow.flow!r} crosses no bottleneck")
-        self.flows[flow.flow] = flow
-        return self._recompute()
+        return self.add_flows([flow])
 
     def add_flows(self, flows: Iterable[FlowSpec]) -> list[FlowUpdate]:
         """Register several flows at once and recompute once (``add_flow`` per flow recomputes every
