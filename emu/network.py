@@ -36,11 +36,13 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from controller.routing import compute_forwarding, router_for
 from controller.rules import forwarding_updates
 from controller.runtime.controller import Controller, SwitchTarget
+from controller.runtime.entry_files import Entries, load_entries
 from controller.runtime.errors import RuntimeErrorBase
 from controller.runtime.pipeline import Pipeline
 from controller.runtime.toolchain import require_tool
@@ -50,6 +52,7 @@ from emu.options import MAX_EMULATED_HOSTS, NetOptions
 from emu.reachability import ProbeHost, Reachability, probe_all_pairs
 from emu.rundir import RunDir
 from topos.errors import UserError
+from topos.files import HostConf, LinkShape, UserFabric
 from topos.model import Fabric, HostInfo, Role
 from traffic.hostctl import AgentHandle, HostAddr
 
@@ -89,6 +92,29 @@ class SwitchFailure:
         return f"switch {self.switch} died (exit status {self.status}); {how}; log tail:\n{self.log_tail}"
 
 
+def user_program(fabric: Fabric) -> Path | None:
+    """The one program a topology file gives its switches (None: dcnlab's own). dcnlab runs one
+    program per fabric; switches that name different programs are an error."""
+    if not isinstance(fabric, UserFabric):
+        return None
+    progs = {fabric.program_of(n.name) for n in fabric.forwarding_nodes()}
+    if len(progs) > 1:
+        named = ", ".join(sorted(str(p) for p in progs))
+        raise UserError(f"{fabric.spec}: switches name different programs ({named}); dcnlab runs one program "
+                        f"per fabric: give the same program to every switch, or --program")
+    prog = progs.pop() if progs else None
+    if prog is not None and prog.suffix != ".p4":
+        raise UserError(f"{fabric.spec}: program {prog} is not a P4 source; dcnlab compiles the program itself "
+                        f"(give the .p4 file)")
+    return prog
+
+
+def _shaping(ls: LinkShape) -> links.Shaping:
+    if ls.loss_pct:
+        raise UserError(f"link loss ({ls.loss_pct:g}%) is not supported by dcnlab's link shaping; drop 'loss'")
+    return links.Shaping(ls.bw_mbps, f"{ls.delay_ms:g}ms" if ls.delay_ms else None, ls.max_queue)
+
+
 def intf_name(node: str, port: int) -> str:
     return f"{node}-eth{port}"
 
@@ -110,8 +136,12 @@ def _env(extra: dict[str, str]) -> Iterator[None]:
 
 class FabricNetwork:
     def __init__(self, fabric: Fabric, options: NetOptions | None = None, pipeline: Pipeline | None = None,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, program: Path | None = None) -> None:
+        """``program``: a user's P4 source for every switch (default: the topology file's, else dcnlab's
+        own program). With a user's program dcnlab installs no routes of its own; the topology file's
+        runtime JSON and CLI command files are written instead."""
         self.fabric = fabric
+        self.program = program if program is not None else user_program(fabric)
         self.opts = options or NetOptions()
         self.opts.validate()
         self.pipeline = pipeline
@@ -170,11 +200,16 @@ class FabricNetwork:
                             "run dcnlab as root, e.g. with sudo")
         o.shaping().check_kernel()
         require_tool("simple_switch_grpc")
+        if self.pipeline is None and self.program is not None:
+            from p4src.compiler import compile_program
+            self.pipeline = compile_program(self.program.stem, src_dir=self.program.parent).pipeline(
+                compact=o.log_level not in ("trace", "debug", "info"))
         if self.pipeline is None:
             from p4src.compiler import compile_program
             from p4src.sizing import sizing_for
             self.pipeline = compile_program(defines=sizing_for(f).defines()).pipeline(
                 compact=o.log_level not in ("trace", "debug", "info"))
+        entries = self._load_user_entries(f) if isinstance(f, UserFabric) else {}   # checked before anything exists
         t = self.timings.mark("compile", t)
         self.run = RunDir.create(f.spec)
         tag = self.run.tag
@@ -212,7 +247,7 @@ class FabricNetwork:
                 switch_ends += [ia, ib]
             else:
                 sw_if, hn = (ia, l.b) if a_fwd else (ib, l.a)
-                hi = intf_name(hn, 0)
+                hi = "eth0" if isinstance(f, UserFabric) else intf_name(hn, 0)   # what exercises' scripts expect
                 pairs.append(links.VethPair(sw_if, hi, self.hosts[hn].pid))
                 switch_ends.append(sw_if)
                 host_side[hn] = hi
@@ -222,6 +257,13 @@ class FabricNetwork:
         shaping = o.shaping()
         if shaping.active:
             links.shape(self.netns, [line for d in switch_ends for line in shaping.tc_lines(d)])
+        elif isinstance(f, UserFabric) and f.link_shape:
+            per_link = [_shaping(f.link_shape[(node, port)]) for node, port in f.link_shape
+                        if f.node(node).forwards]
+            for sh in {s.delay: s for s in per_link if s.delay}.values():
+                sh.check_kernel()
+            links.shape(self.netns, [line for (node, port), ls in f.link_shape.items() if f.node(node).forwards
+                                     for line in _shaping(ls).tc_lines(intf_name(node, port))])
         t = self.timings.mark("links", t)
 
         # Switches: start all, then wait for all.
@@ -259,7 +301,9 @@ class FabricNetwork:
             self.controller.watch()
         t = self.timings.mark("pipeline", t)
 
-        if o.routes:
+        if entries:
+            self._write_user_entries(entries)
+        if o.routes and self.program is None:
             state = compute_forwarding(router_for(f))
             self.controller.write(forwarding_updates(state, o.ecmp))
         if o.queue_rate_pps is not None or o.queue_depth is not None:   # one CLI process per switch, in parallel
@@ -275,12 +319,33 @@ class FabricNetwork:
             self._monitor.start()
         self.progress(f"{f.spec} up in {self.timings.total():.2f} s")
 
+    def _load_user_entries(self, f: UserFabric) -> dict[str, Entries]:
+        """Each switch's runtime JSON and CLI command file, checked against the P4Info
+        (:class:`~controller.runtime.entry_files.EntryFileError` names the file, entry and field)."""
+        assert self.pipeline is not None
+        out: dict[str, Entries] = {}
+        for name, conf in f.switch_conf.items():
+            entries = Entries()
+            for path in (conf.runtime_json, conf.cli_input):
+                if path is not None:
+                    entries.extend(load_entries(path, self.pipeline.p4info))
+            out[name] = entries
+        return out
+
+    def _write_user_entries(self, per_switch: dict[str, Entries]) -> None:
+        assert self.controller is not None
+        self.controller.write({n: e.updates for n, e in per_switch.items() if e.updates})
+        for name, e in per_switch.items():
+            if e.thrift:
+                self.controller.thrift(name).run(e.thrift)
+
     def _configure_hosts(self, host_side: dict[str, str], shaping: links.Shaping) -> None:
         from mininet.link import Intf
 
         infos = list(self.host_info.values())
         for name, host in self.hosts.items():
             info, dev = self.host_info[name], host_side[name]
+            conf = (self.fabric.host_conf.get(name) if isinstance(self.fabric, UserFabric) else None) or HostConf()
             neigh = "\n".join(f"neigh replace {o.ip} lladdr {o.mac} dev {dev} nud permanent"
                               for o in infos if o.name != name)
             tc = "\n".join(shaping.tc_lines(dev))
@@ -288,17 +353,20 @@ class FabricNetwork:
             # forwards between veths; compute them in software instead.  One { } group = one
             # shell prompt; heredocs keep every pty line short.
             lines = ["rc=0",
-                     f"ip link set dev {dev} address {info.mac} && ip addr add {info.ip}/8 dev {dev} && "
+                     f"ip link set dev {dev} address {info.mac} && ip addr add {info.ip}/{conf.prefix_len} dev {dev} && "
                      f"ethtool -K {dev} tx off >/dev/null && ip link set dev {dev} up && "
                      f"ip link set dev lo up || rc=1"]
             if neigh:
                 lines += ["ip -batch - <<'EOF' || rc=1", neigh, "EOF"]
             if tc:
                 lines += ["tc -batch - <<'EOF' || rc=1", tc, "EOF"]
+            if conf.gateway:
+                lines.append(f"ip route add default via {conf.gateway} dev {dev} || rc=1")
+            lines += [f"{{ {cmd} ; }} || rc=1" for cmd in conf.commands]   # the topology file's own commands
             host.sendCmd("{ " + "\n".join(lines) + "\necho DCNLAB_RC=$rc\n}")
             # Tell Mininet about the interface (for its CLI) without it running any command.
             intf = Intf(dev, node=host, port=0, moveIntfFn=lambda *a, **k: None, up=None)
-            intf.ip, intf.prefixLen, intf.mac = info.ip, 8, info.mac
+            intf.ip, intf.prefixLen, intf.mac = info.ip, conf.prefix_len, info.mac
         for name, host in self.hosts.items():
             out = host.waitOutput()
             if "DCNLAB_RC=0" not in out:

@@ -27,7 +27,8 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("topo", "export"): (Example("topo export fattree:k=4 --format json -o fattree-k4.json"),
                          Example("topo export bcube:n=4,k=1 --format png -o bcube.png")),
     ("run",): (Example("run fattree:k=4", "emulation"),
-               Example("run bcube:n=4,k=1 --bw 100 --hold 30", "emulation")),
+               Example("run bcube:n=4,k=1 --bw 100 --hold 30", "emulation"),
+               Example("run examples/router-lab/topology.json --check", "emulation")),
     ("compile",): (Example("compile", "emulation"),),
     ("clean",): (Example("clean", "emulation"),),
     ("plan", "aggregation"): (

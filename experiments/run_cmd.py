@@ -6,6 +6,7 @@ import argparse
 import signal
 import sys
 import time
+from pathlib import Path
 from collections.abc import Sequence
 
 from experiments import preflight
@@ -43,30 +44,40 @@ def cmd_run(args: argparse.Namespace) -> int:
     from topos.spec import parse_spec
     from traffic import measure
 
-    fabric = parse_spec(args.spec)
+    from topos.files import load_topology, looks_like_file
+
+    fabric = load_topology(args.spec) if looks_like_file(args.spec) else parse_spec(args.spec)
+    program = Path(args.program).absolute() if args.program is not None else None
+    if program is not None and (program.suffix != ".p4" or not program.is_file()):
+        raise UserError(f"argument --program: {args.program!r} is not a P4 source file; valid: an existing FILE.p4")
     opts = net_options(args)
     say = (lambda m: print(f"  {m}", file=sys.stderr, flush=True))
-    net = FabricNetwork(fabric, opts, progress=say)     # checks the size; creates nothing
+    net = FabricNetwork(fabric, opts, progress=say, program=program)     # checks the size; creates nothing
+    own = net.program is None       # dcnlab's program: routes, all-pairs check and port counters as always
+    if own and args.check:
+        raise UserError("argument --check: only with a program of your own (dcnlab's program is always checked)")
     require_root()      # root and every binary, before anything is compiled or created
     signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         net.start()
-        before = measure.snapshot(net.controller)
-        reach = net.reachability()
-        after = measure.snapshot(net.controller)
-        missing = reach.unreachable
-        print(f"fabric {fabric.spec}: {len(net.switches)} BMv2 switches, {len(reach.hosts)} hosts, up in "
+        before = measure.snapshot(net.controller) if own else None
+        reach = net.reachability() if own or args.check else None
+        after = measure.snapshot(net.controller) if own else None
+        missing = reach.unreachable if reach is not None else []
+        what = "dcnlab's program" if own else f"program {net.program}"
+        print(f"fabric {fabric.spec}: {len(net.switches)} BMv2 switches ({what}), {len(net.hosts)} hosts, up in "
               f"{net.timings.total():.2f} s (" + ", ".join(f"{k} {v:.2f}" for k, v in net.timings.phases.items())
               + ")")
-        print(reach.summary())
+        print(reach.summary() if reach is not None else "all-pairs check: off with a program of your own (--check)")
         for src, dst in missing[:20]:
             print(f"  unreachable: {src} -> {dst}")
-        print("per-link counters during the probes (bytes a->b / b->a, packets):")
-        for ll in measure.link_loads(fabric, after - before):
-            if ll.a_to_b.packets or ll.b_to_a.packets:
-                l = ll.link
-                print(f"  {l.a}:{l.a_port:<3} -- {l.b}:{l.b_port:<3} {ll.a_to_b.bytes:>8} / {ll.b_to_a.bytes:<8}"
-                      f" ({ll.a_to_b.packets}/{ll.b_to_a.packets} pkts)")
+        if before is not None and after is not None:
+            print("per-link counters during the probes (bytes a->b / b->a, packets):")
+            for ll in measure.link_loads(fabric, after - before):
+                if ll.a_to_b.packets or ll.b_to_a.packets:
+                    l = ll.link
+                    print(f"  {l.a}:{l.a_port:<3} -- {l.b}:{l.b_port:<3} {ll.a_to_b.bytes:>8} / "
+                          f"{ll.b_to_a.bytes:<8} ({ll.a_to_b.packets}/{ll.b_to_a.packets} pkts)")
         print(f"run directory: {net.run.path}")
         if args.hold:
             say(f"holding the fabric up for {args.hold:g} s")
@@ -145,7 +156,11 @@ def add_net_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="bring a fabric up in BMv2+Mininet, route it, verify all-pairs reachability")
-    p.add_argument("spec")
+    p.add_argument("spec", metavar="TOPOLOGY", help="a fabric spec (e.g. fattree:k=4) or a topology file: dcnlab's "
+                   "JSON export, the p4lang tutorials' topology.json or p4-utils' p4app.json")
+    p.add_argument("--program", metavar="FILE.p4", help="your own v1model program for every switch (default: the "
+                   "topology file's, else dcnlab's); dcnlab then installs no routes of its own")
+    p.add_argument("--check", action="store_true", help="with your own program: run the all-pairs check too")
     p.add_argument("--cli", action="store_true", help="open the Mininet CLI before teardown")
     from emu.options import RANGES
     p.add_argument("--hold", type=ranged(*RANGES["--hold"]), metavar="SECONDS",

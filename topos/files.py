@@ -276,7 +276,7 @@ class _Ctx:
 
     def file(self, value: Any, element: str) -> Path:
         p = Path(self.text(value, element)).expanduser()
-        p = p if p.is_absolute() else self.base / p
+        p = (p if p.is_absolute() else self.base / p).resolve()
         if not p.is_file():
             raise self.fail(element, f"file {p} does not exist")
         return p

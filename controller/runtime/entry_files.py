@@ -202,6 +202,8 @@ def _json_table_entry(path: Path, el: str, e: dict[str, Any], info: P4Info) -> T
                         raise ValueError(f"prefix length {second} out of range 0..{f.bitwidth}")
                 else:
                     second = _json_value(raw[1])
+                    if kind == "ternary" and second == 0:
+                        continue        # "don't care": P4Runtime wants the field left out
                 match.append((fname, (_json_value(raw[0]), second)))
         except (ValueError, TypeError) as ex:
             raise EntryFileError(f"{path}: {el}: match field {fname!r}: {ex}") from None
@@ -328,7 +330,8 @@ def _cli_table_add(args: list[str], info: P4Info) -> TableEntry:
             value, sep, mask = text.partition("&&&")
             if not sep:
                 raise ValueError(f"{where}: {text!r} is not VALUE&&&MASK")
-            match.append((f.name, (_value(value), _value(mask))))
+            if _value(mask) != 0:     # a zero mask is "don't care": P4Runtime wants the field left out
+                match.append((f.name, (_value(value), _value(mask))))
             needs_priority = True
         elif kind == "range":
             lo, sep, hi = text.partition("->")
