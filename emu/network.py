@@ -258,12 +258,10 @@ class FabricNetwork:
         if shaping.active:
             links.shape(self.netns, [line for d in switch_ends for line in shaping.tc_lines(d)])
         elif isinstance(f, UserFabric) and f.link_shape:
-            per_link = [_shaping(f.link_shape[(node, port)]) for node, port in f.link_shape
-                        if f.node(node).forwards]
-            for sh in {s.delay: s for s in per_link if s.delay}.values():
-                sh.check_kernel()
-            links.shape(self.netns, [line for (node, port), ls in f.link_shape.items() if f.node(node).forwards
-                                     for line in _shaping(ls).tc_lines(intf_name(node, port))])
+            per_end = {intf_name(node, port): _shaping(ls) for (node, port), ls in f.link_shape.items()
+                       if f.node(node).forwards}
+            next((sh for sh in per_end.values() if sh.delay), links.Shaping()).check_kernel()
+            links.shape(self.netns, [line for dev, sh in per_end.items() for line in sh.tc_lines(dev)])
         t = self.timings.mark("links", t)
 
         # Switches: start all, then wait for all.

@@ -274,6 +274,11 @@ class _Ctx:
             raise self.fail(element, f"{value!r} is not an integer in {lo}..{hi}")
         return value
 
+    def commands(self, host: dict[str, Any], element: str) -> tuple[str, ...]:
+        """A host's ``commands``: a list of non-empty strings."""
+        return tuple(self.text(c, f"{element} commands")
+                     for c in self.lst(host.get("commands", []), f"{element} commands"))
+
     def file(self, value: Any, element: str) -> Path:
         p = Path(self.text(value, element)).expanduser()
         p = (p if p.is_absolute() else self.base / p).resolve()
@@ -390,8 +395,10 @@ class _Builder:
         hosts = [Node(n, r, (), 1, "host") for n, r in self.roles.items() if r is Role.HOST]
         return fwd + hosts
 
-    def unlinked_host(self) -> str | None:
-        return next((n for n, r in self.roles.items() if r is Role.HOST and n not in self.host_port), None)
+    def check_hosts_linked(self) -> None:
+        missing = next((n for n, r in self.roles.items() if r is Role.HOST and n not in self.host_port), None)
+        if missing is not None:
+            raise self.ctx.fail(f"host {missing}", "has no link")
 
 
 def _check(ctx: _Ctx, fabric: UserFabric) -> None:
@@ -499,7 +506,7 @@ def _from_dcnlab(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
                                f"{node}:{port}")
         hosts.append(HostInfo(name, len(hosts), ip, mac, node, port))
         gw = _ip(ctx, h["gateway"], f"{el} gateway")[0] if h.get("gateway") else None
-        cmds = tuple(ctx.text(c, f"{el} commands") for c in ctx.lst(h.get("commands", []), f"{el} commands"))
+        cmds = ctx.commands(h, el)
         hconf = HostConf(plen, gw, cmds)
         if hconf != HostConf():
             host_conf[name] = hconf
@@ -559,9 +566,7 @@ def _from_tutorials(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
                           ctx.number(link[3], f"{el} bandwidth", 0.001, 100_000, "Mbit/s"),
                           None if len(link) < 3 else ctx.delay(link[2], f"{el} latency") or None)
         b.link(a, ap, bn, bp, el, shape)
-    missing = b.unlinked_host()
-    if missing is not None:
-        raise ctx.fail(f"host {missing}", "has no link")
+    b.check_hosts_linked()
     hosts, host_conf = [], {}
     for i, (name, raw) in enumerate(hosts_in.items()):
         el = f"host {name}"
@@ -574,7 +579,7 @@ def _from_tutorials(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
             mac = _mac(ctx, h["mac"], f"{el} mac")
         else:
             ip, plen, mac = host_ip(i), 8, host_mac(i)
-        cmds = tuple(ctx.text(c, f"{el} commands") for c in ctx.lst(h.get("commands", []), f"{el} commands"))
+        cmds = ctx.commands(h, el)
         node, port = b.host_port[name]
         hosts.append(HostInfo(name, i, ip, mac, node, port))
         host_conf[name] = HostConf(plen, None, cmds)
@@ -642,9 +647,7 @@ def _from_p4app(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
         keys = {"bw": "bw", "delay": "delay", "loss": "loss",
                 "max_queue": "max_queue_size" if "max_queue_size" in opts else "queue_length"}
         b.link(a, ap, bn, bp, el, _shape(ctx, opts, el, keys))
-    missing = b.unlinked_host()
-    if missing is not None:
-        raise ctx.fail(f"host {missing}", "has no link")
+    b.check_hosts_linked()
     hosts, host_conf = [], {}
     for i, (name, raw) in enumerate(hosts_in.items()):
         el = f"host {name}"
@@ -659,7 +662,7 @@ def _from_p4app(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
         else:
             ip, plen, gw = _assign(ctx, strategy, name, node, el)
         mac = _mac(ctx, h["mac"], f"{el} mac") if "mac" in h else mac_from_ip(ip)
-        cmds = tuple(ctx.text(c, f"{el} commands") for c in ctx.lst(h.get("commands", []), f"{el} commands"))
+        cmds = ctx.commands(h, el)
         hosts.append(HostInfo(name, i, ip, mac, node, port))
         host_conf[name] = HostConf(plen, gw, cmds)
     return UserFabric("p4app", {"assignment_strategy": strategy}, b.nodes(), b.links, hosts, None,
