@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from traffic.hostctl import AgentHandle, HostAddr
+from dcnlab.traffic.hostctl import AgentHandle, HostAddr
 
 
 def sh(cmd: str) -> str:

@@ -14,9 +14,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from controller.aggregation.dataplane import JobProgram, RouteRule
-from topos.model import Fabric
-from traffic.aggregation_agent import (FRAME_SIZE, HEADER, HEADER_OFFSET, MAX_VALUE, OVERFLOW, RESULT, RETX,
+from dcnlab.controller.aggregation.dataplane import JobProgram, RouteRule
+from dcnlab.topos.model import Fabric
+from dcnlab.traffic.aggregation_agent import (FRAME_SIZE, HEADER, HEADER_OFFSET, MAX_VALUE, OVERFLOW, RESULT, RETX,
                                        VALUES, VALUES_OFFSET, VECTOR)
 
 MAX_HOPS = 64

@@ -2,7 +2,7 @@
 
 The child process starts as the test's user, imports the CLI, every ``experiments`` module and the
 modules the handlers import lazily (the checkout may be unreadable for nobody, e.g. under ``/root``
-with mode 0700), then drops to uid/gid 65534 and only then calls :func:`experiments.cli.main`. When the tests themselves do not
+with mode 0700), then drops to uid/gid 65534 and only then calls :func:`dcnlab.experiments.cli.main`. When the tests themselves do not
 run as root, there is nothing to drop: the CLI simply runs as the current user.
 """
 
@@ -17,16 +17,16 @@ NOBODY = 65534
 
 #: Modules outside ``experiments`` that command handlers import lazily (``dcnlab run``: the emulation,
 #: the spec parser, the counters; every emulating handler: the preflight's toolchain lookup).
-PRELOAD = ("controller.runtime.errors", "controller.runtime.toolchain", "emu.network", "experiments.preflight",
-           "topos.spec", "traffic.measure")
+PRELOAD = ("dcnlab.controller.runtime.errors", "dcnlab.controller.runtime.toolchain", "dcnlab.emu.network", "dcnlab.experiments.preflight",
+           "dcnlab.topos.spec", "dcnlab.traffic.measure")
 
 _CHILD = f"""\
 import importlib, os, pkgutil, sys
-import experiments
-from experiments.cli import build_parser, main
+from dcnlab import experiments
+from dcnlab.experiments.cli import build_parser, main
 build_parser()
-for m in pkgutil.iter_modules(experiments.__path__, "experiments."):
-    if m.name != "experiments.__main__":
+for m in pkgutil.iter_modules(experiments.__path__, "dcnlab.experiments."):
+    if m.name != "dcnlab.experiments.__main__":
         importlib.import_module(m.name)
 for m in {PRELOAD!r}:
     importlib.import_module(m)

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from controller.runtime.toolchain import PREFIX_VAR, missing  # noqa: E402
+from dcnlab.controller.runtime.toolchain import PREFIX_VAR, missing  # noqa: E402
 
 
 def _root_reason() -> str | None:

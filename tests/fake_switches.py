@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from controller.replication import REPLICATE_TABLE
-from controller.runtime.entities import TableEntry, Update, UpdateType
+from dcnlab.controller.replication import REPLICATE_TABLE
+from dcnlab.controller.runtime.entities import TableEntry, Update, UpdateType
 
 
 class FakeSwitches:

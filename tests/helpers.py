@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from topos.model import Fabric
+from dcnlab.topos.model import Fabric
 
 
 def adjacency(fabric: Fabric) -> dict[str, list[str]]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.runtime.p4info import P4Info
-from controller.runtime.pipeline import Pipeline
+from dcnlab.controller.runtime.p4info import P4Info
+from dcnlab.controller.runtime.pipeline import Pipeline
 
 FIXTURE = Path(__file__).parent / "fixtures" / "dcnlab.p4info.txtpb"
 

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from agent_pair import agent_pair
-from traffic.aggregation_agent import (FRAME_SIZE, HEADER_OFFSET, MAX_VALUE, OVERFLOW, RESULT, RETX, VALUES,
+from dcnlab.traffic.aggregation_agent import (FRAME_SIZE, HEADER_OFFSET, MAX_VALUE, OVERFLOW, RESULT, RETX, VALUES,
                                        TreeReceiver, TreeSender, chunk_frame, pack_chunk, pack_ctrl, unpack_chunk,
                                        unpack_ctrl)
 

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from controller.aggregation import incast_tree
-from controller.aggregation.dataplane import (
+from dcnlab.controller.aggregation import incast_tree
+from dcnlab.controller.aggregation.dataplane import (
     FORWARD,
     OUTCOMES,
     PACKETS_COUNTER,
@@ -23,12 +23,12 @@ from controller.aggregation.dataplane import (
     SlotRange,
     compile_incast,
 )
-from controller.runtime import TableEntry
-from emu.cleanup import leftovers
-from emu.network import FabricNetwork, NetOptions
-from experiments import aggregation_bcube as exp
-from topos import parse_spec
-from traffic.aggregation_agent import (
+from dcnlab.controller.runtime import TableEntry
+from dcnlab.emu.cleanup import leftovers
+from dcnlab.emu.network import FabricNetwork, NetOptions
+from dcnlab.experiments import aggregation_bcube as exp
+from dcnlab.topos import parse_spec
+from dcnlab.traffic.aggregation_agent import (
     HEADER_OFFSET,
     MAX_VALUE,
     OVERFLOW,
@@ -67,7 +67,7 @@ def net(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def dp(net):
-    from p4src.sizing import sizing_for
+    from dcnlab.p4src.sizing import sizing_for
     return AggregationDataplane(net.fabric, net.controller, capacity=sizing_for(net.fabric).AGG_SLOTS)
 
 
@@ -83,7 +83,7 @@ def delta(a, b):
 def register(net, name, index=None, attempts=4):
     """A register of the aggregating node over Thrift, retried: the CLI is a child forked while gRPC threads
     run, and such a fork now and then dies before it runs the CLI."""
-    from controller.runtime.errors import ThriftError
+    from dcnlab.controller.runtime.errors import ThriftError
 
     for attempt in range(attempts):
         try:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from experiments.cli import main
+from dcnlab.experiments.cli import main
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -82,14 +82,14 @@ def test_plan_errors_are_one_line(capsys, argv, message):
 
 
 def test_reproduce_emulate_needs_the_toolchain(capsys, monkeypatch):
-    from experiments import aggregation_model
+    from dcnlab.experiments import aggregation_model
     monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): ["p4c not found", "not root"])
     rc, out, err = run(capsys, "reproduce", "aggregation", "--emulate")
     assert rc == 2 and out == "" and "needs root and the P4 toolchain: p4c not found; not root" in err
 
 
 def test_reproduce_emulate_hands_its_options_to_the_experiment(capsys, monkeypatch):
-    from experiments import aggregation_bcube, aggregation_model
+    from dcnlab.experiments import aggregation_bcube, aggregation_model
     seen = []
     monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): [])
     monkeypatch.setattr(aggregation_bcube, "run", lambda args: seen.append(args) or 0)
@@ -103,7 +103,7 @@ def test_reproduce_emulate_hands_its_options_to_the_experiment(capsys, monkeypat
 
 
 def test_bench_dataplane_skipped_or_run(capsys, monkeypatch):
-    from experiments import aggregation_bcube, aggregation_model
+    from dcnlab.experiments import aggregation_bcube, aggregation_model
     rc, out, _ = run(capsys, "bench", "aggregation", "--no-model", "--no-dataplane")
     assert rc == 0 and "skipped: disabled by --no-dataplane" in out
     monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): ["not root"])
@@ -128,7 +128,7 @@ def test_bench_dataplane_skipped_or_run(capsys, monkeypatch):
 
 
 def test_bench_model_small(capsys, monkeypatch):
-    from controller.aggregation import mib, optimal
+    from dcnlab.controller.aggregation import mib, optimal
     monkeypatch.setattr(optimal, "solve", lambda *a, **kw: None)       # timed elsewhere; seconds each here
     monkeypatch.setattr(mib, "m2_family", lambda *a, **kw: None)
     rc, out, _ = run(capsys, "bench", "aggregation", "--rounds", "2", "--workers", "1", "--no-dataplane", "--json")

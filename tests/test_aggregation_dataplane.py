@@ -12,11 +12,11 @@ import random
 import pytest
 
 from aggregation_sim import SimFabric
-from controller.aggregation import AggregationError, incast_tree, shuffle_plan
-from controller.aggregation.dataplane import (AggregationDataplane, SlotPool, compile_incast, compile_shuffle)
+from dcnlab.controller.aggregation import AggregationError, incast_tree, shuffle_plan
+from dcnlab.controller.aggregation.dataplane import (AggregationDataplane, SlotPool, compile_incast, compile_shuffle)
 from p4fixtures import p4info
-from topos import parse_spec
-from traffic.aggregation_agent import (FRAME_SIZE, HEADER, HEADER_OFFSET, MAX_VALUE, VALUES, TreeReceiver,
+from dcnlab.topos import parse_spec
+from dcnlab.traffic.aggregation_agent import (FRAME_SIZE, HEADER, HEADER_OFFSET, MAX_VALUE, VALUES, TreeReceiver,
                                        TreeSender, chunk_frame, chunks_for, pack_chunk, unpack_chunk)
 
 BCUBE41 = parse_spec("bcube:n=4,k=1")
@@ -68,7 +68,7 @@ def run_job(sim, program, length, window=8, seed=0, big=False, ctrl_loss=0.0, ma
             ip, msg = ctrl.pop(0)
             if rng.random() < ctrl_loss:
                 continue
-            from traffic.aggregation_agent import unpack_ctrl
+            from dcnlab.traffic.aggregation_agent import unpack_ctrl
             job, tree, cum, missing = unpack_ctrl(msg)
             for s in ip_of[ip]:
                 if s.tree == tree:

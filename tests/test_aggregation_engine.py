@@ -1,7 +1,7 @@
 """The compiled engine builds exactly the trees of the reference implementations.
 
-References: :func:`controller.aggregation.irs.irs_forest` and :func:`controller.aggregation.unicast.unicast_forest`
-(numpy over batches of trees) and :func:`controller.aggregation.steiner.kmb_reference` (plain Python per tree).
+References: :func:`dcnlab.controller.aggregation.irs.irs_forest` and :func:`dcnlab.controller.aggregation.unicast.unicast_forest`
+(numpy over batches of trees) and :func:`dcnlab.controller.aggregation.steiner.kmb_reference` (plain Python per tree).
 Every instance is compared hop by hop (child, parent, switch level, sender flag), and the engine's cost-only
 kernels (``irs_costs``, ``unicast_costs``, ``kmb_costs``) against the costs of the reference trees.
 """
@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from controller.aggregation import engine
-from controller.aggregation.irs import irs_forest
-from controller.aggregation.labels import LabelSpace
-from controller.aggregation.steiner import kmb_reference
-from controller.aggregation.unicast import unicast_forest
+from dcnlab.controller.aggregation import engine
+from dcnlab.controller.aggregation.irs import irs_forest
+from dcnlab.controller.aggregation.labels import LabelSpace
+from dcnlab.controller.aggregation.steiner import kmb_reference
+from dcnlab.controller.aggregation.unicast import unicast_forest
 
 DELTAS = (0.0, 0.25, 0.7, 1.0)
 

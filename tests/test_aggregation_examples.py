@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from controller.aggregation import incast_tree, shuffle_plan
-from controller.aggregation.labels import LabelSpace
-from controller.aggregation.mib import branch_owner, m2_family, related_senders
-from controller.aggregation.shuffle import cluster_receivers, srs_groups
-from controller.aggregation.unicast import unicast_forest
-from topos.spec import parse_spec
+from dcnlab.controller.aggregation import incast_tree, shuffle_plan
+from dcnlab.controller.aggregation.labels import LabelSpace
+from dcnlab.controller.aggregation.mib import branch_owner, m2_family, related_senders
+from dcnlab.controller.aggregation.shuffle import cluster_receivers, srs_groups
+from dcnlab.controller.aggregation.unicast import unicast_forest
+from dcnlab.topos.spec import parse_spec
 
 BCUBE41 = parse_spec("bcube:n=4,k=1")
 SENDERS = ["v2", "v5", "v9", "v10", "v11", "v14"]

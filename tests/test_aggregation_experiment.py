@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from experiments import aggregation_bcube as exp
-from topos import parse_spec
-from topos.errors import UserError
-from traffic.aggregation_agent import MAX_VALUE
+from dcnlab.experiments import aggregation_bcube as exp
+from dcnlab.topos import parse_spec
+from dcnlab.topos.errors import UserError
+from dcnlab.traffic.aggregation_agent import MAX_VALUE
 
 
 def test_scenarios_are_the_papers_example_on_bcube41_and_seeded_elsewhere():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from controller.aggregation import incast_tree, shuffle_plan
-from topos.spec import parse_spec
+from dcnlab.controller.aggregation import incast_tree, shuffle_plan
+from dcnlab.topos.spec import parse_spec
 
 FT = parse_spec("fattree:k=4")
 HOSTS = [h.name for h in FT.hosts()]

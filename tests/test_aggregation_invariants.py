@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from controller.aggregation import AggregationError, incast_tree, shuffle_plan
-from controller.aggregation.irs import irs_forest
-from controller.aggregation.labels import LabelSpace
-from controller.aggregation.mib import m2_family
-from controller.aggregation.optimal import bcube_hop_graph, solve
-from controller.aggregation.steiner import kmb_forest
-from controller.aggregation.unicast import unicast_forest
-from topos.errors import UserError
-from topos.spec import parse_spec
+from dcnlab.controller.aggregation import AggregationError, incast_tree, shuffle_plan
+from dcnlab.controller.aggregation.irs import irs_forest
+from dcnlab.controller.aggregation.labels import LabelSpace
+from dcnlab.controller.aggregation.mib import m2_family
+from dcnlab.controller.aggregation.optimal import bcube_hop_graph, solve
+from dcnlab.controller.aggregation.steiner import kmb_forest
+from dcnlab.controller.aggregation.unicast import unicast_forest
+from dcnlab.topos.errors import UserError
+from dcnlab.topos.spec import parse_spec
 
 SPACES = [(2, 1), (4, 1), (3, 2), (2, 4), (4, 2), (5, 2), (6, 3), (8, 5), (4, 8)]
 

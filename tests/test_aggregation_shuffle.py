@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from controller.aggregation import incast_tree, shuffle_plan
-from controller.aggregation.labels import LabelSpace
-from controller.aggregation.shuffle import cluster_receivers, neighbour_pairs, shuffle_costs
-from topos.spec import parse_spec
+from dcnlab.controller.aggregation import incast_tree, shuffle_plan
+from dcnlab.controller.aggregation.labels import LabelSpace
+from dcnlab.controller.aggregation.shuffle import cluster_receivers, neighbour_pairs, shuffle_costs
+from dcnlab.topos.spec import parse_spec
 
 
 @pytest.mark.parametrize("spec,m,n,seed", [("bcube:n=4,k=1", 5, 4, 1), ("bcube:n=3,k=2", 8, 6, 2),

@@ -6,9 +6,9 @@ import networkx as nx
 import numpy as np
 from networkx.algorithms.approximation import steiner_tree
 
-from controller.aggregation.labels import LabelSpace
-from controller.aggregation.optimal import bcube_hop_graph, solve
-from controller.aggregation.steiner import kmb_forest, kmb_reference, kmb_shuffle_costs
+from dcnlab.controller.aggregation.labels import LabelSpace
+from dcnlab.controller.aggregation.optimal import bcube_hop_graph, solve
+from dcnlab.controller.aggregation.steiner import kmb_forest, kmb_reference, kmb_shuffle_costs
 
 
 def _server_graph(n: int, k: int) -> nx.Graph:

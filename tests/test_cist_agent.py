@@ -8,9 +8,9 @@ import uuid
 
 import pytest
 
-from traffic import cist_agent as ca
-from traffic import wire
-from traffic.hostctl import AgentError, AgentHandle, HostAddr, call_all
+from dcnlab.traffic import cist_agent as ca
+from dcnlab.traffic import wire
+from dcnlab.traffic.hostctl import AgentError, AgentHandle, HostAddr, call_all
 
 SRC_MAC, SRC_IP = "02:00:00:00:00:01", "10.0.0.1"
 

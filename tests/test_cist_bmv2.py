@@ -8,15 +8,15 @@ import time
 
 import pytest
 
-from controller.cist import plan_cists
-from controller.cist.dataplane import BASELINE_TREE, BroadcastDataplane
-from controller.cist.trees import build_trees
-from emu.cleanup import leftovers
-from emu.network import FabricNetwork, NetOptions
-from experiments import cist_dragonfly as exp
-from topos.dragonfly import Dragonfly
-from traffic import cist_agent as ca
-from traffic.hostctl import call_all
+from dcnlab.controller.cist import plan_cists
+from dcnlab.controller.cist.dataplane import BASELINE_TREE, BroadcastDataplane
+from dcnlab.controller.cist.trees import build_trees
+from dcnlab.emu.cleanup import leftovers
+from dcnlab.emu.network import FabricNetwork, NetOptions
+from dcnlab.experiments import cist_dragonfly as exp
+from dcnlab.topos.dragonfly import Dragonfly
+from dcnlab.traffic import cist_agent as ca
+from dcnlab.traffic.hostctl import call_all
 
 pytestmark = pytest.mark.bmv2
 

@@ -7,11 +7,11 @@ import random
 import networkx as nx
 import pytest
 
-from controller.cist import (CistError, check_cists, check_partition, check_paths, cist_partition, pair_partition,
+from dcnlab.controller.cist import (CistError, check_cists, check_partition, check_paths, cist_partition, pair_partition,
                              partition_from_names, plan_cists, plan_from_partition)
-from controller.cist.graph import SwitchGraph
-from controller.cist.partition import absolute_label, absolute_partition, relative_h1_obstruction
-from topos.dragonfly import Dragonfly
+from dcnlab.controller.cist.graph import SwitchGraph
+from dcnlab.controller.cist.partition import absolute_label, absolute_partition, relative_h1_obstruction
+from dcnlab.topos.dragonfly import Dragonfly
 
 ARRANGEMENTS = ("relative", "absolute", "circulant")
 # (a, h) for which the report says (and the sweep confirms) the construction does not apply.
@@ -203,7 +203,7 @@ def test_a1_has_no_trees():
 
 
 def test_not_a_dragonfly():
-    from topos.spec import parse_spec
+    from dcnlab.topos.spec import parse_spec
     with pytest.raises(CistError, match="needs a dragonfly"):
         plan_cists(parse_spec("fattree:k=4"))  # type: ignore[arg-type]
 

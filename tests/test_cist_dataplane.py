@@ -8,13 +8,13 @@ from collections.abc import Mapping
 import pytest
 from fake_switches import FakeSwitches
 
-from controller.cist import plan_cists, single_tree
-from controller.cist.dataplane import (BASELINE_TREE, GROUP_BANK, GROUP_BASE, BroadcastDataplane, compile_broadcast,
+from dcnlab.controller.cist import plan_cists, single_tree
+from dcnlab.controller.cist.dataplane import (BASELINE_TREE, GROUP_BANK, GROUP_BASE, BroadcastDataplane, compile_broadcast,
                                        replace_rounds, tree_ids)
-from controller.cist.trees import build_trees
-from controller.replication import HOST_PORT_TABLE, KIND_BROADCAST, REPLICATE_TABLE, SwitchReplication
-from controller.runtime.entities import MulticastGroup, TableEntry, UpdateType
-from topos.dragonfly import Dragonfly
+from dcnlab.controller.cist.trees import build_trees
+from dcnlab.controller.replication import HOST_PORT_TABLE, KIND_BROADCAST, REPLICATE_TABLE, SwitchReplication
+from dcnlab.controller.runtime.entities import MulticastGroup, TableEntry, UpdateType
+from dcnlab.topos.dragonfly import Dragonfly
 
 
 class Switches:

@@ -8,13 +8,13 @@ from collections import Counter, deque
 
 import pytest
 
-from controller.cist import plan_cists, single_tree
-from controller.cist.dataplane import BASELINE_TREE, compile_broadcast
-from experiments import cist_dragonfly as exp
+from dcnlab.controller.cist import plan_cists, single_tree
+from dcnlab.controller.cist.dataplane import BASELINE_TREE, compile_broadcast
+from dcnlab.experiments import cist_dragonfly as exp
 from test_cist_dataplane import Switches, as_state
-from topos.dragonfly import Dragonfly
-from topos.errors import UserError
-from traffic.cist_agent import KIND_BROADCAST
+from dcnlab.topos.dragonfly import Dragonfly
+from dcnlab.topos.errors import UserError
+from dcnlab.traffic.cist_agent import KIND_BROADCAST
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from controller.cist import (CistError, Failures, adversarial_failures, delivery, failure_sweep, intact_matrix,
+from dcnlab.controller.cist import (CistError, Failures, adversarial_failures, delivery, failure_sweep, intact_matrix,
                              parse_failures, plan_cists, random_failures, single_tree)
-from topos.dragonfly import Dragonfly
+from dcnlab.topos.dragonfly import Dragonfly
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ from collections import Counter, deque
 
 import pytest
 
-from controller.cist import all_broadcast_ports, broadcast_ports, plan_cists, tree_ports
-from topos.dragonfly import Dragonfly
+from dcnlab.controller.cist import all_broadcast_ports, broadcast_ports, plan_cists, tree_ports
+from dcnlab.topos.dragonfly import Dragonfly
 
 
 def _flood(fabric, table, src_host: int) -> tuple[Counter, int]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from controller.cist import check_cists, check_partition, check_paths, check_trees, plan_cists
-from controller.cist.graph import SwitchGraph
-from topos.dragonfly import Dragonfly
+from dcnlab.controller.cist import check_cists, check_partition, check_paths, check_trees, plan_cists
+from dcnlab.controller.cist.graph import SwitchGraph
+from dcnlab.topos.dragonfly import Dragonfly
 
 
 @pytest.fixture(scope="module")

@@ -9,13 +9,13 @@ import time
 
 import pytest
 
-from controller.congestion.cct import TimeScale
-from controller.congestion.params import CongestionParamError, HcaParams
-from traffic import congestion_agent as ca
-from traffic import wire
-from traffic.agent import Agent
-from traffic.cc import CE, ECT0, CnPacket
-from traffic.hostctl import AgentError, AgentHandle, HostAddr
+from dcnlab.controller.congestion.cct import TimeScale
+from dcnlab.controller.congestion.params import CongestionParamError, HcaParams
+from dcnlab.traffic import congestion_agent as ca
+from dcnlab.traffic import wire
+from dcnlab.traffic.agent import Agent
+from dcnlab.traffic.cc import CE, ECT0, CnPacket
+from dcnlab.traffic.hostctl import AgentError, AgentHandle, HostAddr
 
 LO = "127.0.0.1"
 

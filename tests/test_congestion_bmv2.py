@@ -17,12 +17,12 @@ from dataclasses import replace
 
 import pytest
 
-from controller.congestion import scenarios as sc
-from controller.congestion.dataplane import PortMarks, TenantKey
-from controller.congestion.params import SwitchParams
-from controller.congestion.policy import MeterRate
-from emu.cleanup import leftovers
-from experiments import bandwidth_partition as bp
+from dcnlab.controller.congestion import scenarios as sc
+from dcnlab.controller.congestion.dataplane import PortMarks, TenantKey
+from dcnlab.controller.congestion.params import SwitchParams
+from dcnlab.controller.congestion.policy import MeterRate
+from dcnlab.emu.cleanup import leftovers
+from dcnlab.experiments import bandwidth_partition as bp
 
 pytestmark = pytest.mark.bmv2
 
@@ -130,7 +130,7 @@ def test_meter_mode_caps_a_tenant(bed):
 ATTEMPTS = 3
 """Scenario runs are timing measurements on a shared 2-core machine: a run that misses its tolerance is
 repeated (after waiting up to 5 s for a quieter machine), at most ``ATTEMPTS`` times; every attempt is
-reported, with the experiment's own verdict on it (:func:`experiments.bandwidth_partition.disturbed`)."""
+reported, with the experiment's own verdict on it (:func:`dcnlab.experiments.bandwidth_partition.disturbed`)."""
 
 
 def _restore(tb: bp.Testbed) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from controller.congestion.cct import Cct, TimeScale
-from controller.congestion.params import CongestionParamError, HcaParams, ReceiverParams
-from traffic.cc import CE, ECT0, BecnReflector, CcSender, CctiController, CnPacket, Pacer, is_ce
+from dcnlab.controller.congestion.cct import Cct, TimeScale
+from dcnlab.controller.congestion.params import CongestionParamError, HcaParams, ReceiverParams
+from dcnlab.traffic.cc import CE, ECT0, BecnReflector, CcSender, CctiController, CnPacket, Pacer, is_ce
 
 T = 153.6e-6  # CCTI_Timer = 150
 

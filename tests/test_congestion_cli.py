@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from controller.congestion import scenarios as sc
-from experiments import cli, congestion_cmd
+from dcnlab.controller.congestion import scenarios as sc
+from dcnlab.experiments import cli, congestion_cmd
 
 
 def test_plan_paper_tenants(capsys):

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pytest
 from p4fixtures import p4info
 
-from controller.congestion.dataplane import (
+from dcnlab.controller.congestion.dataplane import (
     ECN_TABLE,
     ELIGIBLE_COUNTER,
     MARKED_COUNTER,
@@ -24,9 +24,9 @@ from controller.congestion.dataplane import (
     meter_config,
     tenant_entry,
 )
-from controller.congestion.params import CongestionParamError, SwitchParams
-from controller.congestion.policy import MeterRate
-from controller.runtime.entities import Counter, MeterConfig, TableEntry, UpdateType
+from dcnlab.controller.congestion.params import CongestionParamError, SwitchParams
+from dcnlab.controller.congestion.policy import MeterRate
+from dcnlab.controller.runtime.entities import Counter, MeterConfig, TableEntry, UpdateType
 
 
 def test_marking_entry_maps_level_rate_mode_and_size():
@@ -158,7 +158,7 @@ def test_table_entries_are_hashable_and_equal_by_value():
 
 
 def test_thrift_calls_are_retried_then_reported():
-    from controller.runtime.errors import ThriftError
+    from dcnlab.controller.runtime.errors import ThriftError
 
     class Flaky(FakeThrift):
         def __init__(self, failures: int) -> None:

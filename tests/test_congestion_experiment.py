@@ -9,11 +9,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from controller.congestion import scenarios as sc
-from controller.congestion.dataplane import PortMarks
-from controller.congestion.params import CongestionParamError
-from experiments import bandwidth_partition as bp
-from experiments import cli, congestion_cmd
+from dcnlab.controller.congestion import scenarios as sc
+from dcnlab.controller.congestion.dataplane import PortMarks
+from dcnlab.controller.congestion.params import CongestionParamError
+from dcnlab.experiments import bandwidth_partition as bp
+from dcnlab.experiments import cli, congestion_cmd
 
 CFG = bp.EmuConfig()
 
@@ -153,7 +153,7 @@ def test_measured_result_summaries_and_outputs(tmp_path):
 
 
 def test_default_fabric_puts_receiver_and_senders_on_one_switch():
-    from topos.spec import parse_spec
+    from dcnlab.topos.spec import parse_spec
 
     f = parse_spec(CFG.spec)                     # two switches with five hosts each
     assert {f.host_attachment(i)[0] for i in range(5)} == {"s0_0"} and f.num_hosts() == 10

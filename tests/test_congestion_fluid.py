@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.congestion import scenarios as sc
-from controller.congestion.cct import Cct
-from controller.congestion.fluid import (
+from dcnlab.controller.congestion import scenarios as sc
+from dcnlab.controller.congestion.cct import Cct
+from dcnlab.controller.congestion.fluid import (
     FlowDef,
     Link,
     MeterChange,
@@ -22,7 +22,7 @@ from controller.congestion.fluid import (
     simulate,
     waterfill,
 )
-from controller.congestion.params import CongestionParamError, HcaParams
+from dcnlab.controller.congestion.params import CongestionParamError, HcaParams
 
 
 # -- Jain's index and water filling ------------------------------------------------------------------
@@ -177,7 +177,7 @@ def test_bad_model_input(call, match):
 
 
 def test_prediction_for_a_bmv2_run_in_emulated_time():
-    from controller.congestion.cct import TimeScale
+    from dcnlab.controller.congestion.cct import TimeScale
 
     cfg = sc.bmv2_config(queue_depth_packets=64, base=ModelConfig(sample_s=0.05))
     assert cfg.link.arbitration == "fifo" and cfg.link.buffer_packets == 64

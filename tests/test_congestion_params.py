@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from controller.congestion.cct import Cct, TimeScale, aggregate_rate, ib_entry, paper_cct_us
-from controller.congestion.params import (
+from dcnlab.controller.congestion.cct import Cct, TimeScale, aggregate_rate, ib_entry, paper_cct_us
+from dcnlab.controller.congestion.params import (
     CongestionParamError,
     HcaParams,
     PacerParams,
@@ -15,7 +15,7 @@ from controller.congestion.params import (
     SwitchParams,
     threshold_depth,
 )
-from topos.errors import UserError
+from dcnlab.topos.errors import UserError
 
 
 @pytest.mark.parametrize("kwargs, field, rng", [

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.congestion.params import CongestionParamError, SwitchParams
-from controller.congestion.policy import (
+from dcnlab.controller.congestion.params import CongestionParamError, SwitchParams
+from dcnlab.controller.congestion.policy import (
     FlowSpec,
     FlowUpdate,
     Tenant,

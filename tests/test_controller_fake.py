@@ -6,13 +6,13 @@ import time
 
 import pytest
 
-from controller.routing import compute_forwarding, router_for
-from controller.rules import ECMP_TABLE, HOST_TABLE, forwarding_updates
-from controller.runtime import (Controller, Counter, MultiSwitchError, SwitchError, SwitchTarget, TableEntry,
+from dcnlab.controller.routing import compute_forwarding, router_for
+from dcnlab.controller.rules import ECMP_TABLE, HOST_TABLE, forwarding_updates
+from dcnlab.controller.runtime import (Controller, Counter, MultiSwitchError, SwitchError, SwitchTarget, TableEntry,
                                 WriteError)
-from controller.runtime.fake_server import FakeP4RuntimeServer
+from dcnlab.controller.runtime.fake_server import FakeP4RuntimeServer
 from p4fixtures import pipeline
-from topos import parse_spec
+from dcnlab.topos import parse_spec
 
 
 @pytest.fixture
@@ -98,7 +98,7 @@ def test_counters_are_read(servers, ctl):
 
 def test_unreachable_switch_error_names_it():
     c = Controller(pipeline(), [SwitchTarget("ghost", 0, "127.0.0.1:1")],
-                   client_factory=lambda *a: __import__("controller.runtime.client", fromlist=["x"]).SwitchClient(
+                   client_factory=lambda *a: __import__("dcnlab.controller.runtime.client", fromlist=["x"]).SwitchClient(
                        *a, connect_timeout=0.5))
     with pytest.raises(SwitchError, match="ghost: connect to 127.0.0.1:1 failed: UNAVAILABLE"):
         c.start()

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from as_nobody import run_cli_as_nobody
-from emu import bmv2, links, netns
-from emu.cleanup import clean
-from emu.network import FabricNetwork, NetOptions
-from emu.rundir import TAG_VAR, RunDir, all_runs
-from experiments.errors import UserError
-from topos import parse_spec
+from dcnlab.emu import bmv2, links, netns
+from dcnlab.emu.cleanup import clean
+from dcnlab.emu.network import FabricNetwork, NetOptions
+from dcnlab.emu.rundir import TAG_VAR, RunDir, all_runs
+from dcnlab.experiments.errors import UserError
+from dcnlab.topos import parse_spec
 
 
 def test_bmv2_argv_serves_p4runtime_on_a_unix_socket_in_the_run_dir(tmp_path):
@@ -244,7 +244,7 @@ def test_clean_finds_unrecorded_processes_by_the_run_tag(run_root):
 
 
 def _clean_one(run: RunDir):
-    from emu.cleanup import CleanReport, clean_run
+    from dcnlab.emu.cleanup import CleanReport, clean_run
     r = CleanReport()
     clean_run(run, r)
     return r
@@ -270,7 +270,7 @@ def test_clean_skips_live_runs_unless_forced(run_root):
 
 def test_cli_clean_output(tmp_path):
     env = dict(os.environ, DCNLAB_RUN_ROOT=str(tmp_path))
-    r = subprocess.run([sys.executable, "-m", "experiments", "clean"], capture_output=True, text=True, env=env)
+    r = subprocess.run([sys.executable, "-m", "dcnlab", "clean"], capture_output=True, text=True, env=env)
     if os.geteuid() != 0:   # run records and namespaces are root's: another user is refused in one line
         assert r.returncode == 2 and r.stderr.startswith("dcnlab: error: dcnlab clean needs root"), r.stderr
         return

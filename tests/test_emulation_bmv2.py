@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from controller.runtime import TableEntry
-from emu import links, netns
-from emu.cleanup import leftovers, tagged
-from emu.network import FabricNetwork, NetOptions
-from topos import parse_spec
-from topos.errors import UserError
-from traffic import measure
+from dcnlab.controller.runtime import TableEntry
+from dcnlab.emu import links, netns
+from dcnlab.emu.cleanup import leftovers, tagged
+from dcnlab.emu.network import FabricNetwork, NetOptions
+from dcnlab.topos import parse_spec
+from dcnlab.topos.errors import UserError
+from dcnlab.traffic import measure
 
 pytestmark = pytest.mark.bmv2
 
@@ -59,7 +59,7 @@ def test_all_pairs_reachable_and_clean_teardown(spec):
 
 def test_a_routing_hole_is_named_fast_and_told_apart_from_loss():
     fabric = parse_spec("fattree:k=4")
-    from controller.rules import DST_FIELD, HOST_TABLE
+    from dcnlab.controller.rules import DST_FIELD, HOST_TABLE
     with FabricNetwork(fabric, NetOptions()) as net:
         dst = fabric.host(13)
         victim = [e for e in net.controller.state["e3_0"].replay() if isinstance(e.entity, TableEntry)
@@ -77,7 +77,7 @@ def test_a_routing_hole_is_named_fast_and_told_apart_from_loss():
 
 def test_link_counters_equal_bytes_sent():
     fabric = parse_spec("fattree:k=4")
-    from controller.routing import router_for
+    from dcnlab.controller.routing import router_for
     # deep BMv2 queues: a switch thread starved for a moment by a busy machine must not drop
     # (this is a counter test, not a drop test)
     with FabricNetwork(fabric, NetOptions(ecmp=False, queue_depth=2048)) as net:
@@ -124,11 +124,11 @@ def test_switch_restart_gets_pipeline_and_routes_back():
 
 
 def test_failed_switch_start_quotes_the_log(monkeypatch):
-    from emu.bmv2 import SwitchStartError
+    from dcnlab.emu.bmv2 import SwitchStartError
     fabric = parse_spec("bcube:n=2,k=0")
     opts = NetOptions(agents=False)
     net = FabricNetwork(fabric, opts)
-    monkeypatch.setattr("emu.bmv2.BMv2Config.argv",
+    monkeypatch.setattr("dcnlab.emu.bmv2.BMv2Config.argv",
                         lambda self, binary: [str(binary), "--no-such-option"])
     with pytest.raises(SwitchStartError, match="exited with status") as e:
         net.start()
@@ -138,25 +138,25 @@ def test_failed_switch_start_quotes_the_log(monkeypatch):
 
 def test_clean_after_a_crashed_run(tmp_path):
     env = dict(os.environ, DCNLAB_RUN_ROOT=os.environ["DCNLAB_RUN_ROOT"])
-    script = ("from emu.network import FabricNetwork, NetOptions\n"
-              "from topos import parse_spec\nimport os, sys\n"
+    script = ("from dcnlab.emu.network import FabricNetwork, NetOptions\n"
+              "from dcnlab.topos import parse_spec\nimport os, sys\n"
               "net = FabricNetwork(parse_spec('bcube:n=2,k=1'), NetOptions(agents=False)).start()\n"
               "print('UP', flush=True)\nos._exit(0)\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert "UP" in out.stdout, out.stderr
     (run_dir,) = Path(env["DCNLAB_RUN_ROOT"]).iterdir()
     assert len(tagged(run_dir.name)) >= 6, "the crashed run left switches behind (as it should for this test)"
-    r = subprocess.run([sys.executable, "-m", "experiments", "clean"], capture_output=True, text=True, env=env)
+    r = subprocess.run([sys.executable, "-m", "dcnlab", "clean"], capture_output=True, text=True, env=env)
     assert r.returncode == 0 and "cleaned 1 run(s)" in r.stdout and "1 network namespace(s)" in r.stdout, \
         r.stdout + r.stderr
     assert tagged(run_dir.name) == [] and not netns.exists(f"dcnlab-{run_dir.name}")
-    from emu.rundir import RunDir
+    from dcnlab.emu.rundir import RunDir
     assert list(RunDir.load(run_dir).sockets.glob("*.sock")) == []
 
 
 def test_cli_run_reports_reachability_and_counters():
     env = dict(os.environ)
-    r = subprocess.run([sys.executable, "-m", "experiments", "run", "bcube:n=2,k=1"], capture_output=True,
+    r = subprocess.run([sys.executable, "-m", "dcnlab", "run", "bcube:n=2,k=1"], capture_output=True,
                        text=True, env=env, timeout=180)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "reachability: 12/12 host pairs" in r.stdout and "0 pair(s) unreachable" in r.stdout
@@ -170,7 +170,7 @@ def test_interrupted_run_leaves_nothing(sig):
     env = dict(os.environ)
     # SIGINT back to its default in the child: a shell starts background jobs with SIGINT ignored, the
     # child would inherit that, and Python leaves an ignored SIGINT ignored.
-    p = subprocess.Popen([sys.executable, "-m", "experiments", "run", "fattree:k=4"], stdout=subprocess.PIPE,
+    p = subprocess.Popen([sys.executable, "-m", "dcnlab", "run", "fattree:k=4"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=env,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     for line in p.stderr:
@@ -199,7 +199,7 @@ def test_link_rate_and_queue_shaping_on_both_ends():
 
 
 def test_link_delay_with_netem():
-    from emu.links import netem_available
+    from dcnlab.emu.links import netem_available
     if not netem_available():
         pytest.skip("this kernel lacks the netem qdisc (sch_netem)")
     fabric = parse_spec("bcube:n=2,k=0")
@@ -214,7 +214,7 @@ def test_link_delay_with_netem():
 
 
 def test_cli_option_opens_mininet_cli():
-    r = subprocess.run([sys.executable, "-m", "experiments", "run", "bcube:n=2,k=0", "--cli"],
+    r = subprocess.run([sys.executable, "-m", "dcnlab", "run", "bcube:n=2,k=0", "--cli"],
                        input="h0 ping -c 1 10.0.0.2\nexit\n", capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     out = r.stdout + r.stderr

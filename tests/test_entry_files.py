@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.runtime.entities import CloneSession, MulticastGroup, TableEntry
-from controller.runtime.entry_files import EntryFileError, cli_commands, load_entries, runtime_json
-from controller.runtime.p4info import P4Info
+from dcnlab.controller.runtime.entities import CloneSession, MulticastGroup, TableEntry
+from dcnlab.controller.runtime.entry_files import EntryFileError, cli_commands, load_entries, runtime_json
+from dcnlab.controller.runtime.p4info import P4Info
 
 INFO = P4Info.from_file(Path(__file__).parent / "fixtures" / "router.p4info.txtpb")
 

@@ -5,8 +5,8 @@ from hypothesis import strategies as st
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from traffic import wire
-from traffic.frames import udp_frame
+from dcnlab.traffic import wire
+from dcnlab.traffic.frames import udp_frame
 
 macs = st.binary(min_size=6, max_size=6).map(lambda b: ":".join(f"{x:02x}" for x in b))
 ips = st.binary(min_size=4, max_size=4).map(lambda b: ".".join(str(x) for x in b))

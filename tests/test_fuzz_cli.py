@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from experiments.cli import main
-from topos.spec import KINDS
+from dcnlab.experiments.cli import main
+from dcnlab.topos.spec import KINDS
 
 NAMES = sorted({p for k in KINDS.values() for p in k.params} | {"x", "K", "n ", ""})
 VALUES = st.one_of(st.integers(-10, 40).map(str), st.integers(-2**70, 2**70).map(str),
@@ -93,8 +93,8 @@ def monkeypatch_session():
     def start(self):
         raise SystemExit(99)
 
-    mp.setattr("emu.network.FabricNetwork.start", start)
-    mp.setattr("experiments.run_cmd.require_root", lambda what="": None)
+    mp.setattr("dcnlab.emu.network.FabricNetwork.start", start)
+    mp.setattr("dcnlab.experiments.run_cmd.require_root", lambda what="": None)
     yield mp
     mp.undo()
 
@@ -109,7 +109,7 @@ def monkeypatch_session():
     (["bench", "nonsense"], "invalid choice"),
 ])
 def test_known_bad_inputs(argv, needle, monkeypatch):
-    monkeypatch.setattr("experiments.run_cmd.require_root", lambda what="": None)
+    monkeypatch.setattr("dcnlab.experiments.run_cmd.require_root", lambda what="": None)
     code, _, err = run_cli(argv)
     assert_clear_error(code, err)
     assert needle in err

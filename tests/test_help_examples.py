@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from experiments.cli import build_parser, main
-from experiments.examples import EXAMPLES, leaf_parsers
+from dcnlab.experiments.cli import build_parser, main
+from dcnlab.experiments.examples import EXAMPLES, leaf_parsers
 
 QUICK = [(path, e.argv) for path, exs in EXAMPLES.items() for e in exs if e.kind == "quick"]
 ALL = [(path, e.argv) for path, exs in EXAMPLES.items() for e in exs]
@@ -51,5 +51,5 @@ def test_quick_examples_run(path, argv, tmp_path, capsys, monkeypatch):
 
 
 def test_version():
-    r = subprocess.run([sys.executable, "-m", "experiments", "--version"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "dcnlab", "--version"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip().startswith("dcnlab ") and r.stdout.split()[1][0].isdigit()

@@ -1,7 +1,7 @@
 """AgentHandle lifecycle: asking an agent to quit twice, or closing one that already died, never raises
 (a teardown that raised half-way would leave the run's processes and namespace behind)."""
 
-from traffic.hostctl import AgentHandle, HostAddr
+from dcnlab.traffic.hostctl import AgentHandle, HostAddr
 
 ADDR = HostAddr("h0", "lo", "127.0.0.1", "02:00:00:00:00:01")
 

@@ -15,7 +15,7 @@ knows to be invalid (a number outside its option's range or not in ASCII digits,
 unknown option, an unwritable output path, ...) fails the example.
 
 Options are found by walking the parser (:func:`commands`), so a new option is fuzzed without a change
-here: numbers by their :class:`experiments.argtypes.Ranged` bounds, choices by their choices, flags by
+here: numbers by their :class:`dcnlab.experiments.argtypes.Ranged` bounds, choices by their choices, flags by
 presence, and free text by what its name says (:data:`TEXT_KINDS`; anything else gets arbitrary text).
 The counts go to ``hostile_cli_counts.json`` in pytest's temporary directory and into the last test's
 output line.
@@ -43,8 +43,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from experiments.argtypes import Ranged
-from experiments.cli import build_parser, main
+from dcnlab.experiments.argtypes import Ranged
+from dcnlab.experiments.cli import build_parser, main
 
 TIME_LIMIT = 30
 """Seconds per example (the slowest accepted examples, a plot, take about a second)."""
@@ -53,20 +53,20 @@ MEMORY_CAP = 4 << 30
 REACHED_WORK = 99
 TOTAL_EXAMPLES = int(os.environ.get("DCNLAB_HOSTILE_EXAMPLES", "2400"))
 WORK_STARTS = (
-    "emu.network.FabricNetwork.start", "emu.cleanup.clean", "p4src.compiler.compile_program",
-    "experiments.bench_emu.bring_up", "experiments.bench_emu.write_rates", "experiments.bench_chaos.run_chaos",
-    "experiments.bench_topo.run", "experiments.aggregation_model.run_tasks", "experiments.aggregation_model.model_rows",
-    "experiments.aggregation_bcube.run", "experiments.aggregation_bcube.bench_dataplane",
-    "experiments.multicast_model.run_all", "experiments.multicast_model._workload",
-    "experiments.multicast_fattree.run_experiment", "experiments.congestion_cmd.build_scenarios",
-    "experiments.bandwidth_partition.run_experiment", "controller.congestion.fluid.simulate",
-    "experiments.cist_cmd.model_case", "experiments.cist_cmd.bench_case", "experiments.cist_dragonfly.run_experiment",
+    "dcnlab.emu.network.FabricNetwork.start", "dcnlab.emu.cleanup.clean", "dcnlab.p4src.compiler.compile_program",
+    "dcnlab.experiments.bench_emu.bring_up", "dcnlab.experiments.bench_emu.write_rates", "dcnlab.experiments.bench_chaos.run_chaos",
+    "dcnlab.experiments.bench_topo.run", "dcnlab.experiments.aggregation_model.run_tasks", "dcnlab.experiments.aggregation_model.model_rows",
+    "dcnlab.experiments.aggregation_bcube.run", "dcnlab.experiments.aggregation_bcube.bench_dataplane",
+    "dcnlab.experiments.multicast_model.run_all", "dcnlab.experiments.multicast_model._workload",
+    "dcnlab.experiments.multicast_fattree.run_experiment", "dcnlab.experiments.congestion_cmd.build_scenarios",
+    "dcnlab.experiments.bandwidth_partition.run_experiment", "dcnlab.controller.congestion.fluid.simulate",
+    "dcnlab.experiments.cist_cmd.model_case", "dcnlab.experiments.cist_cmd.bench_case", "dcnlab.experiments.cist_dragonfly.run_experiment",
 )
 """Where real work starts: each is replaced by a sentinel that ends the child with :data:`REACHED_WORK`."""
-PRELOAD = ("numpy", "matplotlib.pyplot", "networkx", "scipy.sparse.csgraph", "controller.aggregation",
-           "controller.multicast.planning", "controller.multicast.workload", "controller.cist",
-           "controller.congestion.policy", "controller.congestion.scenarios", "controller.runtime.toolchain",
-           "experiments.render", "experiments.aggregation_plot", "experiments.preflight", "experiments.progress")
+PRELOAD = ("numpy", "matplotlib.pyplot", "networkx", "scipy.sparse.csgraph", "dcnlab.controller.aggregation",
+           "dcnlab.controller.multicast.planning", "dcnlab.controller.multicast.workload", "dcnlab.controller.cist",
+           "dcnlab.controller.congestion.policy", "dcnlab.controller.congestion.scenarios", "dcnlab.controller.runtime.toolchain",
+           "dcnlab.experiments.render", "dcnlab.experiments.aggregation_plot", "dcnlab.experiments.preflight", "dcnlab.experiments.progress")
 """Imported once in the parent, so that a child only runs the command."""
 
 
@@ -499,7 +499,7 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Campaign]:
     matplotlib.use("Agg")
     for name in PRELOAD:
         importlib.import_module(name)
-    from controller.aggregation import engine
+    from dcnlab.controller.aggregation import engine
     engine.warm_up()                       # numba kernels compiled or loaded once, before any fork
     mp = pytest.MonkeyPatch()
     for target in WORK_STARTS:
@@ -659,8 +659,8 @@ def test_outputs_name_the_file_of_a_failed_write(tmp_path: os.PathLike) -> None:
     """An OSError at the write itself (the disk filled up meanwhile) is one UserError naming the file."""
     from pathlib import Path
 
-    from experiments import outputs
-    from experiments.errors import UserError
+    from dcnlab.experiments import outputs
+    from dcnlab.experiments.errors import UserError
 
     with pytest.raises(UserError, match=r"^-o /dev/full: cannot write it \(No space left on device\)$"):
         outputs.write_text(Path("/dev/full"), "x" * 100_000, "-o")
@@ -682,7 +682,7 @@ def test_outputs_name_the_file_of_a_failed_write(tmp_path: os.PathLike) -> None:
 
 
 def test_strict_numbers() -> None:
-    from topos.numbers import parse_float, parse_int, parse_uint
+    from dcnlab.topos.numbers import parse_float, parse_int, parse_uint
 
     assert parse_int("-12") == -12 and parse_uint("0007") == 7 and parse_float("2e-3") == 0.002
     for bad in ("٤", "4_0", "+4", " 4", "0x10", "²", "", "1" * 101):

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from traffic import multicast_agent as ma
-from traffic import wire
-from traffic.agent import Agent
+from dcnlab.traffic import multicast_agent as ma
+from dcnlab.traffic import wire
+from dcnlab.traffic.agent import Agent
 
 
 def _payload(mgid: int, color: int, flow: int, seq: int, kind: int = ma.KIND_MULTICAST) -> bytes:

@@ -7,14 +7,14 @@ import random
 import networkx as nx
 import pytest
 
-from controller.multicast import metrics
-from controller.multicast.baselines import GlobalTree, MR4LMSLike, OpenSMLike
-from controller.multicast.cmr4lms import CMR4LMS
-from controller.multicast.hierarchy import hierarchy_for
-from controller.multicast.planning import plan
-from controller.multicast.workload import GroupSpec, Workload
+from dcnlab.controller.multicast import metrics
+from dcnlab.controller.multicast.baselines import GlobalTree, MR4LMSLike, OpenSMLike
+from dcnlab.controller.multicast.cmr4lms import CMR4LMS
+from dcnlab.controller.multicast.hierarchy import hierarchy_for
+from dcnlab.controller.multicast.planning import plan
+from dcnlab.controller.multicast.workload import GroupSpec, Workload
 from test_multicast_model import check_invariants
-from topos import parse_spec
+from dcnlab.topos import parse_spec
 
 SPECS = ["midplane:q=2,m=2,p=2,k=4,w=2,cns=8,terminals=2", "fattree:k=4"]
 

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from emu.cleanup import leftovers
-from experiments import multicast_fattree as exp
-from topos.spec import parse_spec
+from dcnlab.emu.cleanup import leftovers
+from dcnlab.experiments import multicast_fattree as exp
+from dcnlab.topos.spec import parse_spec
 
 pytestmark = pytest.mark.bmv2
 

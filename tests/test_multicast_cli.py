@@ -9,9 +9,9 @@ from argparse import Namespace
 
 import pytest
 
-from experiments import multicast_model
-from experiments.cli import main
-from topos import parse_spec
+from dcnlab.experiments import multicast_model
+from dcnlab.experiments.cli import main
+from dcnlab.topos import parse_spec
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
@@ -75,10 +75,10 @@ def test_plan_bad_groups_file(capsys, tmp_path):
 
 
 def test_cli_starts_without_heavy_imports():
-    code = ("import sys; from experiments.cli import build_parser; build_parser(); "
-            "print(sorted(m for m in ('numpy', 'networkx', 'controller.multicast.cmr4lms') if m in sys.modules))")
+    code = ("import sys; from dcnlab.experiments.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in ('numpy', 'networkx', 'dcnlab.controller.multicast.cmr4lms') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "controller.multicast.cmr4lms" not in out
+    assert "dcnlab.controller.multicast.cmr4lms" not in out
 
 
 def test_reproduce_runner(monkeypatch, tmp_path, capsys):

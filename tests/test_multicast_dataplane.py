@@ -9,14 +9,14 @@ from collections import Counter, deque
 import pytest
 import fake_switches
 
-from controller.multicast.dataplane import (GROUP_FIRST, GROUP_LAST, MulticastDataplane, TableLimitError,
+from dcnlab.controller.multicast.dataplane import (GROUP_FIRST, GROUP_LAST, MulticastDataplane, TableLimitError,
                                             host_addresses)
-from controller.multicast.hierarchy import hierarchy_for
-from controller.multicast.tree import port_tables
-from controller.replication import HOST_PORT_TABLE, KIND_MULTICAST, REPLICATE_TABLE, TreeKey
-from controller.runtime.entities import MulticastGroup, TableEntry
-from topos.errors import UserError
-from topos.spec import parse_spec
+from dcnlab.controller.multicast.hierarchy import hierarchy_for
+from dcnlab.controller.multicast.tree import port_tables
+from dcnlab.controller.replication import HOST_PORT_TABLE, KIND_MULTICAST, REPLICATE_TABLE, TreeKey
+from dcnlab.controller.runtime.entities import MulticastGroup, TableEntry
+from dcnlab.topos.errors import UserError
+from dcnlab.topos.spec import parse_spec
 
 SPEC = "midplane:q=2,m=2,p=2,k=2,w=2,cns=4,terminals=2"
 JOBS = [  # the experiment's initial groups (4x2 grid, 2x2 grid, two pairs), MGIDs for C=3 in dual mode

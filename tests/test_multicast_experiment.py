@@ -9,11 +9,11 @@ from dataclasses import replace
 
 import pytest
 
-from controller.multicast.dataplane import MulticastDataplane
-from controller.multicast.hierarchy import hierarchy_for
-from experiments import multicast_fattree as exp
-from topos.errors import UserError
-from topos.spec import parse_spec
+from dcnlab.controller.multicast.dataplane import MulticastDataplane
+from dcnlab.controller.multicast.hierarchy import hierarchy_for
+from dcnlab.experiments import multicast_fattree as exp
+from dcnlab.topos.errors import UserError
+from dcnlab.topos.spec import parse_spec
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def test_jobs_get_layered_unique_mgids(h):
     groups = [g for _, _, gs in placed for g in gs]
     assert len(groups) == 14 and len({g.mgid for g in groups}) == 14 == len(taken)
     assert [j.cls for j in alloc.jobs()] == ["T2", "T1", "T0", "T0"]
-    from controller.multicast.planning import mapping_for
+    from dcnlab.controller.multicast.planning import mapping_for
     mapping = mapping_for(h, exp.DEFAULT_COLORS, dual=True)
     for job, _, gs in placed:
         assert all(set(g.members) <= set(job.terminals) and len(g.members) >= 2 for g in gs)
@@ -124,9 +124,9 @@ def test_result_checks_summary_and_json():
 
 
 def test_cli_rejects_emulation_options_without_emulate():
-    r = subprocess.run([sys.executable, "-m", "experiments", "reproduce", "multicast", "--feed", "primary"],
+    r = subprocess.run([sys.executable, "-m", "dcnlab", "reproduce", "multicast", "--feed", "primary"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "--feed only apply with --emulate" in r.stderr
-    r = subprocess.run([sys.executable, "-m", "experiments", "reproduce", "multicast", "--help"],
+    r = subprocess.run([sys.executable, "-m", "dcnlab", "reproduce", "multicast", "--help"],
                        capture_output=True, text=True)
     assert r.returncode == 0 and "--emulate" in r.stdout and "--cut" in r.stdout

@@ -6,13 +6,13 @@ import random
 
 import pytest
 
-from controller.multicast.cmr4lms import CMR4LMS
-from controller.multicast.dual import DualCMR4LMS
-from controller.multicast.hierarchy import hierarchy_for
-from controller.multicast.tree import port_tables
+from dcnlab.controller.multicast.cmr4lms import CMR4LMS
+from dcnlab.controller.multicast.dual import DualCMR4LMS
+from dcnlab.controller.multicast.hierarchy import hierarchy_for
+from dcnlab.controller.multicast.tree import port_tables
 from test_multicast_model import check_invariants
-from topos import parse_spec
-from topos.errors import UserError
+from dcnlab.topos import parse_spec
+from dcnlab.topos.errors import UserError
 
 # one terminal per L0 and per CN, one L1 per CN, one TN: terminal c sits in CN c, CN group c // 2
 LINE = "midplane:q=1,m=1,p=1,k=4,w=2,cns=8,terminals=1"

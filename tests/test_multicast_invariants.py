@@ -12,14 +12,14 @@ import random
 
 import pytest
 
-from controller.multicast.allocation import CLASSES, JobAllocator, Job, footprint
-from controller.multicast.cmr4lms import CMR4LMS
-from controller.multicast.dual import DualCMR4LMS
-from controller.multicast.hierarchy import hierarchy_for
-from controller.multicast.planning import make_planner, mapping_for
-from controller.multicast.workload import build_pattern
+from dcnlab.controller.multicast.allocation import CLASSES, JobAllocator, Job, footprint
+from dcnlab.controller.multicast.cmr4lms import CMR4LMS
+from dcnlab.controller.multicast.dual import DualCMR4LMS
+from dcnlab.controller.multicast.hierarchy import hierarchy_for
+from dcnlab.controller.multicast.planning import make_planner, mapping_for
+from dcnlab.controller.multicast.workload import build_pattern
 from test_multicast_model import check_invariants
-from topos import parse_spec
+from dcnlab.topos import parse_spec
 
 MID = "midplane:q=2,m=2,p=2,k=4,w=2,cns=8,terminals=2"
 MID3 = "midplane:q=3,m=3,p=2,k=2,w=3,cns=6,terminals=2"
@@ -130,7 +130,7 @@ def test_dual_entries_combine_at_l0():
     pl = DualCMR4LMS(h, 2)
     pl.add_group(0, [0, 1, 4])                          # two L0s of CN 0 and CN 1
     tabs = pl.planes[0].trees() + pl.planes[1].trees()
-    from controller.multicast.tree import port_tables
+    from dcnlab.controller.multicast.tree import port_tables
     tables = port_tables(h, tabs)
     a, b = pl.group_trees(0)
     l0, port = h.link_ends(0)[:2]

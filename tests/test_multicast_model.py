@@ -11,12 +11,12 @@ import itertools
 import networkx as nx
 import pytest
 
-from controller.multicast.hierarchy import hierarchy_for
-from controller.multicast.mapping import SptMapping, dual_mappings
-from controller.multicast.spanning import spanning_trees, spt_links
-from controller.multicast.tree import TreeRecord, port_tables
-from topos import parse_spec
-from topos.errors import UserError
+from dcnlab.controller.multicast.hierarchy import hierarchy_for
+from dcnlab.controller.multicast.mapping import SptMapping, dual_mappings
+from dcnlab.controller.multicast.spanning import spanning_trees, spt_links
+from dcnlab.controller.multicast.tree import TreeRecord, port_tables
+from dcnlab.topos import parse_spec
+from dcnlab.topos.errors import UserError
 
 SMALL_MID = "midplane:q=2,m=2,p=2,k=2,w=2,cns=4,terminals=2"
 SPECS = [SMALL_MID, "midplane:q=3,m=2,p=1,k=3,w=2,cns=5,terminals=1", "midplane:q=2,m=4,p=3,k=4,w=2,cns=8,terminals=2",

@@ -7,13 +7,13 @@ import json
 import numpy as np
 import pytest
 
-from controller.multicast.hierarchy import hierarchy_for
-from controller.multicast.layers import apportion, direction_layers, grid_lines
-from controller.multicast.mapping import SptMapping
-from controller.multicast.planning import mapping_for
-from controller.multicast.workload import build_pattern, load_groups_file, parse_pattern
-from topos import parse_spec
-from topos.errors import UserError
+from dcnlab.controller.multicast.hierarchy import hierarchy_for
+from dcnlab.controller.multicast.layers import apportion, direction_layers, grid_lines
+from dcnlab.controller.multicast.mapping import SptMapping
+from dcnlab.controller.multicast.planning import mapping_for
+from dcnlab.controller.multicast.workload import build_pattern, load_groups_file, parse_pattern
+from dcnlab.topos import parse_spec
+from dcnlab.topos.errors import UserError
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.p4c
 
 
 def test_compile_and_cache(tmp_path, monkeypatch):
-    from p4src.compiler import compile_program
+    from dcnlab.p4src.compiler import compile_program
     monkeypatch.setenv("DCNLAB_CACHE", str(tmp_path))
     first = compile_program()
     assert not first.cached and first.json.is_file() and first.p4info.is_file()
@@ -21,7 +21,7 @@ def test_compile_and_cache(tmp_path, monkeypatch):
 
 def test_changed_source_changes_the_key(tmp_path, monkeypatch):
     import shutil
-    from p4src import compiler
+    from dcnlab.p4src import compiler
     monkeypatch.setenv("DCNLAB_CACHE", str(tmp_path / "cache"))
     src = tmp_path / "src"
     shutil.copytree(compiler.SRC_DIR, src, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
@@ -32,7 +32,7 @@ def test_changed_source_changes_the_key(tmp_path, monkeypatch):
 
 
 def test_syntax_error_is_reported(tmp_path, monkeypatch):
-    from p4src import compiler
+    from dcnlab.p4src import compiler
     monkeypatch.setenv("DCNLAB_CACHE", str(tmp_path / "cache"))
     (tmp_path / "bad.p4").write_text("control X( { }\n")
     with pytest.raises(compiler.CompileError, match="p4c failed"):
@@ -40,8 +40,8 @@ def test_syntax_error_is_reported(tmp_path, monkeypatch):
 
 
 def test_committed_p4info_fixture_is_up_to_date():
-    from controller.runtime.proto import p4info_pb2
-    from p4src.compiler import compile_program
+    from dcnlab.controller.runtime.proto import p4info_pb2
+    from dcnlab.p4src.compiler import compile_program
     fresh, committed = p4info_pb2.P4Info(), p4info_pb2.P4Info()
     text_format.Merge(compile_program().p4info.read_text(), fresh, allow_unknown_field=True)
     text_format.Merge(FIXTURE.read_text(), committed, allow_unknown_field=True)
@@ -51,7 +51,7 @@ def test_committed_p4info_fixture_is_up_to_date():
 def test_device_config_drops_source_info_and_shrinks_only_keyless_tables():
     import json
 
-    from p4src.compiler import compile_program, device_json
+    from dcnlab.p4src.compiler import compile_program, device_json
     prog = compile_program()
     full = json.loads(prog.json.read_text())
     compact = json.loads(device_json(prog.json).read_text())
@@ -81,8 +81,8 @@ def test_committed_router_p4info_is_up_to_date():
     """tests/test_entry_files.py checks entries against this fixture, made from examples/programs/router.p4."""
     from pathlib import Path
 
-    from controller.runtime.proto import p4info_pb2
-    from p4src.compiler import compile_program
+    from dcnlab.controller.runtime.proto import p4info_pb2
+    from dcnlab.p4src.compiler import compile_program
     here = Path(__file__).parent
     fresh, committed = p4info_pb2.P4Info(), p4info_pb2.P4Info()
     prog = compile_program("router", src_dir=here.parent / "examples" / "programs")

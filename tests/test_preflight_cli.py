@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from as_nobody import run_cli_as_nobody
-from controller.runtime.toolchain import PREFIX_VAR
+from dcnlab.controller.runtime.toolchain import PREFIX_VAR
 
 BARE_PATH = "/usr/bin:/bin"
 EMU_TOOLS = ("simple_switch_grpc", "simple_switch_CLI", "p4c")
@@ -77,7 +77,7 @@ def test_missing_toolchain_is_one_line_before_any_work(tmp_path, argv, tools, ro
     out = _earlier_results(tmp_path)
     argv = [a.format(out=out) for a in argv]
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "experiments", *argv], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "dcnlab", *argv], capture_output=True, text=True,
                        env=_bare_env(tmp_path), cwd=tmp_path, timeout=60)
     elapsed = time.perf_counter() - t0
     line = _assert_one_line_error(r)
@@ -125,7 +125,7 @@ def test_run_that_fails_before_bring_up_reports_no_teardown(tmp_path, fake_prefi
     that never came up, nothing created."""
     if os.geteuid() != 0:
         pytest.skip("needs root to get past the preflight")
-    r = subprocess.run([sys.executable, "-m", "experiments", "run", "bcube:n=2,k=0"], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "dcnlab", "run", "bcube:n=2,k=0"], capture_output=True, text=True,
                        env=_bare_env(tmp_path, **{PREFIX_VAR: str(fake_prefix)}), cwd=tmp_path, timeout=60)
     assert r.returncode == 2 and r.stderr.startswith("dcnlab: error: p4c failed"), r.stderr
     assert "Traceback" not in r.stderr and "torn down" not in r.stdout + r.stderr

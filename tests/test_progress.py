@@ -8,7 +8,7 @@ import pty
 import select
 from pathlib import Path
 
-from experiments.progress import Progress, is_terminal
+from dcnlab.experiments.progress import Progress, is_terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,6 +51,6 @@ def test_a_terminal_gets_the_bar():
 
 def test_no_module_draws_tqdm_bars_itself():
     """Every long loop goes through experiments.progress, so no bar ends up in a log file."""
-    users = [p.relative_to(ROOT) for d in ("experiments", "controller", "emu", "traffic", "topos")
+    users = [p.relative_to(ROOT) for d in ("dcnlab/experiments", "dcnlab/controller", "dcnlab/emu", "dcnlab/traffic", "dcnlab/topos")
              for p in (ROOT / d).rglob("*.py") if "tqdm" in p.read_text() and p.name != "progress.py"]
     assert users == []

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ["topos", "controller", "traffic", "emu", "experiments", "p4src"]
+PACKAGES = ["dcnlab"]
 
 
 def test_ruff():

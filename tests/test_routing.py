@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from controller.routing import RoutingError, compute_forwarding, router_for
+from dcnlab.controller.routing import RoutingError, compute_forwarding, router_for
 from helpers import adjacency, bfs_dist
-from topos import BCube, parse_spec
+from dcnlab.topos import BCube, parse_spec
 
 SMALL = ["bcube:n=4,k=1", "bcube:n=3,k=2", "bcube:n=2,k=3", "fattree:k=4", "fattree:k=6",
          "midplane:q=2,m=2,p=2,k=2,w=2,cns=4,terminals=2", "midplane:q=3,m=2,p=1,k=3,w=2,cns=5,terminals=1",

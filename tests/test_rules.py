@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from controller.routing import compute_forwarding, router_for
-from controller.rules import ECMP_TABLE, HOST_TABLE, forwarding_updates, node_rules
-from controller.runtime import UpdateType
+from dcnlab.controller.routing import compute_forwarding, router_for
+from dcnlab.controller.rules import ECMP_TABLE, HOST_TABLE, forwarding_updates, node_rules
+from dcnlab.controller.runtime import UpdateType
 from p4fixtures import p4info
-from topos import parse_spec
+from dcnlab.topos import parse_spec
 
 
 def test_ecmp_groups_are_shared_and_members_come_first():

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from controller.runtime.proto import p4runtime_pb2
+from dcnlab.controller.runtime.proto import p4runtime_pb2
 
-from controller.runtime import (CloneSession, Counter, MeterConfig, MulticastGroup, P4InfoError, SwitchState,
+from dcnlab.controller.runtime import (CloneSession, Counter, MeterConfig, MulticastGroup, P4InfoError, SwitchState,
                                 TableEntry, UpdateType)
-from controller.runtime.p4info import decode, encode
+from dcnlab.controller.runtime.p4info import decode, encode
 from p4fixtures import p4info
 
 
@@ -25,9 +25,9 @@ def test_unknown_and_ambiguous_names():
     info = p4info()
     with pytest.raises(P4InfoError, match="unknown table 'nope'"):
         info.table("nope")
-    from controller.runtime.proto import p4info_pb2
+    from dcnlab.controller.runtime.proto import p4info_pb2
 
-    from controller.runtime.p4info import P4Info
+    from dcnlab.controller.runtime.p4info import P4Info
     msg = p4info_pb2.P4Info()
     for i, name in enumerate(("A.t", "B.t")):
         t = msg.tables.add()

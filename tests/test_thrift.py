@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from controller.runtime import ThriftError
-from controller.runtime.thrift import ThriftChannel
+from dcnlab.controller.runtime import ThriftError
+from dcnlab.controller.runtime.thrift import ThriftChannel
 
 BANNER = "Obtaining JSON from switch...\nDone\nControl utility for runtime P4 table manipulation\n"
 

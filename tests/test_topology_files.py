@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from topos.export import to_dict, to_json
-from topos.errors import UserError
-from topos.files import LinkShape, TopologyError, load_topology, mac_from_ip
-from topos.spec import parse_spec
+from dcnlab.topos.export import to_dict, to_json
+from dcnlab.topos.errors import UserError
+from dcnlab.topos.files import LinkShape, TopologyError, load_topology, mac_from_ip
+from dcnlab.topos.spec import parse_spec
 
 TUTORIAL = {
     "hosts": {

@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from topos import BCube, Dragonfly, FatTree, Midplane, Role, parse_spec
-from topos.dragonfly import ARRANGEMENTS
+from dcnlab.topos import BCube, Dragonfly, FatTree, Midplane, Role, parse_spec
+from dcnlab.topos.dragonfly import ARRANGEMENTS
 
 BCUBES = [(n, k) for n in range(2, 6) for k in range(0, 3) if n ** (k + 1) <= 256]
 FATTREES = [2, 4, 6, 8]

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from topos import SpecError, parse_spec
-from topos.export import from_json, to_dict, to_dot, to_json
+from dcnlab.topos import SpecError, parse_spec
+from dcnlab.topos.export import from_json, to_dict, to_dot, to_json
 
 BAD = {
     "bcube:n=1,k=1": "n=1",
@@ -40,7 +40,7 @@ def test_bad_specs_name_the_parameter(spec, needle):
 
 
 def test_cli_reports_bad_input_without_traceback():
-    r = subprocess.run([sys.executable, "-m", "experiments", "topo", "show", "fattree:k=3"],
+    r = subprocess.run([sys.executable, "-m", "dcnlab", "topo", "show", "fattree:k=3"],
                        capture_output=True, text=True)
     assert r.returncode == 2
     assert "fattree: parameter k=3 must be even" in r.stderr
@@ -48,7 +48,7 @@ def test_cli_reports_bad_input_without_traceback():
 
 
 def test_cli_show_lists_counts():
-    r = subprocess.run([sys.executable, "-m", "experiments", "topo", "show", "bcube:n=4,k=1"],
+    r = subprocess.run([sys.executable, "-m", "dcnlab", "topo", "show", "bcube:n=4,k=1"],
                        capture_output=True, text=True, check=True)
     assert "servers   16" in r.stdout and "switches  8" in r.stdout and "links     48" in r.stdout
 
@@ -84,13 +84,13 @@ def test_dot_export_has_every_link():
 
 def test_png_export(tmp_path):
     out = tmp_path / "f.png"
-    r = subprocess.run([sys.executable, "-m", "experiments", "topo", "export", "dragonfly:p=1,a=4,h=2",
+    r = subprocess.run([sys.executable, "-m", "dcnlab", "topo", "export", "dragonfly:p=1,a=4,h=2",
                         "--format", "png", "-o", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert out.read_bytes()[:4] == b"\x89PNG"
 
 
 def test_png_refuses_huge_fabric(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "experiments", "topo", "export", "bcube:n=8,k=5",
+    r = subprocess.run([sys.executable, "-m", "dcnlab", "topo", "export", "bcube:n=8,k=5",
                         "--format", "png", "-o", str(tmp_path / "x.png")], capture_output=True, text=True)
     assert r.returncode == 2 and "drawing is limited" in r.stderr

@@ -7,8 +7,8 @@ import time
 import pytest
 from agent_pair import agent_pair
 
-from traffic import measure, wire
-from traffic.hostctl import call_all
+from dcnlab.traffic import measure, wire
+from dcnlab.traffic.hostctl import call_all
 
 pytestmark = pytest.mark.netns
 
@@ -64,7 +64,7 @@ def test_concurrent_calls(pair):
 
 def test_bad_requests_get_errors_not_crashes(pair):
     a, _ = pair
-    from traffic.hostctl import AgentError
+    from dcnlab.traffic.hostctl import AgentError
     with pytest.raises(AgentError, match="unknown command"):
         a.call({"cmd": "dance"})
     with pytest.raises(ValueError, match="frame size 20 out of range"):

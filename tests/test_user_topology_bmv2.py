@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from emu.cleanup import leftovers
-from emu.network import FabricNetwork, NetOptions
-from experiments.cli import main
-from controller.runtime.entry_files import EntryFileError
-from topos.files import load_topology
+from dcnlab.emu.cleanup import leftovers
+from dcnlab.emu.network import FabricNetwork, NetOptions
+from dcnlab.experiments.cli import main
+from dcnlab.controller.runtime.entry_files import EntryFileError
+from dcnlab.topos.files import load_topology
 
 LAB = Path(__file__).resolve().parent.parent / "examples" / "router-lab"
 
@@ -44,7 +44,7 @@ def test_entries_program_state_and_host_setup():
         h1.cmd("ping -c 2 -W 1 -i 0.2 10.0.3.3")
         hits = net.controller.thrift("s1").register_read("RIngress.port_hits", 1)
         assert hits == 0                       # ICMP, not UDP: the range table counts nothing
-        from emu import links
+        from dcnlab.emu import links
         assert "htb" in links.show(net.netns, "tc", "qdisc", "show", "dev", "s1-eth2")
         assert " 0% packet loss" in net.hosts["h2"].cmd("ping -c 2 -W 1 -i 0.2 10.0.1.1")
 

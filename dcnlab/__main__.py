@@ -1,0 +1,5 @@
+import sys
+
+from dcnlab.experiments.cli import main
+
+sys.exit(main())

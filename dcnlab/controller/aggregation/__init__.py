@@ -1,0 +1,280 @@
+"""In-network aggregation trees for incasts and shuffles (reports 003 and 000; issue 8).
+
+Public API:
+
+* :func:`incast_tree` - one tree, m senders -> one receiver, as an :class:`AggregationTree`.
+* :func:`shuffle_plan` - m senders x n receivers, as a :class:`ShufflePlan`.
+* :func:`resolve` - server/host names -> validated members (clear :class:`UserError` otherwise).
+
+BCube algorithms: ``irs`` (:mod:`.irs`), ``mib``/``mc``/``m2`` (:mod:`.mib`), ``unicast``
+(:mod:`.unicast`), ``kmb`` (:mod:`.steiner`), ``optimal`` (:mod:`.optimal`). Fat-tree
+(switch-centric, :mod:`.fattree`): ``updown``, ``unicast``, ``kmb``, ``optimal``. Shuffles:
+``srs``, ``none`` (no aggregation), or any incast algorithm (the union of its trees; ``incast`` is
+the union of IRS trees). The cost model is :mod:`.cost`; the paper-scale batch engines return
+:class:`dcnlab.controller.aggregation.forest.Forest` objects instead of named trees. The model backend's
+IRS, unicast and KMB trees come from :mod:`.engine` (numba), which builds exactly the trees of the
+numpy references :mod:`.irs`, :mod:`.unicast` and :func:`.steiner.kmb_reference`
+(``tests/test_aggregation_engine.py``); named KMB trees use the engine too.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dcnlab.controller.aggregation import fattree as ft
+from dcnlab.controller.aggregation.cost import check_delta, flows
+from dcnlab.controller.aggregation.forest import Forest
+from dcnlab.controller.aggregation.irs import irs_forest
+from dcnlab.controller.aggregation.labels import LabelSpace
+from dcnlab.controller.aggregation.mib import m2_family
+from dcnlab.controller.aggregation.optimal import bcube_hop_graph, solve
+from dcnlab.controller.aggregation.shuffle import ReceiverGroup, srs_groups
+from dcnlab.controller.aggregation.steiner import kmb_forest
+from dcnlab.controller.aggregation.tree import AggregationTree, Hop, NodePlan, natural_sorted
+from dcnlab.controller.aggregation.unicast import unicast_forest
+from dcnlab.topos.bcube import BCube
+from dcnlab.topos.errors import UserError
+from dcnlab.topos.fattree import FatTree
+from dcnlab.topos.model import Fabric, Role
+
+BCUBE_ALGORITHMS = ("irs", "mib", "mc", "m2", "unicast", "kmb", "optimal")
+FATTREE_ALGORITHMS = ft.ALGORITHMS
+ALGORITHMS = tuple(dict.fromkeys(BCUBE_ALGORITHMS + FATTREE_ALGORITHMS))
+SHUFFLE_ALGORITHMS = ("srs", "incast", "none", *ALGORITHMS)
+OPTIMAL_MAX_SERVERS = 64
+"""``optimal`` on BCube is offered up to this many servers (the issue's bound; HiGHS takes seconds)."""
+
+
+class AggregationError(UserError):
+    """Bad members or an algorithm that does not apply to the fabric."""
+
+
+def algorithms_for(fabric: Fabric) -> tuple[str, ...]:
+    if isinstance(fabric, BCube):
+        return BCUBE_ALGORITHMS
+    if isinstance(fabric, FatTree):
+        return FATTREE_ALGORITHMS
+    raise AggregationError(f"aggregation trees are defined for bcube and fattree fabrics, not {fabric.kind!r}")
+
+
+def member_role(fabric: Fabric) -> Role:
+    """BCube members are servers (``v<i>``); fat-tree members are hosts (``h<pod>_<edge>_<x>``)."""
+    algorithms_for(fabric)
+    return Role.SERVER if isinstance(fabric, BCube) else Role.HOST
+
+
+def _check_name(fabric: Fabric, name: str, what: str) -> None:
+    role = member_role(fabric)
+    example = "v0 .. v%d" % (fabric.counts()[Role.SERVER] - 1) if role is Role.SERVER else "h0_0_0"
+    try:
+        node = fabric.node(name)
+    except KeyError:
+        raise AggregationError(f"{what} {name!r} is not a {role.value} of {fabric.spec}; valid: {example}") from None
+    if node.role is not role:
+        raise AggregationError(f"{what} {name!r} is a {node.role.value}; valid: a {role.value} ({example})")
+
+
+def resolve(fabric: Fabric, receivers: Sequence[str], senders: Sequence[str]) -> None:
+    """Raise :class:`AggregationError` unless the members are valid, distinct and disjoint."""
+    if not senders:
+        raise AggregationError("senders: at least one sender is needed")
+    if not receivers:
+        raise AggregationError("receivers: at least one receiver is needed")
+    for r in receivers:
+        _check_name(fabric, r, "receiver")
+    for s in senders:
+        _check_name(fabric, s, "sender")
+    for what, names in (("senders", senders), ("receivers", receivers)):
+        dup = [x for x, count in Counter(names).items() if count > 1]
+        if dup:
+            raise AggregationError(f"{what}: duplicate {', '.join(dup)}; each must appear once")
+    both = set(receivers) & set(senders)
+    if both:
+        raise AggregationError(f"{', '.join(natural_sorted(list(both)))}: a receiver cannot also be a sender")
+
+
+def _bcube_hop(fabric: BCube):
+    space = LabelSpace.of(fabric)
+
+    def path(c: str, p: str) -> tuple[str, ...]:
+        a, b = int(c[1:]), int(p[1:])
+        level = int(space.differing_dim(a, b))
+        return (c, fabric.switch_name(level, fabric.switch_of(a, level)), p)
+    return path
+
+
+def _from_forest(fabric: BCube, forest: Forest, algorithm: str, delta: float, receiver: str,
+                 senders: Sequence[str], info: dict[str, object]) -> AggregationTree:
+    parent, _, _ = forest.parent_map(0)
+    named = {f"v{c}": f"v{p}" for c, p in parent.items()}
+    return AggregationTree.build(fabric.spec, algorithm, receiver, senders, named, _bcube_hop(fabric), delta,
+                                 info=info)
+
+
+def incast_tree(fabric: Fabric, receiver: str, senders: Sequence[str], algo: str, delta: float = 0.0,
+                seed: int = 0, intra_stage: bool = True, time_limit: float = 300.0) -> AggregationTree:
+    """The ``algo`` aggregation tree from ``senders`` to ``receiver`` (names), measured at ``delta``."""
+    delta = check_delta(delta)
+    valid = algorithms_for(fabric)
+    if algo not in valid:
+        raise AggregationError(f"algorithm {algo!r} does not apply to {fabric.kind}; valid: {', '.join(valid)}")
+    resolve(fabric, [receiver], senders)
+    senders = list(senders)
+    if isinstance(fabric, FatTree):
+        return _fattree_tree(fabric, receiver, senders, algo, delta, time_limit)
+    assert isinstance(fabric, BCube)
+    space = LabelSpace.of(fabric)
+    r = int(receiver[1:])
+    s = np.array([int(x[1:]) for x in senders], dtype=np.int64)
+    info: dict[str, object] = {}
+    if algo == "irs":
+        forest, symbols = irs_forest(space, np.array([r]), np.zeros(s.shape[0], np.int64), s, intra_stage)
+        info["routing_symbols"] = {f"e{j + 1}": int(e) for j, e in enumerate(symbols[0]) if e >= 0}
+        info["intra_stage"] = intra_stage
+    elif algo in ("mib", "mc", "m2"):
+        forest = m2_family(space, r, s, algo)
+    elif algo == "unicast":
+        forest, _ = unicast_forest(space, np.array([r]), np.zeros(s.shape[0], np.int64), s, seed=seed)
+        info["seed"] = seed
+    elif algo == "kmb":
+        forest = kmb_forest(space, r, s)
+    else:
+        if space.N > OPTIMAL_MAX_SERVERS:
+            raise AggregationError(f"optimal: {fabric.spec} has {space.N} servers; valid: at most "
+                                   f"{OPTIMAL_MAX_SERVERS} (e.g. bcube:n=4,k=2)")
+        opt = solve(bcube_hop_graph(fabric.n, fabric.k), r, s.tolist(), delta, time_limit=time_limit)
+        named = {f"v{c}": f"v{p}" for c, p in opt.parent.items()}
+        info.update(status=opt.status, solve_seconds=round(opt.seconds, 3))
+        return AggregationTree.build(fabric.spec, algo, receiver, senders, named, _bcube_hop(fabric), delta,
+                                     info=info)
+    return _from_forest(fabric, forest, algo, delta, receiver, senders, info)
+
+
+def _fattree_tree(fabric: FatTree, receiver: str, senders: list[str], algo: str, delta: float,
+                  time_limit: float) -> AggregationTree:
+    info: dict[str, object] = {}
+    if algo == "updown":
+        parent = ft.updown_tree(fabric, receiver, senders)
+    elif algo == "unicast":
+        parent = ft.unicast_tree(fabric, receiver, senders)
+    elif algo == "kmb":
+        parent = ft.kmb_tree(fabric, receiver, senders)
+    else:
+        parent, opt = ft.optimal_tree(fabric, receiver, senders, delta, time_limit)
+        info.update(status=opt.status, solve_seconds=round(opt.seconds, 3))
+    return AggregationTree.build(fabric.spec, algo, receiver, senders, parent, lambda c, p: (c, p), delta,
+                                 aggregates=lambda v: fabric.node(v).role is Role.SWITCH, info=info)
+
+
+@dataclass(frozen=True)
+class ShufflePlan:
+    """A shuffle's subgraph: one tree per receiver (SRS: per group entry) and the totals."""
+
+    topo: str
+    algorithm: str
+    senders: tuple[str, ...]
+    receivers: tuple[str, ...]
+    delta: float
+    trees: dict[str, AggregationTree]
+    """Tree carrying each receiver's flows: its own, or (SRS) its group entry's."""
+    routes: dict[str, tuple[tuple[str, str], ...]]
+    """Per receiver, every hop its flows take: the tree's edges plus (SRS) the forwarding hops."""
+    cost: float
+    links: int
+    aggregators: tuple[str, ...]
+    groups: tuple[ReceiverGroup, ...] = field(default=())
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "algorithm": self.algorithm, "topo": self.topo, "senders": list(self.senders),
+            "receivers": list(self.receivers), "delta": self.delta,
+            "trees": {r: [list(e) for e in self.routes[r]] for r in self.receivers},
+            "cost": self.cost, "links": self.links, "aggregators": list(self.aggregators)}
+        if self.groups:
+            out["groups"] = [{"head": f"v{g.head}", "members": [f"v{x}" for x in g.members],
+                              "entry": f"v{g.entry}", "entry_costs": list(g.entry_costs)} for g in self.groups]
+        return out
+
+
+def shuffle_plan(fabric: Fabric, receivers: Sequence[str], senders: Sequence[str], algo: str,
+                 delta: float = 0.0, seed: int = 0, time_limit: float = 300.0) -> ShufflePlan:
+    """The shuffle subgraph of ``algo`` (see :data:`SHUFFLE_ALGORITHMS`), measured at ``delta``."""
+    delta = check_delta(delta)
+    valid = tuple(a for a in SHUFFLE_ALGORITHMS if a in ("srs", "incast", "none") or a in algorithms_for(fabric))
+    if isinstance(fabric, FatTree):
+        valid = tuple(a for a in valid if a not in ("srs", "incast"))
+    if algo not in valid:
+        raise AggregationError(f"shuffle algorithm {algo!r} does not apply to {fabric.kind}; valid: {', '.join(valid)}")
+    resolve(fabric, receivers, senders)
+    tree_algo = {"incast": "irs", "none": "unicast", "srs": "irs"}.get(algo, algo)
+    trees = {r: incast_tree(fabric, r, senders, tree_algo, delta, seed, time_limit=time_limit) for r in receivers}
+    if algo == "none":
+        return _no_aggregation(fabric, receivers, senders, delta, trees, seed)
+    if algo != "srs":
+        return _union(fabric, algo, receivers, senders, delta, trees, {r: t.edges for r, t in trees.items()},
+                      float(sum(t.cost for t in trees.values())))
+    assert isinstance(fabric, BCube)
+    space = LabelSpace.of(fabric)
+    rec = np.array([int(r[1:]) for r in receivers], dtype=np.int64)
+    zero = trees if delta == 0.0 else {r: incast_tree(fabric, r, senders, "irs", 0.0) for r in receivers}
+    groups = srs_groups(space, rec, np.array([zero[r].cost for r in receivers]))
+    routes: dict[str, tuple[tuple[str, str], ...]] = {}
+    carried: dict[str, AggregationTree] = {}
+    cost = 0.0
+    for g in groups:
+        entry = trees[f"v{g.entry}"]
+        out = flows(entry.parent, entry.senders, delta)[entry.receiver]
+        for member in g.members:
+            path = [f"v{x}" for x in g.forward_path(space, member)]
+            fwd = tuple(zip(path, path[1:]))
+            routes[f"v{member}"] = entry.edges + fwd
+            carried[f"v{member}"] = entry
+            cost += entry.cost + 2.0 * len(fwd) * out
+    hop = _bcube_hop(fabric)
+    links = {frozenset(x) for t in {id(t): t for t in carried.values()}.values() for x in t.physical_links()}
+    for r in receivers:
+        for a, b in routes[r][len(carried[r].edges):]:
+            p = hop(a, b)
+            links |= {frozenset(x) for x in zip(p, p[1:])}
+    aggs = natural_sorted(list({a for t in carried.values() for a in t.aggregators}))
+    return ShufflePlan(fabric.spec, algo, tuple(senders), tuple(receivers), delta, carried, routes, cost,
+                       len(links), tuple(aggs), tuple(groups))
+
+
+def _union(fabric: Fabric, algo: str, receivers: Sequence[str], senders: Sequence[str], delta: float,
+           trees: dict[str, AggregationTree], routes: dict[str, tuple[tuple[str, str], ...]],
+           cost: float) -> ShufflePlan:
+    links = {frozenset(x) for t in trees.values() for x in t.physical_links()}
+    aggs = natural_sorted(list({a for t in trees.values() for a in t.aggregators}))
+    return ShufflePlan(fabric.spec, algo, tuple(senders), tuple(receivers), delta, trees, routes, cost,
+                       len(links), tuple(aggs))
+
+
+def _no_aggregation(fabric: Fabric, receivers: Sequence[str], senders: Sequence[str], delta: float,
+                    trees: dict[str, AggregationTree], seed: int) -> ShufflePlan:
+    """Every flow on its own drawn unicast path: cost and links of all paths, no aggregator."""
+    plan = _union(fabric, "none", receivers, senders, delta, trees, {r: t.edges for r, t in trees.items()}, 0.0)
+    if isinstance(fabric, BCube):
+        from dcnlab.controller.aggregation.shuffle import count_distinct, step_link_keys
+
+        space = LabelSpace.of(fabric)
+        rec = np.array([int(r[1:]) for r in receivers], dtype=np.int64)
+        s = np.array([int(x[1:]) for x in senders], dtype=np.int64)
+        n, m = rec.shape[0], s.shape[0]
+        _, steps = unicast_forest(space, rec, np.repeat(np.arange(n), m), np.tile(s, n), seed=seed)
+        cost = float(steps.costs(n).sum())
+        links = count_distinct(step_link_keys(space, steps, rec))
+    else:  # fat-tree routing is per destination, so the unicast tree is the union of the paths
+        cost = float(sum(incast_tree(fabric, r, senders, "unicast", 1.0).cost for r in receivers))
+        links = plan.links
+    return ShufflePlan(plan.topo, "none", plan.senders, plan.receivers, delta, plan.trees, plan.routes, cost,
+                       links, ())
+
+
+__all__ = ["ALGORITHMS", "BCUBE_ALGORITHMS", "FATTREE_ALGORITHMS", "SHUFFLE_ALGORITHMS", "AggregationError",
+           "AggregationTree", "Forest", "Hop", "NodePlan", "ReceiverGroup", "ShufflePlan", "incast_tree",
+           "resolve", "shuffle_plan", "algorithms_for", "member_role"]

@@ -1,0 +1,226 @@
+"""MIB-, MC- and M2-based incast trees on BCube (report 000, Fang et al.; §2.2-2.4).
+
+All three build shortest-path trees: layer ``l`` holds the servers at Hamming distance ``l`` from the
+receiver, and every hop corrects one digit towards the receiver's, so the cost is decided only by
+how many relay servers are added. Labels are relative to the receiver (receiver = 0,
+:mod:`dcnlab.controller.aggregation.labels`); ``NR(x)`` is the set of digits where ``x`` is non-zero.
+
+* **Related senders (Def. 2).** A higher sender ``X`` is related to a lower sender ``A`` when ``A``
+  lies on a shortest path from ``X`` to the receiver: ``ham(X, A) = layer(X) - layer(A)``.
+* **MIB-based (minimal incast branches, Alg. 1, Cor. 1).** Every sender with related lower
+  senders hangs on the *nearest* one (highest layer). 000 leaves open which one owns a sender related
+  to several (its ambiguity 2): ties go to the candidate with the most related senders (the branch
+  with most to share), then the smallest label. This is what puts 322 and 323 under 300 in 000's
+  example. A branch is then built by Corollary 1: its members are clustered *relative to the branch
+  root* (below), so members sharing digit values meet at the deepest common server before the root.
+  The recursive split into "minimal branches" (000's 7 groups -> 8 branches, not reproducible without
+  the figure; ambiguity 3) is the nearest-owner forest itself: a branch nested in another branch is
+  the sub-branch of its own root. Senders left without a related lower sender (roots) at layer >= 2
+  go straight to the receiver, correcting their highest digit first.
+* **MC-based (minimal clustering, Alg. 2).** Top-down: for ``t = k .. 1``, among the pending
+  servers at layer >= ``t + 1``, groups sharing the same non-receiver values on ``t`` digits meet
+  at the layer-``t`` server that has those values and the receiver's elsewhere. The greedy picks the
+  group with the most members first (Alg. 2's maximum degree; ties: the first digit subset in
+  ``itertools.combinations`` order, then the smallest shared values), recounting groups as members
+  are taken. Meeting servers join the later rounds (ambiguity 8); the last round, 1 shared digit,
+  makes layer-1 meeting servers (ambiguity 7). Whatever is still pending at the end goes straight to
+  the receiver. MC-based alone applies this to all senders.
+* **M2-based (§2.4).** MIB for the related senders, then MC over the roots at layer >= 2, then the
+  layer-1 roots connect to the receiver.
+* **Routing and merging (ambiguities 4, 5).** A server routed to a meeting point corrects its
+  highest differing digit first. A route stops at the first server already in the tree (a sender, a
+  relay made by an earlier route, a meeting point): merging there is free and keeps every path
+  shortest, since all hops go down one layer.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Iterable
+
+import numpy as np
+
+from dcnlab.controller.aggregation.forest import Forest, ForestBuilder
+from dcnlab.controller.aggregation.labels import LabelSpace
+
+ALGORITHMS = ("mib", "mc", "m2")
+
+
+class _Builder:
+    """A shortest-path tree towards 0 grown by routes that stop at the first server already present."""
+
+    def __init__(self, space: LabelSpace, senders: Iterable[int]) -> None:
+        self.space = space
+        self.senders = set(senders)
+        self.pw = [int(p) for p in space.pow]
+        self.parent: dict[int, int] = {}
+        self.level: dict[int, int] = {}
+        self.pending: set[int] = set(self.senders)     # in the tree, not routed yet, owned by someone
+        self.nodes: set[int] = set(self.pending) | {0}
+
+    def digit(self, x: int, d: int) -> int:
+        return (x // self.pw[d]) % self.space.n
+
+    def route(self, x: int, target: int) -> None:
+        """Send ``x`` towards ``target`` (a server on a shortest path from ``x`` to 0).
+
+        Each hop corrects one digit in which the current server differs from ``target``: one whose
+        next server is already in the tree if there is such a digit (the route ends there), else the
+        highest."""
+        self.pending.discard(x)
+        cur = x
+        while cur != target:
+            moves = [(d, cur + (self.digit(target, d) - self.digit(cur, d)) * self.pw[d])
+                     for d in range(self.space.K - 1, -1, -1) if self.digit(cur, d) != self.digit(target, d)]
+            d, nxt = next(((d, v) for d, v in moves if v in self.nodes), moves[0])
+            self.parent[cur], self.level[cur] = nxt, d
+            if nxt in self.nodes:
+                return
+            self.nodes.add(nxt)
+            cur = nxt
+
+    def forest(self, receiver: int) -> Forest:
+        fb = ForestBuilder(self.space, np.array([receiver], dtype=np.int64))
+        order = sorted(self.parent)
+        senders = self.senders
+        rows = fb.add(np.array(order, dtype=np.int64), np.zeros(len(order), np.int64),
+                      np.array([v in senders for v in order], dtype=bool))
+        index = {v: int(r) for v, r in zip(order, rows)}
+        index[0] = 0
+        fb.link(rows, np.array([index[self.parent[v]] for v in order], dtype=np.int64),
+                np.array([self.level[v] for v in order], dtype=np.int64))
+        return fb.finish()
+
+
+def related_senders(space: LabelSpace, rel: np.ndarray) -> list[list[int]]:
+    """For each sender (relabelled), the indices of the higher senders related to it (Def. 2).
+
+    ``A`` is on a shortest path from ``X`` exactly when ``A`` is ``X`` with some of its non-zero
+    digits zeroed, so every digit subset is tried once over all senders (2^(k+1) vector steps)."""
+    K = space.K
+    dig = space.digits(rel)
+    nz = dig != 0
+    order = np.argsort(rel, kind="stable")
+    srt = rel[order]
+    out: list[list[int]] = [[] for _ in range(rel.shape[0])]
+    for mask in range(1, 1 << K):
+        dims = [d for d in range(K) if mask >> d & 1]
+        x = np.flatnonzero(nz[:, dims].all(axis=1))
+        if x.shape[0] == 0:
+            continue
+        cols = np.array(dims, dtype=np.int64)
+        y = rel[x] - (dig[np.ix_(x, cols)] * space.pow[cols]).sum(axis=1)
+        pos = np.minimum(np.searchsorted(srt, y), srt.shape[0] - 1)
+        hit = (srt[pos] == y) & (y != 0)
+        for a, xi in zip(order[pos[hit]].tolist(), x[hit].tolist()):
+            out[a].append(xi)
+    for lst in out:
+        lst.sort()
+    return out
+
+
+def branch_owner(space: LabelSpace, rel: np.ndarray) -> list[int]:
+    """Index of the related lower sender each sender hangs on (-1: a root). See the module doc."""
+    related = related_senders(space, rel)
+    layer = space.layer(rel)
+    owner = [-1] * rel.shape[0]
+    best: list[tuple[int, int, int]] = [(-1, 0, 0)] * rel.shape[0]
+    for a, members in enumerate(related):
+        rank = (int(layer[a]), len(members), -int(rel[a]))
+        for x in members:
+            if rank > best[x]:
+                best[x], owner[x] = rank, a
+    return owner
+
+
+def _cluster_merge(b: _Builder, members: Iterable[int], root: int) -> None:
+    """Corollary 1 / Algorithm 2: merge ``members`` top-down by shared digit values, then reach ``root``."""
+    space = b.space
+    active = set(members)
+    if not active:
+        return
+    root_dig = space.digits(root)
+    rl = {x: int(np.count_nonzero(space.digits(x) != root_dig)) for x in active}
+    for t in range(max(rl.values()) - 1, 0, -1):
+        cand = sorted(x for x in active if rl[x] >= t + 1)
+        if len(cand) < 2:
+            continue
+        for grp, dims in _greedy_groups(space, np.array(cand, dtype=np.int64), root_dig, t):
+            first = cand[grp[0]]
+            meet = root + sum((b.digit(first, d) - b.digit(root, d)) * b.pw[d] for d in dims)
+            for i in grp:
+                active.discard(cand[i])
+                b.route(cand[i], meet)
+            if meet in b.nodes and meet not in b.parent and meet not in b.pending:
+                b.pending.add(meet)
+                active.add(meet)
+                rl[meet] = t
+    for x in sorted(active):
+        b.route(x, root)
+
+
+def _greedy_groups(space: LabelSpace, cand: np.ndarray, root_dig: np.ndarray,
+                   t: int) -> list[tuple[list[int], tuple[int, ...]]]:
+    """Disjoint groups of ``cand`` sharing non-root values on ``t`` digits, largest first (Alg. 2).
+
+    Returns (member positions, shared digits) per group. Keys are (digit subset, values); one packed
+    sort over all subsets finds them, and a lazy heap recounts a key when members were taken."""
+    K, n = space.K, space.n
+    dig = space.digits(cand)
+    differs = dig != root_dig
+    combos = np.array(list(itertools.combinations(range(K), t)), dtype=np.int64)   # (S, t)
+    valid = differs[:, combos].all(axis=2).T                                         # (S, c)
+    code = (dig[:, combos] * (n ** np.arange(t, dtype=np.int64))).sum(axis=2).T      # (S, c)
+    s_idx, c_idx = np.nonzero(valid)
+    if s_idx.shape[0] < 2:
+        return []
+    key = s_idx * n ** t + code[s_idx, c_idx]
+    order = np.lexsort((c_idx, key))
+    key, c_idx = key[order], c_idx[order]
+    cut = np.flatnonzero(np.diff(key)) + 1
+    heads = np.r_[0, cut]
+    sizes = np.diff(np.r_[heads, key.shape[0]])
+    big = np.flatnonzero(sizes >= 2)
+    if big.shape[0] == 0:
+        return []
+    members = np.split(c_idx, cut)
+    heap = [(-int(sizes[g]), int(key[heads[g]]), int(g)) for g in big]
+    heapq.heapify(heap)
+    taken = np.zeros(cand.shape[0], dtype=bool)
+    out: list[tuple[list[int], tuple[int, ...]]] = []
+    while heap:
+        neg, k, g = heapq.heappop(heap)
+        grp = members[g][~taken[members[g]]]
+        if grp.shape[0] < 2:
+            continue
+        if grp.shape[0] < -neg:
+            heapq.heappush(heap, (-grp.shape[0], k, g))
+            continue
+        taken[grp] = True
+        out.append((grp.tolist(), tuple(int(d) for d in combos[k // n ** t])))
+    return out
+
+
+def m2_family(space: LabelSpace, receiver: int, senders: np.ndarray, algorithm: str) -> Forest:
+    """The MIB-, MC- or M2-based tree (``algorithm`` in :data:`ALGORITHMS`) towards ``receiver``."""
+    rel = space.relabel(np.asarray(senders, dtype=np.int64), receiver)
+    b = _Builder(space, rel.tolist())
+    layer = space.layer(rel)
+    if algorithm == "mc":
+        _cluster_merge(b, rel.tolist(), 0)
+        return b.forest(receiver)
+    owner = branch_owner(space, rel)
+    members: dict[int, list[int]] = {}
+    for x, a in enumerate(owner):
+        if a >= 0:
+            members.setdefault(a, []).append(int(rel[x]))
+    for a in sorted(members, key=lambda i: (int(layer[i]), int(rel[i]))):
+        _cluster_merge(b, members[a], int(rel[a]))
+    roots = [int(rel[i]) for i in range(rel.shape[0]) if owner[i] < 0]
+    if algorithm == "m2":
+        _cluster_merge(b, roots, 0)
+    else:
+        for x in sorted(roots):
+            b.route(x, 0)
+    return b.forest(receiver)

@@ -1,0 +1,281 @@
+"""Baselines of C-MR4LMS (report 001 §4): OpenSM-like, a single global broadcast tree, and MR4LMS-like.
+
+All three run on the same level model and produce the same :class:`TreeRecord` trees as C-MR4LMS, so the
+metrics compare like with like.  They only add groups (the reproduction needs nothing else).
+
+**OpenSM-like** (the generic InfiniBand scheme, §4 item 1): every group gets its own table entry (its
+MLID, used as the color), so the number of groups is bounded by the table size; beyond it new groups are
+refused ("table full").  The root minimises the maximum hop count to the members.  In an up/down fat-tree
+the minimisers are exactly the members' common ancestors on their lowest common level; like OpenSM,
+which keeps the first switch with the smallest value while scanning its switch table, we take the first
+of them in the fabric's node order (TN 0, top switch 0, L1 index 0).  The tree is the union of the
+unique down-paths from that root.
+
+**Global broadcast tree** (§4 item 2, Sunway's "global broadcast chain"): one tree over all terminals,
+rooted at the first top switch of TN 0 with color 0, shared by every group: every group's packets flood
+the whole fabric.
+
+**MR4LMS-like** (§4 item 3, ref. [15]; the paper gives only an outline).  Decisions:
+
+* Root candidates are the common ancestors on the members' lowest common level (all top switches when
+  the members span CN groups, as the paper says), tried by increasing *load* — the number of trees rooted
+  at that switch, ties in node order — so top switches are "used in turn" and few groups use only the
+  leading TNs.
+* *Build-then-color* while colors are plentiful (some color is still unused on every link): for each
+  candidate root in load order build its tree and take the lowest color free on all of its links.
+  *Color-then-build* once every color is in use somewhere: for each color in turn, take the first root in
+  load order whose tree is free in that color.  Trees use any free color; terminal links count, so a
+  terminal's groups get distinct colors.
+* If no (root, color) works, the group is merged with the "similar" groups: those whose trees use, on the
+  least-loaded root's tree, the color with the fewest such trees.  The merged trees are removed and the
+  virtual group (union of members) is placed again from scratch; when that fails too it merges again.
+  Merges therefore rebuild existing trees and may move their roots and colors — the instability the paper
+  criticises — and their size can snowball.
+* Per-link color use is a bit mask, and the masks of a candidate tree are combined per level (the L0
+  up-links depend only on the L1 index, the L1 up-links on the TN, the top links on the top switch), so
+  each candidate costs a few mask operations rather than a graph traversal.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+
+from dcnlab.controller.multicast.hierarchy import Hierarchy
+from dcnlab.controller.multicast.tree import TreeRecord, TreeState, shape, tree_links
+from dcnlab.topos.errors import UserError
+
+
+class _Bulk:
+    """Common bookkeeping of the bulk (add-only) planners."""
+
+    def __init__(self, h: Hierarchy) -> None:
+        self.h = h
+        self._members: dict[int, frozenset[int]] = {}
+        self._tree_of: dict[int, int] = {}
+        self.refused: dict[int, str] = {}
+
+    def _check_new(self, mgid: int, members: frozenset[int]) -> None:
+        if mgid in self._members or mgid in self.refused:
+            raise UserError(f"multicast: group with mgid {mgid} already exists")
+        if not members:
+            raise UserError(f"multicast: group {mgid} has no members")
+        bad = [x for x in members if not 0 <= x < self.h.num_hosts]
+        if bad:
+            raise UserError(f"multicast: group {mgid}: terminal index {bad[0]} is out of range "
+                            f"0..{self.h.num_hosts - 1}")
+
+    def groups(self) -> dict[int, frozenset[int]]:
+        return dict(self._members)
+
+    def members(self, mgid: int) -> frozenset[int]:
+        return self._members[mgid]
+
+    def tree_id(self, mgid: int) -> int:
+        return self._tree_of[mgid]
+
+
+class OpenSMLike(_Bulk):
+    """One table entry (MLID) per group, min-max-hop root, refusal when the table is full."""
+
+    def __init__(self, h: Hierarchy, table_size: int) -> None:
+        super().__init__(h)
+        self.table_size = table_size
+        self._trees: dict[int, TreeState] = {}
+
+    def add_group(self, mgid: int, hosts: Iterable[int]) -> bool:
+        members = frozenset(hosts)
+        self._check_new(mgid, members)
+        if len(self._trees) >= self.table_size:
+            self.refused[mgid] = f"group {mgid}: multicast table full (all {self.table_size} entries in use)"
+            return False
+        mlid = len(self._trees)
+        self._trees[mlid] = TreeState(self.h, mlid, mlid, 0, 0, dict.fromkeys(members, 1), (mgid,))
+        self._members[mgid] = members
+        self._tree_of[mgid] = mlid
+        return True
+
+    def trees(self) -> list[TreeRecord]:
+        return [t.record() for t in self._trees.values()]
+
+
+class GlobalTree(_Bulk):
+    """Every group on one broadcast tree spanning all terminals."""
+
+    def __init__(self, h: Hierarchy) -> None:
+        super().__init__(h)
+        self._tree: TreeState | None = None
+
+    def add_group(self, mgid: int, hosts: Iterable[int]) -> bool:
+        members = frozenset(hosts)
+        self._check_new(mgid, members)
+        if self._tree is None:
+            self._tree = TreeState(self.h, 0, 0, 0, 0, dict.fromkeys(range(self.h.num_hosts), 1), ())
+        self._tree.groups.add(mgid)
+        self._members[mgid] = members
+        self._tree_of[mgid] = 0
+        return True
+
+    def trees(self) -> list[TreeRecord]:
+        return [self._tree.record()] if self._tree is not None else []
+
+
+class MR4LMSLike(_Bulk):
+    """Load-ordered roots, first-fit colors on link-disjoint trees, merging when nothing fits."""
+
+    def __init__(self, h: Hierarchy, colors: int) -> None:
+        super().__init__(h)
+        self.colors = colors
+        self._full = (1 << colors) - 1
+        self._mask: dict[int, int] = {}
+        self._owner: dict[int, int] = {}
+        self._trees: dict[int, TreeState] = {}
+        self._load: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
+        self._per_color = [0] * colors
+        self._tids = itertools.count()
+        self.merges = 0
+
+    def trees(self) -> list[TreeRecord]:
+        return [t.record() for t in self._trees.values()]
+
+    def add_group(self, mgid: int, hosts: Iterable[int]) -> bool:
+        members = frozenset(hosts)
+        self._check_new(mgid, members)
+        self._members[mgid] = members
+        self._place({mgid}, dict.fromkeys(members, 1), set())
+        return True
+
+    # -- candidates --------------------------------------------------------------
+    def _class(self, level: int, key: int) -> tuple[int, int]:
+        """Root candidates at ``level`` shared by every virtual group with this key there."""
+        return (level, 0 if level == self.h.top else key)
+
+    def _candidates(self, level: int, key: int) -> list[tuple[int, int]]:
+        """Common ancestors at ``level`` as (tnid, x), least loaded first (ties in node order)."""
+        h = self.h
+        if level == 0:
+            return [(0, 0)]
+        load = self._load.get(self._class(level, key))
+        if load is None:
+            if level == 1:
+                cands = [(g * h.p, 0) for g in range(h.m)]
+            elif level == h.top:
+                cands = [(t, x) for t in range(h.num_tns) for x in range(h.w)]
+            else:
+                cands = [(t, 0) for t in range(h.num_tns)]
+            load = self._load[self._class(level, key)] = dict.fromkeys(cands, 0)
+        return sorted(load, key=load.__getitem__)
+
+    def _root(self, tree: TreeState) -> tuple[tuple[int, int], tuple[int, int]]:
+        h = self.h
+        cand = (tree.tnid, tree.x) if tree.level == h.top else (h.tn_group(tree.tnid) * h.p, 0) \
+            if tree.level == 1 else (tree.tnid if tree.level > 0 else 0, 0)
+        return self._class(tree.level, tree.root_key), cand
+
+    # -- placement -----------------------------------------------------------------
+    def _place(self, groups: set[int], hosts: dict[int, int], exclude: set[int]) -> None:
+        h, C = self.h, self.colors
+        while True:
+            cnts, level = shape(h, hosts)
+            key = next(iter(cnts[level])) if level < h.top else 0
+            probe = _MaskProbe(self, hosts, cnts, level, exclude)
+            cands = self._candidates(level, key)
+            found = None
+            if 0 in self._per_color:
+                for tn, x in cands:
+                    free = ~probe.tree_mask(tn, x) & self._full
+                    if free:
+                        found = (tn, x, (free & -free).bit_length() - 1)
+                        break
+            else:
+                masks = [probe.tree_mask(tn, x) for tn, x in cands]
+                for color in range(C):
+                    bit = 1 << color
+                    hit = next((i for i, m in enumerate(masks) if not m & bit), None)
+                    if hit is not None:
+                        found = (*cands[hit], color)
+                        break
+            if found is not None:
+                self._install(groups, hosts, exclude, cnts, level, *found)
+                return
+            # merge with the trees that use the least-contended color on the least-loaded root's tree
+            tn, x = cands[0]
+            per_color: list[set[int]] = [set() for _ in range(C)]
+            own = self._owner
+            for lk in tree_links(h, hosts, cnts, level, tn, x):
+                m = probe.eff(lk)
+                while m:
+                    c = (m & -m).bit_length() - 1
+                    m &= m - 1
+                    per_color[c].add(own[lk * C + c])
+            conf = min((s for s in per_color if s), key=len)
+            self.merges += 1
+            for tid in conf:
+                tree = self._trees[tid]
+                groups |= tree.groups
+                for host, n in tree.hosts.items():
+                    hosts[host] = hosts.get(host, 0) + n
+            exclude |= conf
+
+    def _install(self, groups: set[int], hosts: dict[int, int], exclude: set[int], cnts: list[dict[int, int]],
+                 level: int, tn: int, x: int, color: int) -> None:
+        h, C = self.h, self.colors
+        for tid in exclude:
+            old = self._trees.pop(tid)
+            bit = 1 << old.color
+            for lk in old.links:
+                self._mask[lk] &= ~bit
+                del self._owner[lk * C + old.color]
+            cls, cand = self._root(old)
+            if old.level:
+                self._load[cls][cand] -= 1
+            self._per_color[old.color] -= 1
+        links = tree_links(h, hosts, cnts, level, tn, x)
+        tree = TreeState(h, next(self._tids), color, tn, x, hosts, groups, 0, (cnts, level, links))
+        self._trees[tree.tid] = tree
+        bit = 1 << color
+        for lk in links:
+            self._mask[lk] = self._mask.get(lk, 0) | bit
+            self._owner[lk * C + color] = tree.tid
+        self._per_color[color] += 1
+        cls, cand = self._root(tree)
+        if level:
+            self._load[cls][cand] += 1
+        for mgid in groups:
+            self._tree_of[mgid] = tree.tid
+
+
+class _MaskProbe:
+    """Colors in use on candidate trees of one virtual group, ignoring the trees being merged into it."""
+
+    def __init__(self, owner: MR4LMSLike, hosts: dict[int, int], cnts: list[dict[int, int]], level: int,
+                 exclude: set[int]) -> None:
+        self.h, self.mask, self.cnts, self.level = owner.h, owner._mask, cnts, level
+        self.excl: dict[int, int] = {}
+        for tid in exclude:
+            tree = owner._trees[tid]
+            bit = 1 << tree.color
+            for lk in tree.links:
+                self.excl[lk] = self.excl.get(lk, 0) | bit
+        self.base = 0
+        for lk in hosts:
+            self.base |= self.eff(lk)
+        self.parts: dict[tuple[int, ...], int] = {}
+
+    def eff(self, lk: int) -> int:
+        return self.mask.get(lk, 0) & ~self.excl.get(lk, 0)
+
+    def tree_mask(self, tn: int, x: int) -> int:
+        """OR of the color masks of the tree rooted at (tn, x): per level, the up-links depend only on the
+        L1 index (level 0), the TN (middle levels) or the top switch (last level), so parts are cached."""
+        h, m = self.h, self.base
+        for lv in range(self.level):
+            pk = (lv, tn // h.p) if lv == 0 else (lv, tn) if lv < h.top - 1 else (lv, tn, x)
+            part = self.parts.get(pk)
+            if part is None:
+                part = 0
+                for lk in h.uplinks(lv, self.cnts[lv], tn, x):
+                    part |= self.eff(lk)
+                self.parts[pk] = part
+            m |= part
+        return m

@@ -1,0 +1,204 @@
+"""Multi-switch P4Runtime controller.
+
+It connects to every switch, pushes pipelines and writes batches concurrently, one thread
+per switch. It keeps the desired state of each switch, so that a switch that restarts gets
+its pipeline and its state back (:meth:`Controller.reconnect`, or the watcher thread started
+by :meth:`Controller.watch`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from dcnlab.controller.runtime.client import DEFAULT_BATCH, SwitchClient
+from dcnlab.controller.runtime.entities import Counter, SwitchState, TableEntry, Update
+from dcnlab.controller.runtime.errors import RuntimeErrorBase, SwitchError
+from dcnlab.controller.runtime.pipeline import Pipeline
+from dcnlab.controller.runtime.thrift import ThriftChannel
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class SwitchTarget:
+    name: str
+    device_id: int
+    grpc_addr: str
+    """``unix:/path`` or ``host:port``."""
+    thrift_port: int | None = None
+    netns: str | None = None
+    """Network namespace the switch's Thrift server listens in (None: this one)."""
+
+
+class MultiSwitchError(RuntimeErrorBase):
+    """Several switches failed the same operation; ``errors`` maps switch -> exception."""
+
+    def __init__(self, what: str, errors: dict[str, BaseException]) -> None:
+        lines = "\n".join(f"  {e}" for e in errors.values())
+        super().__init__(f"{what} failed on {len(errors)} switch(es):\n{lines}")
+        self.errors = errors
+
+
+class Controller:
+    def __init__(self, pipeline: Pipeline, targets: Iterable[SwitchTarget], election_id: tuple[int, int] = (0, 1),
+                 log_dir: Path | None = None, workers: int = 32,
+                 client_factory: Callable[..., SwitchClient] = SwitchClient) -> None:
+        self.pipeline = pipeline
+        self.targets = {t.name: t for t in targets}
+        self.election_id = election_id
+        self.log_dir = log_dir
+        self.clients: dict[str, SwitchClient] = {}
+        self.state: dict[str, SwitchState] = {n: SwitchState() for n in self.targets}
+        self._factory = client_factory
+        self._pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(self.targets) or 1)),
+                                        thread_name_prefix="p4rt")
+        self._locks = {n: threading.Lock() for n in self.targets}
+        self._watcher: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    # -- helpers ------------------------------------------------------------------
+    def _names(self, names: Iterable[str] | None) -> list[str]:
+        if names is None:
+            return list(self.targets)
+        names = list(names)
+        unknown = [n for n in names if n not in self.targets]
+        if unknown:
+            raise KeyError(f"unknown switch(es): {', '.join(unknown)}")
+        return names
+
+    def _parallel(self, what: str, fn: Callable[[str], T], names: Iterable[str]) -> dict[str, T]:
+        futures = {n: self._pool.submit(fn, n) for n in names}
+        results: dict[str, T] = {}
+        errors: dict[str, BaseException] = {}
+        for n, fut in futures.items():
+            try:
+                results[n] = fut.result()
+            except RuntimeErrorBase as e:
+                errors[n] = e
+        if len(errors) == 1:
+            raise next(iter(errors.values()))
+        if errors:
+            raise MultiSwitchError(what, errors)
+        return results
+
+    def client(self, name: str) -> SwitchClient:
+        try:
+            return self.clients[name]
+        except KeyError:
+            raise SwitchError(name, "use", "FAILED_PRECONDITION", "not connected") from None
+
+    def _log_file(self, name: str) -> Path | None:
+        return self.log_dir / f"p4rt-{name}.log" if self.log_dir else None
+
+    # -- lifecycle ----------------------------------------------------------------
+    def _connect_one(self, name: str) -> None:
+        t = self.targets[name]
+        old = self.clients.pop(name, None)
+        if old is not None:
+            old.close()
+        self.clients[name] = self._factory(name, t.device_id, t.grpc_addr, self.election_id, self._log_file(name))
+
+    def connect(self, names: Iterable[str] | None = None) -> None:
+        self._parallel("connect", self._connect_one, self._names(names))
+
+    def push_pipeline(self, names: Iterable[str] | None = None) -> None:
+        p = self.pipeline
+        self._parallel("SetForwardingPipelineConfig",
+                       lambda n: self.client(n).set_pipeline(p.p4info, p.device_config), self._names(names))
+
+    def start(self, names: Iterable[str] | None = None) -> None:
+        """Connect and push the pipeline, per switch, all switches concurrently."""
+        p = self.pipeline
+
+        def one(n: str) -> None:
+            self._connect_one(n)
+            self.client(n).set_pipeline(p.p4info, p.device_config)
+
+        self._parallel("connect+pipeline", one, self._names(names))
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._watcher is not None:
+            self._watcher.join(timeout=5)
+        for c in list(self.clients.values()):
+            c.close()
+        self.clients.clear()
+        self._pool.shutdown(wait=True)
+
+    def __enter__(self) -> Controller:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- state --------------------------------------------------------------------
+    def write(self, updates: Mapping[str, Sequence[Update]], batch: int = DEFAULT_BATCH) -> None:
+        """Write each switch's updates (batched), all switches concurrently; remember them."""
+        def one(n: str) -> None:
+            with self._locks[n]:
+                self.client(n).write(self.pipeline.p4info, updates[n], batch)
+                for u in updates[n]:
+                    self.state[n].apply(u)
+
+        self._parallel("Write", one, self._names(n for n in updates if updates[n]))
+
+    def read_counters(self, counter: str, names: Iterable[str] | None = None) -> dict[str, list[Counter]]:
+        info = self.pipeline.p4info
+        return self._parallel("Read counters", lambda n: self.client(n).read_counter(info, counter),
+                              self._names(names))
+
+    def read_table(self, name: str, table: str) -> list[TableEntry]:
+        return self.client(name).read_table(self.pipeline.p4info, table)
+
+    def thrift(self, name: str) -> ThriftChannel:
+        t = self.targets[name]
+        if t.thrift_port is None:
+            raise SwitchError(name, "thrift", "FAILED_PRECONDITION", "switch has no Thrift port")
+        return ThriftChannel(name, t.thrift_port, netns=t.netns)
+
+    # -- recovery -----------------------------------------------------------------
+    def reconnect(self, name: str, timeout: float = 15.0) -> None:
+        """Reconnect to a restarted switch and re-push its pipeline and desired state."""
+        deadline = time.monotonic() + timeout
+        with self._locks[name]:
+            while True:
+                try:
+                    self._connect_one(name)
+                    break
+                except SwitchError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.2)
+            c = self.client(name)
+            c.set_pipeline(self.pipeline.p4info, self.pipeline.device_config)
+            replay = self.state[name].replay()
+            if replay:
+                c.write(self.pipeline.p4info, replay)
+        log.info("%s: reconnected, re-pushed pipeline and %d entities", name, len(replay))
+
+    def watch(self, interval: float = 0.5) -> None:
+        """Start a thread that reconnects (and re-pushes to) any switch whose stream dropped."""
+        if self._watcher is not None:
+            return
+
+        def loop() -> None:
+            while not self._stop.wait(interval):
+                for name, c in list(self.clients.items()):
+                    if self._stop.is_set() or c.alive:
+                        continue
+                    log.warning("%s: P4Runtime stream lost; reconnecting", name)
+                    try:
+                        self.reconnect(name)
+                    except RuntimeErrorBase as e:
+                        log.error("%s: reconnect failed: %s", name, e)
+
+        self._watcher = threading.Thread(target=loop, name="p4rt-watch", daemon=True)
+        self._watcher.start()

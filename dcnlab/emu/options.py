@@ -1,0 +1,90 @@
+"""Options of an emulated run, validated before anything is created."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from dcnlab.emu.links import Shaping
+from dcnlab.topos.errors import UserError
+
+LOG_LEVELS = ("off", "error", "warn", "info", "debug", "trace")
+_DELAY = re.compile(r"^([0-9]{1,12}(\.[0-9]{1,12})?)(us|ms|s)$")   # ASCII digits only ("٤ms" is no delay)
+MAX_DELAY_S = 60.0
+"""The longest link delay (netem holds every packet that long)."""
+_DELAY_UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+MAX_EMULATED_HOSTS = 4096
+"""Hosts an emulation brings up at most (one Mininet host, with its shell, per host)."""
+
+RANGES: dict[str, tuple[type, float, float, str]] = {
+    "--bw": (float, 0.001, 100_000, "Mbit/s"),
+    "--max-queue": (int, 1, 1_000_000, "packets"),
+    "--queue-rate": (int, 1, 10_000_000, "packets/s"),
+    "--queue-depth": (int, 1, 1_000_000, "packets"),
+    "--timeout": (float, 0.1, 3600, "s"),
+    "--hold": (float, 0, 86_400, "s"),
+}
+"""option -> (type, lowest, highest, unit): what the CLI accepts and :meth:`NetOptions.validate` checks."""
+
+
+def _check(name: str, value: float | None, lo: float | None = None, hi: float | None = None, unit: str = "") -> None:
+    if name in RANGES:
+        _, lo, hi, unit = RANGES[name]
+    if value is not None and not lo <= value <= hi:  # type: ignore[operator]
+        raise UserError(f"option {name}={value} is out of range; valid: {lo:g} <= {name} <= {hi:g} {unit}".rstrip())
+
+
+@dataclass
+class NetOptions:
+    bw_mbps: float | None = None
+    """Link rate (Mbit/s) shaped with tc on every link end; None = unshaped."""
+    delay: str | None = None
+    """Link delay for netem, e.g. "1ms"."""
+    max_queue: int | None = None
+    """tc queue limit in packets."""
+    queue_rate_pps: int | None = None
+    """BMv2 egress queue rate (packets/s) on every port (Thrift)."""
+    queue_depth: int | None = None
+    """BMv2 egress queue depth (packets) on every port (Thrift)."""
+    log_level: str = "off"
+    pcap: bool = False
+    grpc_log: bool = False
+    ecmp: bool = True
+    agents: bool = True
+    routes: bool = True
+    watch: bool = False
+    """Restart a switch that dies and re-push its pipeline and state; also re-push to a switch
+    that was restarted behind the controller's back."""
+    monitor: bool = True
+    """Notice dying switches (see ``monitor_interval``) and log which one and why."""
+    monitor_interval: float = 0.2
+    start_timeout: float = 30.0
+    max_switches: int = 160
+    thrift_base: int = 9090
+    """Thrift port of the first switch (inside the run's namespace; they never clash between runs)."""
+    bmv2_args: list[str] = field(default_factory=list)
+    """Extra simple_switch_grpc options (before ``--``)."""
+
+    def shaping(self) -> Shaping:
+        return Shaping(self.bw_mbps, self.delay, self.max_queue)
+
+    def validate(self) -> None:
+        """Raise :class:`UserError` naming the first option out of its valid range."""
+        _check("--bw", self.bw_mbps)
+        if self.delay is not None:
+            m = _DELAY.match(self.delay)
+            if not m or float(m.group(1)) <= 0:
+                raise UserError(f"option --delay={self.delay!r} is not a delay; valid: a positive number "
+                                f"with unit us, ms or s, e.g. 1ms")
+            if float(m.group(1)) * _DELAY_UNIT_S[m.group(3)] > MAX_DELAY_S:
+                raise UserError(f"option --delay={self.delay} is out of range; valid: a positive delay of at most "
+                                f"{MAX_DELAY_S:g}s")
+        _check("--max-queue", self.max_queue)
+        _check("--queue-rate", self.queue_rate_pps)
+        _check("--queue-depth", self.queue_depth)
+        _check("--timeout", self.start_timeout)
+        _check("monitor_interval", self.monitor_interval, 0.01, 10, "s")
+        _check("max_switches", self.max_switches, 1, 10_000)
+        _check("thrift_base", self.thrift_base, 1024, 65535 - self.max_switches)
+        if self.log_level not in LOG_LEVELS:
+            raise UserError(f"option --log-level={self.log_level!r} is not a level; valid: {', '.join(LOG_LEVELS)}")

@@ -1,0 +1,485 @@
+"""Paper-scale reproduction of 003 (SRS shuffles) and 000 (M2 incasts) on the model backend.
+
+Parts (``dcnlab reproduce aggregation --only ...``):
+
+* ``003-k``: 60x60 shuffles on BCube(6,k), k = 2..8 (003 §5.2, Fig. 4, Table 1).
+* ``003-size``: shuffles m = n = 50..1500 on BCube(8,5) (003 §5.3, Fig. 5).
+* ``003-delta``: m = n = 250 and 1000 on BCube(8,5), aggregation ratio 0..1 (003 §5.4, Fig. 6).
+* ``000-k``: incasts of 120 senders on BCube(6,k), k = 2..8 (000 §5.2, Fig. 5).
+* ``000-size``: incasts of 100..4000 senders on BCube(4,8) (000 §5.3, Fig. 6).
+* ``gap``: every heuristic against the exact optimum (MILP) on BCubes of at most 64 servers.
+
+Choices: members are drawn uniformly without replacement, receivers and senders disjoint. The
+"saving" of a method is ``1 - traffic / traffic without aggregation`` per round, averaged over the
+rounds of a point and then over the points of a part, each point weighing the same (the papers
+average "over k" and "as m = n ranges"). With delta uniform on [0, 1] (003 §5.4) the saving is the
+mean of the saving curve over delta, by the trapezoid rule on 21 points. Every round has its own
+seed ``(seed, part, point, round)``, so results do not depend on the number of workers.
+
+Rounds per point: 100 where the papers say so (003 Fig. 4 / Table 1, 000 §5.2); the papers give no count
+for the size and ratio sweeps, where we run 20 rounds per point (003-size, 003-delta) and 10 (000-size,
+40 points of up to 4,000 senders): at hundreds of members per round the per-round savings vary by
+tenths of a percent, and ``--rounds`` overrides every count. ``dcnlab bench aggregation`` times the
+m = n = 1,500 point at the full 100 rounds.
+
+IRS-, unicast- and KMB-based trees come from the compiled engine
+(:mod:`dcnlab.controller.aggregation.engine`, the same trees as the reference implementations); it is
+compiled (or loaded from numba's on-disk cache) once in the parent by :func:`engine.warm_up` before
+the process pool starts, so that workers only load cached kernels. M2, MIB and MC are numpy
+(:mod:`dcnlab.controller.aggregation.mib`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+PARTS = ("003-k", "003-size", "003-delta", "000-k", "000-size", "gap")
+GAP_SPACES = ((4, 1), (4, 2), (8, 1), (2, 5))
+GAP_SIZES = (4, 8, 16, 32)
+SHUFFLE_METHODS = ("srs", "incast", "kmb", "unicast")
+INCAST_METHODS = ("m2", "irs", "mib", "mc", "unicast")
+DELTAS = tuple(i / 20 for i in range(21))
+
+PAPER = {
+    "003-k": {"srs": 32.87, "incast": 32.69, "kmb": 28.76, "unicast": 17.64},
+    "003-size": {"srs": 55.33, "incast": 55.29, "kmb": 44.89, "unicast": 34.46},
+    "003-delta": {"srs@250": 28.78, "srs@1000": 45.05},
+    "000-k": {"m2 vs irs": 3.0},
+    "000-size": {"m2 vs irs": 19.0},
+    "gap": {},
+}
+"""Saving vs no aggregation (003) or M2's data reduction vs IRS-based (000), in percent."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    part: str
+    points: tuple[Any, ...]
+    rounds: int
+
+
+def plans(quick: bool, rounds: int | None) -> dict[str, Plan]:
+    def r(default: int, q: int) -> int:
+        return rounds if rounds is not None else (q if quick else default)
+    sizes = (50, 250, 500) if quick else tuple(range(50, 1501, 50))
+    return {
+        "003-k": Plan("003-k", tuple(range(2, 9)), r(100, 3)),
+        "003-size": Plan("003-size", sizes, r(20, 1)),
+        "003-delta": Plan("003-delta", (250,) if quick else (250, 1000), r(20, 1)),
+        "000-k": Plan("000-k", tuple(range(2, 9)), r(100, 5)),
+        "000-size": Plan("000-size", (100, 1000, 2000) if quick else tuple(range(100, 4001, 100)), r(10, 1)),
+        "gap": Plan("gap", tuple(i * 100 + m for i in range(len(GAP_SPACES)) for m in GAP_SIZES
+                                 if m < GAP_SPACES[i][0] ** (GAP_SPACES[i][1] + 1) and (m <= 16 or not quick)),
+                    r(10, 1)),
+    }
+
+
+# -- one round of each part (runs in a worker process) -----------------------------------------------
+
+def _draw(N: int, count: int, seed: Sequence[int]):
+    import numpy as np
+    return np.random.default_rng(list(seed)).choice(N, size=count, replace=False)
+
+
+def _shuffle_round(n: int, k: int, m: int, seed: Sequence[int], deltas: Sequence[float],
+                   methods: Sequence[str], detail: bool) -> dict[str, Any]:
+    from dcnlab.controller.aggregation.labels import LabelSpace
+    from dcnlab.controller.aggregation.shuffle import shuffle_costs
+
+    space = LabelSpace(n, k)
+    pick = _draw(space.N, 2 * m, seed)
+    t0, c0 = time.perf_counter(), time.process_time()
+    c = shuffle_costs(space, pick[m:], pick[:m], deltas, (*methods, "none"), seed=int(seed[-1]), detail=detail)
+    return {"traffic": c.traffic, "links": c.links, "aggregators": c.aggregators,
+            "receiver_input": c.receiver_input, "seconds": time.perf_counter() - t0,
+            "cpu_seconds": time.process_time() - c0}
+
+
+def _incast_round(n: int, k: int, m: int, seed: Sequence[int]) -> dict[str, Any]:
+    from dcnlab.controller.aggregation import engine
+    from dcnlab.controller.aggregation.labels import LabelSpace
+    from dcnlab.controller.aggregation.mib import m2_family
+
+    space = LabelSpace(n, k)
+    pick = _draw(space.N, m + 1, seed)
+    r, s = int(pick[0]), pick[1:]
+    forests = {"irs": engine.irs_forest(space, pick[:1], s),
+               "unicast": engine.unicast_forest(space, pick[:1], s, seed=int(seed[-1]))}
+    seconds = {}
+    for algo in ("m2", "mib", "mc"):
+        t0 = time.perf_counter()
+        forests[algo] = m2_family(space, r, s, algo)
+        seconds[algo] = time.perf_counter() - t0
+    out: dict[str, Any] = {"traffic": {}, "links": {}, "aggregators": {}, "new_servers": {}, "seconds": seconds}
+    for algo, f in forests.items():
+        out["traffic"][algo] = float(f.costs()[0])
+        out["links"][algo] = int(f.links()[0])
+        out["aggregators"][algo] = int(f.aggregators()[0])
+        out["new_servers"][algo] = int(f.sizes()[0]) - 1 - m
+    out["traffic"]["none"] = float(2 * space.layer(space.relabel(s, r)).sum())
+    return out
+
+
+def _gap_round(n: int, k: int, m: int, seed: Sequence[int]) -> dict[str, Any]:
+    import numpy as np
+
+    from dcnlab.controller.aggregation import engine
+    from dcnlab.controller.aggregation.labels import LabelSpace
+    from dcnlab.controller.aggregation.mib import m2_family
+    from dcnlab.controller.aggregation.optimal import bcube_hop_graph, solve
+
+    space = LabelSpace(n, k)
+    pick = _draw(space.N, m + 1, seed)
+    r, s = int(pick[0]), pick[1:]
+    ra = np.array([r])
+    t0 = time.perf_counter()
+    opt = solve(bcube_hop_graph(n, k), r, s.tolist()).cost
+    cost = {"optimal": opt, "irs": float(engine.irs_costs(space, ra, s).traffic[0, 0]),
+            "irs-nointra": float(engine.irs_costs(space, ra, s, intra_stage=False).traffic[0, 0]),
+            "unicast": float(engine.unicast_costs(space, ra, s, seed=int(seed[-1])).traffic[0, 0]),
+            "kmb": float(2 * (engine.kmb_costs(space, ra, s)[0] - 1)),
+            **{a: float(m2_family(space, r, s, a).costs()[0]) for a in ("m2", "mib", "mc")}}
+    return {"traffic": cost, "seconds": time.perf_counter() - t0}
+
+
+def _task(part: str, point: Any, rnd: int, seed: int) -> tuple[str, Any, int, dict[str, Any]]:
+    sd = (seed, PARTS.index(part), int(point), rnd)
+    if part == "003-k":
+        res = _shuffle_round(6, int(point), 60, sd, (0.0,), SHUFFLE_METHODS, True)
+    elif part == "003-size":
+        res = _shuffle_round(8, 5, int(point), sd, (0.0,), SHUFFLE_METHODS, False)
+    elif part == "003-delta":
+        res = _shuffle_round(8, 5, int(point), sd, DELTAS, ("srs", "unicast"), False)
+    elif part == "000-k":
+        res = _incast_round(6, int(point), 120, sd)
+    elif part == "000-size":
+        res = _incast_round(4, 8, int(point), sd)
+    else:
+        n, k = GAP_SPACES[int(point) // 100]
+        res = _gap_round(n, k, int(point) % 100, sd)
+    return part, point, rnd, res
+
+
+# -- driver ----------------------------------------------------------------------------------------------
+
+def run_tasks(tasks: list[tuple[str, Any, int, int]], workers: int | None,
+              progress: bool = True) -> list[tuple[str, Any, int, dict[str, Any]]]:
+    """Run rounds in a process pool (largest first), with a progress bar on stderr.
+
+    The engine's kernels are compiled (or loaded) here first, so that the workers only load them."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from dcnlab.controller.aggregation import engine
+    from dcnlab.experiments.progress import Progress
+
+    engine.warm_up()
+    workers = workers or os.cpu_count() or 1
+    tasks = sorted(tasks, key=lambda t: -_weight(t[0], t[1]))
+    out = []
+    bar = Progress(len(tasks), "aggregation rounds", unit="round", enabled=progress)
+    if workers == 1:
+        for t in tasks:
+            out.append(_task(*t))
+            bar.update()
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(_task, *t) for t in tasks]
+            for fut in as_completed(futures):
+                out.append(fut.result())
+                bar.update()
+    bar.close()
+    return out
+
+
+def _weight(part: str, point: Any) -> float:
+    p = float(point)
+    return {"003-k": 3600.0 * p, "003-size": p * p, "003-delta": 21 * p * p, "000-k": 120.0 * p,
+            "gap": 2000.0 * (p % 100)}.get(part, 50 * p)
+
+
+def _mean(xs: Sequence[float]) -> float:
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any]) -> dict[str, Any]:
+    """Per point and overall means; savings in percent."""
+    by_point: dict[Any, list[dict[str, Any]]] = {p: [] for p in points}
+    for row in rows:
+        by_point[row["point"]].append(row["result"])
+    per_point: dict[str, Any] = {}
+    if part in ("003-k", "003-size"):
+        for p, rs in by_point.items():
+            per_point[str(p)] = {
+                "saving": {mth: 100 * _mean([1 - r["traffic"][mth][0] / r["traffic"]["none"][0] for r in rs])
+                           for mth in SHUFFLE_METHODS},
+                "traffic": {mth: _mean([r["traffic"][mth][0] for r in rs]) for mth in (*SHUFFLE_METHODS, "none")},
+                "links": {mth: _mean([r["links"][mth] for r in rs]) for mth in rs[0]["links"]} if rs[0]["links"] else {},
+                "aggregators": {mth: _mean([r["aggregators"][mth] for r in rs]) for mth in rs[0]["aggregators"]}
+                if rs[0]["aggregators"] else {},
+                "receiver_input": {mth: _mean([r["receiver_input"][mth] for r in rs]) for mth in rs[0]["receiver_input"]}
+                if rs[0]["receiver_input"] else {},
+                "seconds": _mean([r["seconds"] for r in rs])}
+        overall = {mth: _mean([v["saving"][mth] for v in per_point.values()]) for mth in SHUFFLE_METHODS}
+    elif part == "gap":
+        overall = {}
+        for p, rs in by_point.items():
+            n, k = GAP_SPACES[int(p) // 100]
+            ratio = {a: _mean([r["traffic"][a] / r["traffic"]["optimal"] for r in rs])
+                     for a in rs[0]["traffic"] if a != "optimal"}
+            per_point[f"BCube({n},{k}) m={int(p) % 100}"] = {
+                "ratio_to_optimum": ratio,
+                "m2_worse_than_irs": _mean([float(r["traffic"]["m2"] > r["traffic"]["irs"]) for r in rs]),
+                "m2_optimal": _mean([float(r["traffic"]["m2"] == r["traffic"]["optimal"]) for r in rs]),
+                "seconds": _mean([r["seconds"] for r in rs])}
+        algos = per_point[next(iter(per_point))]["ratio_to_optimum"]
+        for a in algos:
+            overall[f"{a} / optimum (mean ratio)"] = _mean([v["ratio_to_optimum"][a] for v in per_point.values()])
+        overall["m2 worse than irs (share of rounds, %)"] = 100 * _mean(
+            [v["m2_worse_than_irs"] for v in per_point.values()])
+        overall["m2 optimal (share of rounds, %)"] = 100 * _mean([v["m2_optimal"] for v in per_point.values()])
+    elif part == "003-delta":
+        overall = {}
+        for p, rs in by_point.items():
+            curves = {mth: [_mean([1 - r["traffic"][mth][i] / r["traffic"]["none"][i] for r in rs])
+                            for i in range(len(DELTAS))] for mth in ("srs", "unicast")}
+            traffic = {mth: [_mean([r["traffic"][mth][i] for r in rs]) for i in range(len(DELTAS))]
+                       for mth in ("srs", "unicast", "none")}
+            per_point[str(p)] = {"deltas": list(DELTAS), "saving_curve": curves, "traffic": traffic,
+                                 "seconds": _mean([r["seconds"] for r in rs])}
+            for mth, ys in curves.items():
+                overall[f"{mth}@{p}"] = 100 * _trapezoid(DELTAS, ys)
+    else:
+        for p, rs in by_point.items():
+            per_point[str(p)] = {
+                key: {mth: _mean([r[key][mth] for r in rs]) for mth in rs[0][key]}
+                for key in ("traffic", "links", "aggregators", "new_servers")}
+            per_point[str(p)]["m2_worse_than_irs"] = _mean([float(r["traffic"]["m2"] > r["traffic"]["irs"]) for r in rs])
+            per_point[str(p)]["seconds"] = {a: _mean([r["seconds"][a] for r in rs]) for a in ("m2", "mib", "mc")}
+        overall = {
+            "m2 vs irs": 100 * _mean([1 - v["traffic"]["m2"] / v["traffic"]["irs"] for v in per_point.values()]),
+            "m2 vs unicast": 100 * _mean([1 - v["traffic"]["m2"] / v["traffic"]["unicast"] for v in per_point.values()]),
+            "m2 saving vs none": 100 * _mean([1 - v["traffic"]["m2"] / v["traffic"]["none"] for v in per_point.values()]),
+            "irs saving vs none": 100 * _mean([1 - v["traffic"]["irs"] / v["traffic"]["none"] for v in per_point.values()]),
+            "m2 worse than irs (share of rounds)": 100 * _mean([v["m2_worse_than_irs"] for v in per_point.values()]),
+        }
+    return {"points": per_point, "overall": overall, "paper": PAPER[part]}
+
+
+def _trapezoid(xs: Sequence[float], ys: Sequence[float]) -> float:
+    return sum((xs[i + 1] - xs[i]) * (ys[i] + ys[i + 1]) / 2 for i in range(len(xs) - 1)) / (xs[-1] - xs[0])
+
+
+def table(results: dict[str, Any]) -> str:
+    lines = [f"{'part':<10} {'measure':<38} {'ours':>8} {'paper':>8}"]
+    for part, res in results.items():
+        for key, ours in res["overall"].items():
+            paper = res["paper"].get(key)
+            lines.append(f"{part:<10} {key:<38} {ours:8.2f} {paper if paper is not None else '':>8}")
+    return "\n".join(lines)
+
+
+def plots(results: dict[str, Any], out: Path) -> list[Path]:
+    from dcnlab.experiments.aggregation_plot import line_chart
+
+    files = []
+    for part in ("003-k", "003-size"):
+        if part in results:
+            pts = results[part]["points"]
+            x = [float(p) for p in pts]
+            series = {m: [pts[p]["saving"][m] for p in pts] for m in SHUFFLE_METHODS}
+            f = out / f"{part}-saving.png"
+            label = "k of BCube(6,k)" if part == "003-k" else "m = n on BCube(8,5)"
+            line_chart(f, f"{part}: traffic saving vs no aggregation", label, "saving (%)", x, series,
+                       results[part]["paper"])
+            files.append(f)
+    if "003-k" in results:
+        pts = results["003-k"]["points"]
+        x = [float(p) for p in pts]
+        for key in ("links", "aggregators", "receiver_input"):
+            f = out / f"003-k-{key}.png"
+            series = {m: [pts[p][key][m] for p in pts] for m in pts[next(iter(pts))][key]}
+            line_chart(f, f"003 60x60 shuffles: {key.replace('_', ' ')}", "k of BCube(6,k)", key, x, series)
+            files.append(f)
+    if "003-delta" in results:
+        for p, v in results["003-delta"]["points"].items():
+            f = out / f"003-delta-{p}.png"
+            line_chart(f, f"003 m = n = {p} on BCube(8,5): traffic vs aggregation ratio", "delta", "traffic (MB)",
+                       v["deltas"], v["traffic"])
+            files.append(f)
+    if "gap" in results:
+        pts = results["gap"]["points"]
+        sizes = sorted({int(name.rsplit("=", 1)[1]) for name in pts})
+        algos = list(pts[next(iter(pts))]["ratio_to_optimum"])
+        series = {a: [_mean([v["ratio_to_optimum"][a] for name, v in pts.items() if name.endswith(f"m={m}")])
+                      for m in sizes] for a in algos}
+        f = out / "gap-ratio.png"
+        line_chart(f, "cost / optimum on BCubes of <= 64 servers (mean over fabrics)", "senders", "ratio",
+                   [float(m) for m in sizes], series)
+        files.append(f)
+    for part, label in (("000-k", "k of BCube(6,k)"), ("000-size", "senders on BCube(4,8)")):
+        if part in results:
+            pts = results[part]["points"]
+            x = [float(p) for p in pts]
+            for key in ("traffic", "aggregators", "links", "new_servers"):
+                f = out / f"{part}-{key}.png"
+                series = {m: [pts[p][key][m] for p in pts] for m in pts[next(iter(pts))][key]}
+                line_chart(f, f"{part}: {key.replace('_', ' ')}", label, key, x, series)
+                files.append(f)
+    return files
+
+
+def reproduce(args: argparse.Namespace) -> int:
+    from dcnlab.experiments.errors import UserError
+
+    if args.rounds is not None and args.rounds < 1:
+        raise UserError(f"--rounds {args.rounds}: valid: at least 1")
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers {args.workers}: valid: at least 1")
+    from dcnlab.experiments.outputs import output_dir, writing
+
+    out = output_dir(args.out, "--out")     # before the rounds: a bad --out fails in a second, not an hour
+    parts = args.only or list(PARTS)
+    pl = plans(args.quick, args.rounds)
+    tasks = [(part, p, rnd, args.seed) for part in parts for p in pl[part].points for rnd in range(pl[part].rounds)]
+    t0 = time.perf_counter()
+    done = run_tasks(tasks, args.workers)
+    wall = time.perf_counter() - t0
+    results: dict[str, Any] = {}
+    for part in parts:
+        rows = [{"point": p, "round": r, "result": res} for (pt, p, r, res) in done if pt == part]
+        results[part] = summarise(part, rows, pl[part].points)
+        results[part]["rounds"] = pl[part].rounds
+    meta = {"quick": args.quick, "seed": args.seed, "workers": args.workers or os.cpu_count(),
+            "wall_seconds": round(wall, 1), "load_average": os.getloadavg()}
+    with writing(out, "--out"):
+        (out / "aggregation.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
+        files = plots(results, out)
+    if getattr(args, "json", False):
+        print(json.dumps({"meta": meta, "results": results, "table": table(results).splitlines()}))
+        return 0
+    print(table(results))
+    print(f"\n{len(tasks)} rounds in {wall:.1f} s on {meta['workers']} workers; wrote {out / 'aggregation.json'} "
+          f"and {len(files)} plots in {out}/")
+    return 0
+
+
+# -- benchmark -----------------------------------------------------------------------------------------
+
+def _timed(fn: Callable[[], Any]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def dataplane_missing(tools: Sequence[str] = ("simple_switch_grpc", "p4c")) -> list[str]:
+    """Why BMv2 runs (the benchmark's node, ``--emulate``) cannot happen here (empty: they can);
+    :func:`dcnlab.experiments.preflight.problems`."""
+    from dcnlab.experiments import preflight
+
+    return preflight.problems(tools, root=True)
+
+
+def model_rows(workers: int | None, rounds: int, progress: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Model timings: single trees at paper scale, one 1500x1500 round per method, the 1500 point."""
+    from dcnlab.controller.aggregation import engine
+    from dcnlab.controller.aggregation.labels import LabelSpace
+    from dcnlab.controller.aggregation.mib import m2_family
+    from dcnlab.controller.aggregation.optimal import bcube_hop_graph, solve
+    from dcnlab.controller.aggregation.shuffle import shuffle_costs
+
+    t0 = time.perf_counter()
+    engine.warm_up()
+    rows: list[dict[str, Any]] = [{"case": "engine warm-up (compile or load cached kernels)",
+                                   "seconds": time.perf_counter() - t0}]
+    sp = LabelSpace(8, 5)
+    pick = _draw(sp.N, 3000, (7,))
+    s, r = pick[1500:], pick[:1500]
+    rows.append({"case": "IRS tree, 1500 senders, BCube(8,5)",
+                 "seconds": _timed(lambda: engine.irs_forest(sp, r[:1], s))})
+    rows.append({"case": "M2 tree, 1500 senders, BCube(8,5)",
+                 "seconds": _timed(lambda: m2_family(sp, int(r[0]), s, "m2"))})
+    rows.append({"case": "KMB tree, 1500 senders, BCube(8,5)",
+                 "seconds": _timed(lambda: engine.kmb_forest(sp, r[:1], s))})
+    sp4 = LabelSpace(4, 8)
+    p4 = _draw(sp4.N, 4001, (8,))
+    rows.append({"case": "M2 tree, 4000 senders, BCube(4,8)",
+                 "seconds": _timed(lambda: m2_family(sp4, int(p4[0]), p4[1:], "m2"))})
+    for n, k, m in ((4, 2, 32), (8, 1, 32), (2, 5, 32)):
+        spx = LabelSpace(n, k)
+        px = _draw(spx.N, m + 1, (9, n, k))
+        graph = bcube_hop_graph(n, k)
+        t0 = time.perf_counter()
+        solve(graph, int(px[0]), px[1:].tolist())
+        rows.append({"case": f"optimal (MILP), {m} senders, BCube({n},{k})", "seconds": time.perf_counter() - t0})
+    for methods in (("srs", "incast"), ("unicast",), ("kmb",)):
+        t0 = time.perf_counter()
+        shuffle_costs(sp, s, r, (0.0,), (*methods, "none"))
+        rows.append({"case": f"1500x1500 shuffle round, BCube(8,5): {'+'.join(methods)} (1 core)",
+                     "seconds": time.perf_counter() - t0})
+    tasks = [("003-size", 1500, rnd, 11) for rnd in range(rounds)]
+    workers = workers or os.cpu_count() or 1
+    done: list[tuple[str, Any, int, dict[str, Any]]] = []
+    wall = _timed(lambda: done.extend(run_tasks(tasks, workers, progress=progress)))
+    cpu = sum(res["cpu_seconds"] for *_, res in done)
+    rows.append({"case": f"1500x1500 point, {rounds} rounds, all methods, {workers} workers",
+                 "seconds": wall, "goal": 60.0})
+    point = {"rounds": rounds, "workers": workers, "wall_seconds": wall, "cpu_seconds": cpu,
+             "cpu_seconds_per_round": cpu / max(rounds, 1), "idle_machine_estimate": cpu / workers,
+             "saving": {mth: 100 * _mean([1 - res["traffic"][mth][0] / res["traffic"]["none"][0] for *_, res in done])
+                        for mth in SHUFFLE_METHODS}}
+    return rows, point
+
+
+def bench(args: argparse.Namespace) -> int:
+    """``dcnlab bench aggregation``: the model timings, then one BMv2 node (aggregation vs forwarding)."""
+    from dcnlab.experiments.errors import UserError
+
+    if args.rounds < 1:
+        raise UserError(f"--rounds {args.rounds}: valid: at least 1")
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers {args.workers}: valid: at least 1")
+    rows, point = model_rows(args.workers, args.rounds, progress=not args.json) if not args.no_model else ([], {})
+    load_model = os.getloadavg()
+    why = ["disabled by --no-dataplane"] if args.no_dataplane else dataplane_missing()
+    dataplane: dict[str, Any] = {"skipped": "; ".join(why)} if why else {}
+    lines: list[str] = []
+    if not why:
+        from dcnlab.experiments.aggregation_bcube import bench_dataplane
+
+        res = bench_dataplane(frames=args.dp_frames, rate_pps=args.dp_rate, rounds=args.dp_rounds,
+                              progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+        dataplane = res.to_json()
+        lines = res.summary_lines()
+    load = os.getloadavg()
+    if args.json:
+        print(json.dumps({"rows": rows, "point_1500": point, "load_average_after_model": load_model,
+                          "dataplane": dataplane, "load_average": load}, default=str))
+        return 0
+    if rows:
+        print(f"{'case':<72} {'seconds':>9}")
+        for row in rows:
+            goal = (f"  goal <= {row['goal']:.0f} s: {'ok' if row['seconds'] <= row['goal'] else 'MISS'}"
+                    if "goal" in row else "")
+            print(f"{row['case']:<72} {row['seconds']:9.2f}{goal}")
+        print(f"  the point's rounds used {point['cpu_seconds']:.1f} CPU seconds ({point['cpu_seconds_per_round']:.2f} "
+              f"per round): {point['idle_machine_estimate']:.1f} s on {point['workers']} idle cores")
+        print("  savings at m = n = 1500: " + ", ".join(f"{m} {v:.2f}%" for m, v in point["saving"].items()))
+        print(f"load average after the model {load_model[0]:.1f} {load_model[1]:.1f} {load_model[2]:.1f} "
+              f"({os.cpu_count()} cores; the machine is shared with other jobs when it is above that)")
+    if why:
+        print(f"BMv2 data plane benchmark skipped: {'; '.join(why)}")
+    else:
+        print("\n".join(lines))
+        print(f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    return 0

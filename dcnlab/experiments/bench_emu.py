@@ -1,0 +1,161 @@
+"""``dcnlab bench emu``: bring-up, check and teardown times, memory per switch, P4Runtime write rates.
+
+It needs BMv2, p4c and root. Figures, not assertions. Goals: fat-tree k=4 up and verified in
+<= 2 s, fat-tree k=8 in <= 10 s, <= 35 MiB per switch, >= 20,000 entries/s for batched writes.
+
+Memory per switch is reported three ways, because RSS overstates what a switch costs the machine:
+
+* RSS: every page the process maps, including the shared libraries (gRPC, protobuf, Thrift, PI;
+  about 25 MiB) that every switch maps but the machine holds once;
+* PSS: the process's pages, each shared page divided among the processes sharing it; what adds up
+  to the machine's memory;
+* machine: the drop in the machine's ``MemAvailable`` while the fabric is up, per switch (it also
+  counts the hosts, agents and kernel objects of the run, so it is an upper bound).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from dcnlab.experiments.errors import UserError
+
+BENCH_MAX_SWITCHES = 400
+"""The benchmark brings up larger fabrics than ``dcnlab run`` (BCube(4,2) has 112 switches)."""
+
+
+@dataclass
+class BringUp:
+    spec: str
+    up_s: float
+    reach_s: float
+    down_s: float
+    phases: dict[str, float]
+    reachable: str
+    lost: int
+    switches: int
+    rss_mib: list[float]
+    pss_mib: list[float]
+    machine_mib: float
+
+
+def _rss_mib(pid: int) -> float:
+    return _rollup(pid, "Rss")
+
+
+def _rollup(pid: int, key: str) -> float:
+    """A field of /proc/<pid>/smaps_rollup, in MiB."""
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _mem_available_mib() -> float:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def bring_up(spec: str) -> BringUp:
+    from dcnlab.emu.network import FabricNetwork, NetOptions
+    from dcnlab.topos.spec import parse_spec
+
+    fabric = parse_spec(spec)
+    net = FabricNetwork(fabric, NetOptions(max_switches=BENCH_MAX_SWITCHES, agents=False), progress=lambda m: None)
+    avail = _mem_available_mib()
+    t0 = time.perf_counter()
+    try:
+        net.start()
+        up = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        res = net.reachability()
+        reach = time.perf_counter() - t1
+        pids = [sw.pid for sw in net.switches.values()]
+        rss = [_rollup(p, "Rss") for p in pids]
+        pss = [_rollup(p, "Pss") for p in pids]
+        machine = (avail - _mem_available_mib()) / len(pids)
+        phases = dict(net.timings.phases)
+    finally:
+        net.stop()
+    return BringUp(spec, up, reach, net.timings.phases["teardown"], phases, f"{res.reached}/{res.pairs}",
+                   res.probes_lost, len(pids), rss, pss, machine)
+
+
+def write_rates(entries: int = 5000, single: int = 1000) -> dict[str, float]:
+    """Insert ``entries`` ipv4_host entries batched, and ``single`` with one per Write, on one BMv2.
+
+    The switch is the single switch of a BCube(2,0), brought up like any run (its own namespace,
+    P4Runtime over a Unix socket), without routes or agents."""
+    from dataclasses import replace
+
+    from dcnlab.controller.rules import DST_FIELD, HOST_TABLE, SET_PORT
+    from dcnlab.controller.runtime.entities import TableEntry
+    from dcnlab.emu.network import FabricNetwork, NetOptions
+    from dcnlab.p4src.compiler import compile_program
+    from dcnlab.p4src.sizing import sizing_for
+    from dcnlab.topos.addressing import host_ip
+    from dcnlab.topos.spec import parse_spec
+
+    fabric = parse_spec("bcube:n=2,k=0")
+    sizing = replace(sizing_for(fabric), HOST_TABLE_SIZE=max(8192, entries))
+    pipeline = compile_program(defines=sizing.defines()).pipeline()
+    with FabricNetwork(fabric, NetOptions(agents=False, routes=False), pipeline, progress=lambda m: None) as net:
+        ctl = net.controller
+        ents = [TableEntry(HOST_TABLE, {DST_FIELD: host_ip(i)}, SET_PORT, {"port": i % 2}) for i in range(entries)]
+        t = time.perf_counter()
+        ctl.write({"w0": [+e for e in ents]}, batch=1000)
+        batched = entries / (time.perf_counter() - t)
+        ctl.write({"w0": [-e for e in ents]}, batch=1000)
+        t = time.perf_counter()
+        ctl.write({"w0": [+e for e in ents[:single]]}, batch=1)
+        one = single / (time.perf_counter() - t)
+        rss = _rss_mib(net.switches["w0"].pid)
+    return {"batched_per_s": batched, "single_per_s": one, "rss_mib_with_entries": rss}
+
+
+def cmd_bench_emu(args: argparse.Namespace) -> int:
+    from dcnlab.controller.runtime.errors import RuntimeErrorBase
+    from dcnlab.experiments import preflight
+
+    preflight.require("dcnlab bench emu")
+    try:
+        results = []
+        for spec in args.specs:
+            for i in range(args.repeat):
+                print(f"  bringing up {spec} (run {i + 1}/{args.repeat}) ...", file=sys.stderr, flush=True)
+                results.append(bring_up(spec))
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print(f"{'fabric':<24} {'sw':>3} {'up s':>5} {'+check s':>8} {'=total':>6} {'down s':>6} {'pairs ok':>11} "
+              f"{'lost':>4} {'MiB/switch: RSS':>15} {'PSS':>5} {'machine':>7}  phases")
+        for r in results:
+            ph = " ".join(f"{k}={v:.2f}" for k, v in r.phases.items() if k != "teardown")
+            print(f"{r.spec:<24} {r.switches:>3} {r.up_s:5.2f} {r.reach_s:8.2f} {r.up_s + r.reach_s:6.2f} "
+                  f"{r.down_s:6.2f} {r.reachable:>11} {r.lost:>4} {statistics.mean(r.rss_mib):15.1f} "
+                  f"{statistics.mean(r.pss_mib):5.1f} {r.machine_mib:7.1f}  {ph}")
+        print("  measuring P4Runtime write rates on one switch ...", file=sys.stderr, flush=True)
+        w = write_rates(args.entries)
+        print(f"P4Runtime writes: batched {w['batched_per_s']:,.0f} entries/s, one per request "
+              f"{w['single_per_s']:,.0f} entries/s (goal >= 20,000 batched); RSS with {args.entries:,} entries "
+              f"{w['rss_mib_with_entries']:.0f} MiB")
+    except RuntimeErrorBase as e:
+        raise UserError(str(e)) from None
+    return 0
+
+
+def add_parser(bsub: argparse._SubParsersAction) -> None:
+    e = bsub.add_parser("emu", help="bring-up/teardown time, P4Runtime write rate, RSS per switch (BMv2, root)")
+    from dcnlab.experiments.argtypes import emulation_limit, fabric_spec, ranged
+    e.add_argument("specs", nargs="*", type=fabric_spec(lambda: emulation_limit(BENCH_MAX_SWITCHES)),
+                   default=["fattree:k=4", "bcube:n=4,k=1", "dragonfly:p=1,a=4,h=2", "fattree:k=6", "fattree:k=8",
+                            "bcube:n=4,k=2"])
+    e.add_argument("--repeat", type=ranged(int, 1, 100), default=1)
+    e.add_argument("--entries", type=ranged(int, 100, 1_000_000), default=20000,
+                   help="table entries for the write-rate measurement")
+    e.set_defaults(func=cmd_bench_emu)

@@ -1,0 +1,442 @@
+"""CLI of the cist mechanism: ``dcnlab plan cist`` and ``dcnlab bench cist`` (issue 11 §2, §5).
+
+``dcnlab plan cist --topo dragonfly:p=1,a=4,h=2 [--rule generic|algorithm3] [--json] [--plot FILE.png]
+[--fail s0_2,s1_0-s2_3] [--adversary switch|link|mixed]`` prints the CIST-partition, the trees, their
+diameters and the validation. ``--json`` prints exactly one object,
+``{"parts": [[...]...], "trees": [[[u, v]...]...], "diameters": [...], "valid": true}``; with ``--fail`` or
+``--adversary`` it has one more key, ``"failures"``, with the delivery of the CISTs and of a single BFS tree.
+
+``dcnlab bench cist`` times construction plus validation of Dragonfly(a=16,h=8) for every arrangement
+(goal <= 2 s each).
+
+``dcnlab reproduce cist [--emulate] [--quick] [--out DIR] [--json] [--workers N]`` (issue 11 §4; the paper has
+no experiments, so this reproduces its claims): on the model backend, for Dragonfly instances from D(4,2) to
+D(16,8), the k = ⌊a/2⌋ CISTs are built and validated, random failures are swept (delivered fraction vs failed
+elements, CISTs vs a single BFS tree; nothing may be lost with f <= k-1) and the adversary's k failures are
+costed. With ``--emulate`` it then runs the BMv2 experiment of :mod:`dcnlab.experiments.cist_dragonfly` on
+Dragonfly(p=1,a=4,h=2) and, without ``--quick``, on Dragonfly(p=1,a=6,h=2). PNG and JSON go to ``--out``
+(default ``results/cist``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dcnlab.experiments.argtypes import ranged, seed, workers
+from dcnlab.experiments.errors import UserError
+from dcnlab.experiments.outputs import image_file, output_dir, writing
+from dcnlab.topos.model import Role
+
+if TYPE_CHECKING:
+    from dcnlab.controller.cist import CistPlan, Delivery, DragonflyPartition, Failures
+
+BENCH_SPECS = tuple(f"dragonfly:p=1,a=16,h=8,arrangement={arr}" for arr in ("relative", "absolute", "circulant"))
+BENCH_GOAL_SECONDS = 2.0
+EDGES_SHOWN = 100
+MAX_PLOTTED_SWITCHES = 3000
+MAX_SWITCHES = 20_000
+MAX_SWITCH_LINKS = 200_000
+MAX_ELEMENTS = 2_000_000
+ADVERSARY_CANDIDATES = 64
+"""Pairs :func:`dcnlab.controller.cist.adversarial_failures` tries (its default)."""
+MAX_ADVERSARY_WORK = 3_000_000_000
+"""Nodes and links of the whole fabric, hosts included (the switch graph reads every link once)."""
+
+
+# -- plan -----------------------------------------------------------------------------------------------
+def _format_members(partition: DragonflyPartition, t: int) -> str:
+    rows = [partition.members(t, i) for i in range(partition.g)]
+    if all(r == rows[0] for r in rows):
+        return "routers {" + ",".join(map(str, rows[0])) + "} of every group"
+    runs: list[tuple[int, int, tuple[int, ...]]] = []  # (first group, last group, routers)
+    for i, r in enumerate(rows):
+        if runs and runs[-1][2] == r and runs[-1][1] == i - 1:
+            runs[-1] = (runs[-1][0], i, r)
+        else:
+            runs.append((i, i, r))
+    return " ".join(f"g{lo}{'' if lo == hi else f'-{hi}'}:{{{','.join(map(str, r))}}}" for lo, hi, r in runs)
+
+
+def describe(plan: CistPlan, rule: str) -> str:
+    g = plan.graph
+    lines = [f"fabric      {plan.spec}",
+             f"switches    {len(g):,} (hosts excluded), {g.num_edges():,} switch links",
+             f"trees       {plan.k} = ⌊a/2⌋, leaf rule {rule}, partition by {plan.partition.method}",
+             "partition"]
+    lines += [f"  V_{t}: {len(p):,} switches, {_format_members(plan.partition, t)}" for t, p in enumerate(plan.parts)]
+    for tree in plan.trees:
+        lines.append(f"tree {tree.tree_id}: root {tree.root}, {len(tree.edges):,} edges, diameter {tree.diameter}, "
+                     f"{len(tree.internal()):,} internal switches")
+        edges = tree.undirected_edges()
+        if len(edges) <= EDGES_SHOWN:
+            for i in range(0, len(edges), 8):
+                lines.append("  " + " ".join(f"{u}-{v}" for u, v in edges[i:i + 8]))
+        else:
+            lines.append(f"  ({len(edges):,} edges; --json lists them all)")
+    lines.append("diameters   " + " ".join(map(str, plan.diameters)))
+    v = plan.validation
+    lines.append(f"valid       {'yes' if v.ok else 'NO'}: " + "; ".join(v.checks))
+    lines += [f"  problem: {p}" for p in v.problems]
+    return "\n".join(lines)
+
+
+def _delivery_json(d: Delivery) -> dict[str, Any]:
+    return {"pairs": d.pairs, "delivered": d.delivered, "lost": d.lost, "min_intact_trees": d.min_intact,
+            "lost_pairs": [list(p) for p in d.lost_pairs]}
+
+
+def _failure_report(plan: CistPlan, args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+    from dcnlab.controller.cist import adversarial_failures, delivery, parse_failures, single_tree
+
+    baseline = single_tree(plan.graph)
+    out: dict[str, Any] = {"single_tree_root": baseline.root}
+    lines = []
+    cases: list[tuple[str, Failures]] = []
+    if args.fail:
+        cases.append(("given", parse_failures(args.fail, plan.graph)))
+    if args.adversary:
+        attack = adversarial_failures(plan.graph, plan.trees, args.adversary)
+        cases.append((f"adversary ({args.adversary}, cuts {attack.pair[0]}–{attack.pair[1]})", attack.failures))
+    for label, fails in cases:
+        cist, one = delivery(plan.graph, plan.trees, fails), delivery(plan.graph, [baseline], fails)
+        key = "given" if label == "given" else "adversary"
+        out[key] = {"failed": str(fails).split(","), "cists": _delivery_json(cist), "single_tree": _delivery_json(one)}
+        lines.append(f"failures    {label}: {fails}")
+        lines.append(f"  {plan.k} CISTs:      {cist.delivered:,}/{cist.pairs:,} (source, destination) pairs "
+                     f"delivered, {cist.lost:,} lost, min intact trees {cist.min_intact}")
+        lines.append(f"  single tree: {one.delivered:,}/{one.pairs:,} delivered, {one.lost:,} lost "
+                     f"(BFS tree from {baseline.root})")
+    return out, lines
+
+
+def plot_plan(plan: CistPlan, fabric: Any, path: Path) -> None:
+    """The switch graph in grey, each tree's links in its own colour, switches coloured by part."""
+    if len(plan.graph) > MAX_PLOTTED_SWITCHES:
+        raise UserError(f"--plot: {len(plan.graph)} switches; drawing is limited to {MAX_PLOTTED_SWITCHES}")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+
+    from dcnlab.topos.layout import layout
+
+    pos = layout(fabric)
+    g = plan.graph
+    cmap = plt.get_cmap("tab10" if plan.k <= 10 else "tab20")
+    cols = min(plan.k, 4)
+    rows = -(-plan.k // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(6 * cols, 6 * rows + 0.6), squeeze=False)
+    for ax in axes.flat[plan.k:]:
+        ax.set_axis_off()
+    small = len(g) <= 100
+    for tree, ax in zip(plan.trees, axes.flat):
+        ax.add_collection(LineCollection([(pos[g.names[u]], pos[g.names[v]]) for u, v in g.edges()],
+                                         colors="#dddddd", linewidths=0.4, zorder=1))
+        ax.add_collection(LineCollection([(pos[u], pos[v]) for u, v in tree.edges],
+                                         colors=[cmap(tree.tree_id)], linewidths=1.4, zorder=2))
+        for t, part in enumerate(plan.parts):
+            ax.scatter([pos[n][0] for n in part], [pos[n][1] for n in part], s=30 if small else 6,
+                       c=[cmap(t)], edgecolors="black" if t == tree.tree_id else "none", linewidths=0.6, zorder=3)
+        ax.scatter(*pos[tree.root], s=120 if small else 40, marker="*", c="black", zorder=4)
+        if small:
+            for n in g.names:
+                ax.annotate(n, pos[n], fontsize=5, ha="center", va="bottom", xytext=(0, 3), textcoords="offset points")
+        ax.set_title(f"tree {tree.tree_id}: diameter {tree.diameter}, internal = V_{tree.tree_id}")
+        ax.set_axis_off()
+        ax.set_aspect("equal")
+        ax.autoscale()
+    handles = [Line2D([], [], marker="o", ls="", color=cmap(t), label=f"V_{t}") for t in range(plan.k)]
+    handles.append(Line2D([], [], marker="*", ls="", color="black", label="skeleton root"))
+    fig.legend(handles=handles, loc="lower center", ncol=min(plan.k + 1, 9), fontsize=8)
+    fig.suptitle(f"{plan.k} CISTs of {plan.spec} ({'valid' if plan.validation.ok else 'INVALID'})")
+    fig.tight_layout(rect=(0, 0.04, 1, 0.96))
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def cist_fabric(spec: str, what: str = "plan cist") -> Any:
+    """The fabric of ``spec``, refused before anything is built when the switch graph is larger than
+    :data:`MAX_SWITCHES` switches or :data:`MAX_SWITCH_LINKS` switch links (construction and
+    validation take about 45 µs per switch link: ~10 s at the limit)."""
+    from dcnlab.topos.limits import SizeLimit, TooLarge
+    from dcnlab.topos.model import Role
+    from dcnlab.topos.spec import parse_spec
+
+    fabric = parse_spec(spec, SizeLimit(f"{what} handles", switches=MAX_SWITCHES, elements=MAX_ELEMENTS))
+    hosts = fabric.counts().get(Role.HOST, 0)
+    links = fabric.num_links() - hosts        # every host hangs off one switch by one link
+    if links > MAX_SWITCH_LINKS:
+        raise TooLarge(f"{fabric.spec} has {links:,} switch links; {what} handles at most {MAX_SWITCH_LINKS:,} "
+                       f"(e.g. dragonfly:p=1,a=24,h=12)")
+    return fabric
+
+
+def _check_adversary_size(fabric: Any) -> None:
+    """The adversary costs its candidate pairs one delivery count each, every ordered switch pair over
+    every tree: refuse before planning when that exceeds :data:`MAX_ADVERSARY_WORK` (~10 s)."""
+    from dcnlab.topos.limits import TooLarge
+
+    n, k = fabric.counts().get(Role.SWITCH, 0), getattr(fabric, "a", 0) // 2
+    work = ADVERSARY_CANDIDATES * n * n * k
+    if work > MAX_ADVERSARY_WORK:
+        raise TooLarge(f"--adversary on {fabric.spec}: {ADVERSARY_CANDIDATES} candidate pairs x {n:,}^2 switch pairs "
+                       f"x {k} trees = {work:,}; plan cist handles at most {MAX_ADVERSARY_WORK:,} (e.g. "
+                       f"dragonfly:p=1,a=16,h=8)")
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from dcnlab.controller.cist import plan_cists
+
+    plot = image_file(args.plot, "--plot") if args.plot is not None else None
+    fabric = cist_fabric(args.topo)
+    if plot is not None and fabric.counts().get(Role.SWITCH, 0) > MAX_PLOTTED_SWITCHES:
+        raise UserError(f"--plot: {fabric.spec} has {fabric.counts()[Role.SWITCH]:,} switches; drawing is limited "
+                        f"to {MAX_PLOTTED_SWITCHES:,}")
+    if args.adversary:
+        _check_adversary_size(fabric)
+    plan = plan_cists(fabric, rule=args.rule)  # type: ignore[arg-type]
+    failures, failure_lines = _failure_report(plan, args) if (args.fail or args.adversary) else ({}, [])
+    if plot is not None:
+        with writing(plot, "--plot"):
+            plot_plan(plan, fabric, plot)
+        print(f"wrote {plot}", file=sys.stderr)
+    if args.json:
+        data = plan.to_json()
+        if failures:
+            data["failures"] = failures
+        print(json.dumps(data))
+    else:
+        print(describe(plan, args.rule))
+        for line in failure_lines:
+            print(line)
+    return 0 if plan.validation.ok else 1
+
+
+# -- bench ----------------------------------------------------------------------------------------------
+def bench_case(spec: str) -> dict[str, Any]:
+    """Phase times of construction plus validation for one fabric (imports excluded)."""
+    import time
+
+    from dcnlab.controller.cist.graph import SwitchGraph
+    from dcnlab.controller.cist.partition import cist_partition
+    from dcnlab.controller.cist.trees import build_trees
+    from dcnlab.controller.cist.validate import check_cists
+    from dcnlab.topos.spec import parse_spec
+
+    times: dict[str, float] = {}
+    t0 = time.perf_counter()
+    fabric = parse_spec(spec)
+    graph = SwitchGraph.from_fabric(fabric)
+    times["switch graph"] = time.perf_counter() - t0
+    t = time.perf_counter()
+    partition = cist_partition(fabric, graph)  # type: ignore[arg-type]
+    times["partition (+ Araki check)"] = time.perf_counter() - t
+    t = time.perf_counter()
+    trees = build_trees(partition, graph)
+    times["trees"] = time.perf_counter() - t
+    t = time.perf_counter()
+    validation = check_cists(graph.to_networkx(), partition.names(), [tr.edges for tr in trees])
+    times["full validation"] = time.perf_counter() - t
+    total = time.perf_counter() - t0
+    return {"spec": spec, "switches": len(graph), "links": graph.num_edges(), "trees": len(trees),
+            "diameters": [tr.diameter for tr in trees], "valid": validation.ok, "seconds": total, "phases": times}
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    import networkx  # noqa: F401  (imports are not part of the measurement)
+    import scipy.sparse.csgraph  # noqa: F401
+
+    specs = args.spec or BENCH_SPECS
+    for spec in specs:      # every case bounded before the first is timed
+        cist_fabric(spec, "bench cist")
+    results = []
+    for spec in specs:
+        runs = [bench_case(spec) for _ in range(args.repeat)]
+        best = min(runs, key=lambda r: r["seconds"])
+        best["runs_seconds"] = [r["seconds"] for r in runs]
+        results.append(best)
+    if args.json:
+        print(json.dumps(results))
+        return 0
+    print(f"{'case':<46} {'switches':>8} {'trees':>5} {'best s':>7} {'worst s':>7}  goal  phases (best run)")
+    for r in results:
+        ok = "ok" if r["seconds"] <= BENCH_GOAL_SECONDS and r["valid"] else "MISS"
+        phases = ", ".join(f"{k} {v:.2f}" for k, v in r["phases"].items())
+        print(f"{r['spec']:<46} {r['switches']:>8,} {r['trees']:>5} {r['seconds']:7.2f} "
+              f"{max(r['runs_seconds']):7.2f}  {ok:<4}  {phases}")
+    return 0
+
+
+def add_plan_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("cist", help="completely independent spanning trees of a Dragonfly (partition, trees, "
+                                    "diameters, validation)")
+    p.add_argument("--topo", required=True, metavar="SPEC", help="fabric spec, e.g. dragonfly:p=1,a=4,h=2")
+    p.add_argument("--rule", choices=("generic", "algorithm3"), default="generic",
+                   help="leaf rule: generic (any partition) or the corrected Algorithm 3 (relative/circulant)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the trees (one panel per tree)")
+    p.add_argument("--fail", metavar="LIST", help="failed switches and links, e.g. s0_2,s1_0-s2_3: report the "
+                                                  "pairs a broadcast still reaches, CISTs vs a single BFS tree")
+    p.add_argument("--adversary", choices=("switch", "link", "mixed"),
+                   help="also choose k failures of this kind that cut a pair in every tree, and report the loss")
+    p.set_defaults(func=cmd_plan)
+
+
+def add_bench_parser(bsub: argparse._SubParsersAction) -> None:
+    b = bsub.add_parser("cist", help=f"CIST construction + validation time, Dragonfly(a=16,h=8) "
+                                     f"(goal <= {BENCH_GOAL_SECONDS:.0f} s)")
+    b.add_argument("--spec", action="append", help="fabric spec instead of the three Dragonfly(16,8) cases "
+                                                   "(repeatable)")
+    b.add_argument("--repeat", type=ranged(int, 1, 100), default=3, help="runs per case (best is reported)")
+    b.add_argument("--json", action="store_true", help="machine-readable output")
+    b.set_defaults(func=cmd_bench)
+
+
+# -- reproduce ------------------------------------------------------------------------------------------
+MODEL_SPECS = ("dragonfly:p=1,a=4,h=2", "dragonfly:p=1,a=4,h=2,arrangement=absolute",
+               "dragonfly:p=1,a=4,h=2,arrangement=circulant", "dragonfly:p=1,a=6,h=2", "dragonfly:p=1,a=8,h=4",
+               "dragonfly:p=1,a=12,h=6", "dragonfly:p=1,a=16,h=8")
+QUICK_MODEL_SPECS = MODEL_SPECS[:5]
+SWEEP_EXTRA = 3
+"""The random-failure sweep goes up to k + SWEEP_EXTRA failed elements."""
+
+
+def model_case(spec: str, rounds: int, workers: int, seed: int = 0,
+               progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """CISTs of one instance: construction, validation, random-failure sweep and the adversary's k failures."""
+    import time
+
+    from dcnlab.controller.cist import adversarial_failures, delivery, failure_sweep, plan_cists, single_tree
+    from dcnlab.topos.spec import parse_spec
+
+    t0 = time.perf_counter()
+    fabric = parse_spec(spec)
+    plan = plan_cists(fabric)  # type: ignore[arg-type]
+    built = time.perf_counter() - t0
+    baseline = single_tree(plan.graph)
+    sweep = failure_sweep(plan.graph, plan.trees, baseline, plan.k + SWEEP_EXTRA, rounds=rounds, kind="mixed",
+                          seed=seed, workers=workers, progress=progress)
+    adversary = {}
+    for kind in ("switch", "link"):
+        attack = adversarial_failures(plan.graph, plan.trees, kind, seed=seed)  # type: ignore[arg-type]
+        one = delivery(plan.graph, [baseline], attack.failures)
+        adversary[kind] = {"failed": sorted(str(attack.failures).split(",")), "cut_pair": list(attack.pair),
+                           "pairs": attack.delivery.pairs, "cists_lost": attack.delivery.lost,
+                           "single_lost": one.lost}
+    return {"spec": fabric.spec, "switches": len(plan.graph), "links": plan.graph.num_edges(), "k": plan.k,
+            "diameters": plan.diameters, "valid": plan.validation.ok, "build_seconds": built,
+            "baseline_diameter": baseline.diameter,
+            "no_loss_below_k": all(p.cist_min == 1.0 for p in sweep if p.failures <= plan.k - 1),
+            "sweep": [{"failures": p.failures, "rounds": p.rounds, "cists_mean": p.cist_mean, "cists_min": p.cist_min,
+                       "single_mean": p.single_mean, "single_min": p.single_min} for p in sweep],
+            "adversary": adversary}
+
+
+def plot_model(cases: list[dict[str, Any]], path: Path) -> None:
+    """Delivered fraction vs random failed elements per instance: CISTs (blue) vs single BFS tree (red)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cols = min(4, len(cases))
+    rows = -(-len(cases) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
+    for ax in axes.flat[len(cases):]:
+        ax.set_axis_off()
+    for ax, c in zip(axes.flat, cases):
+        xs = [p["failures"] for p in c["sweep"]]
+        for key, label, colour in (("cists", "CISTs", "tab:blue"), ("single", "single tree", "tab:red")):
+            ax.plot(xs, [p[f"{key}_mean"] for p in c["sweep"]], "-o", ms=3, color=colour, label=f"{label} (mean)")
+            ax.plot(xs, [p[f"{key}_min"] for p in c["sweep"]], ":", color=colour, label=f"{label} (worst)")
+        ax.axvline(c["k"] - 0.5, color="grey", lw=0.8, ls=":")
+        ax.set_title(f"{c['spec'].removeprefix('dragonfly:')}\n{c['switches']} switches", fontsize=8)
+        ax.set_xlabel("random failed switches/links", fontsize=8)
+        ax.set_ylabel("delivered pairs", fontsize=8)
+        ax.grid(alpha=0.3)
+        ax.tick_params(labelsize=7)
+    axes.flat[0].legend(fontsize=6, loc="lower left")
+    fig.suptitle("Broadcast over CISTs vs one BFS tree under random failures (model)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def model_lines(cases: list[dict[str, Any]]) -> list[str]:
+    lines = [f"{'model instance':<44} {'switches':>8} {'k':>2}  {'diameters':<18} {'valid':<5} "
+             f"{'f<k lost':<8} {'adversary k switches':>21} {'adversary k links':>18}",
+             f"{'':<44} {'':>8} {'':>2}  {'':<18} {'':<5} {'':<8} {'CISTs/single lost':>21} "
+             f"{'CISTs/single lost':>18}"]
+    for c in cases:
+        sw, ln = c["adversary"]["switch"], c["adversary"]["link"]
+        dia = ",".join(map(str, c["diameters"]))
+        lines.append(f"{c['spec']:<44} {c['switches']:>8,} {c['k']:>2}  {dia[:18]:<18} "
+                     f"{'yes' if c['valid'] else 'NO':<5} {'none' if c['no_loss_below_k'] else 'SOME':<8} "
+                     f"{str(sw['cists_lost']) + '/' + str(sw['single_lost']):>21} "
+                     f"{str(ln['cists_lost']) + '/' + str(ln['single_lost']):>18}")
+    return lines
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from dcnlab.experiments.progress import Progress
+
+    if args.emulate:    # before the model sweep and before --out is touched
+        from dcnlab.experiments import preflight
+        preflight.require("dcnlab reproduce cist --emulate")
+        # gRPC logs an INFO line on every fork while its threads run (each restarted switch, each CLI)
+        os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+    out = output_dir(args.out, "--out")
+    specs = QUICK_MODEL_SPECS if args.quick else MODEL_SPECS
+    rounds = 5 if args.quick else 20
+    cases = []
+    with Progress(len(specs), "model instances", unit="instance") as bar:
+        for spec in specs:
+            def rounds_done(done: int, total: int, spec: str = spec) -> None:
+                bar.set_postfix(f"{spec}: round {done}/{total}")
+
+            cases.append(model_case(spec, rounds, args.workers, args.seed, progress=rounds_done))
+            bar.update()
+    with writing(out, "--out"):
+        plot_model(cases, out / "model-sweep.png")
+        (out / "model.json").write_text(json.dumps(cases, indent=1))
+    ok = all(c["valid"] and c["no_loss_below_k"] for c in cases)
+    lines = model_lines(cases) + [f"wrote {out / 'model-sweep.png'} and {out / 'model.json'}"]
+    emulations = []
+    if args.emulate:
+        from dcnlab.experiments import cist_dragonfly as exp
+
+        configs = [exp.SMALL] if args.quick else [exp.SMALL, exp.LARGE]
+        if args.quick:
+            configs = [exp.quick(c) for c in configs]
+        for cfg in configs:
+            result = exp.run_experiment(cfg, progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+            with writing(out, "--out"):
+                png, js = exp.write_outputs(result, out)
+            emulations.append(result.to_json())
+            ok = ok and result.ok
+            lines += [""] + result.summary_lines() + [f"wrote {png} and {js}"]
+    if args.json:
+        print(json.dumps({"model": cases, "emulation": emulations, "ok": ok}))
+    else:
+        print("\n".join(lines))
+    return 0 if ok else 1
+
+
+def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("cist", help="CISTs on Dragonfly: broadcast that survives k-1 failures (model sweep; "
+                                    "--emulate for the BMv2 experiment)")
+    p.add_argument("--emulate", action="store_true", help="also run the BMv2 experiment (root, p4c and BMv2): "
+                                                          "Dragonfly(1,4,2), and Dragonfly(1,6,2) unless --quick")
+    p.add_argument("--quick", action="store_true", help="fewer instances and rounds; a shorter emulation")
+    p.add_argument("--out", default="results/cist", metavar="DIR", help="output directory for PNG and JSON")
+    p.add_argument("--workers", type=workers(), default=os.cpu_count() or 1,
+                   help="model processes (default: every core)")
+    p.add_argument("--seed", type=seed(), default=0, help="seed of the failure draws")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.set_defaults(func=cmd_reproduce)

@@ -1,0 +1,69 @@
+"""The ``dcnlab`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+from dcnlab.experiments.argtypes import Parser, one_line
+from dcnlab.experiments.errors import UserError
+from dcnlab.topos.errors import SpecError
+
+EXAMPLES = """\
+fabric specs:
+  bcube:n=4,k=1
+  fattree:k=4
+  midplane:q=32,m=16,p=6,k=32,w=16,cns=64,terminals=16   (all optional; defaults = paper instance)
+  dragonfly:p=1,a=4,h=2,arrangement=relative|absolute|circulant
+"""
+
+
+def version() -> str:
+    """dcnlab's installed version (its package metadata), or the source tree's when not installed."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+    try:
+        return dist_version("dcnlab")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from dcnlab.experiments import bench_cmd, examples, plan_cmd, run_cmd, topo_cmd
+
+    parser = Parser(prog="dcnlab", description="P4/Mininet data-center fabric testbed",
+                    epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    topo_cmd.add_parser(sub)
+    bench_cmd.add_parser(sub)
+    run_cmd.add_parser(sub)
+    plan_cmd.add_parser(sub)
+    examples.attach(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.func(args) or 0)
+    except (SpecError, UserError) as e:
+        print(f"dcnlab: error: {one_line(str(e))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("dcnlab: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:   # e.g. `dcnlab ... | head`: the reader left; say nothing more
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+
+
+if __name__ == "__main__":
+    sys.exit(main())

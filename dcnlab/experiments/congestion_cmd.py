@@ -1,0 +1,582 @@
+"""CLI of the congestion mechanism: ``dcnlab plan|reproduce|bench congestion`` (issue 10, paper 002).
+
+* ``dcnlab reproduce congestion [--model | --emulate] [--quick] [--out DIR] [--json]`` runs the paper's
+  experiments: on BMv2 when it can (root, ``simple_switch_grpc``, ``simple_switch_CLI`` and ``p4c``
+  found), else on the model backend, and says which one ran (``--model`` and ``--emulate`` force
+  one; ``--emulate`` without the toolchain is an error).
+
+  * **BMv2** (:mod:`dcnlab.experiments.bandwidth_partition`, issue 10 §5): (a) 4 senders, CC off / on / meter
+    mode, Jain's index over time; (b) ``CCTI_Increase`` 1:2 and 1:3 and the same ratios as meters;
+    (c) tenant 1 with one flow against tenant 2 with 1 -> 2 -> 3 -> 2 -> 1 flows, with the policy's
+    pushes and in meter mode; per-flow and per-tenant throughput every 100 ms with the fluid model's
+    prediction on the same plots (``emulation_*.png``, ``emulation.json``). Exit status 1 when a
+    check misses its tolerance. The sender's CCTI timer is the specification's free-running one
+    (CCTI_Timer 20) unless ``--timer-mode reset`` asks for the paper's Algorithm 1 (CCTI_Timer 30;
+    ``--ccti-timer`` overrides either); the module docstring of the experiment says why.
+  * **Model** (report §6; :mod:`dcnlab.controller.congestion.scenarios` on :mod:`dcnlab.controller.congestion.fluid`):
+    the same experiments at paper scale in IB time plus a large-scale exploration (hundreds of
+    flows and tenants); PNGs in the style of the paper's Fig. 3 and Fig. 5 and everything as JSON.
+* ``dcnlab plan congestion --tenant NAME:WEIGHT:FLOWS ...`` prints the policy: per-flow
+  ``CCTI_Increase``, target shares, meter rates, and with ``--model`` the model's predicted shares.
+* ``dcnlab bench congestion`` measures the model's speed (simulated seconds per second) by flow count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dcnlab.experiments.argtypes import emulation_limit, fabric_spec, needs, ranged, workers
+from dcnlab.experiments.errors import UserError
+from dcnlab.experiments.outputs import output_dir, writing
+from dcnlab.topos.numbers import parse_float, parse_int
+
+if TYPE_CHECKING:
+    from dcnlab.controller.congestion.params import TimerMode
+
+log = logging.getLogger(__name__)
+
+BACKEND_NOTE = "model backend (fluid model of the IB CC loop, paper scale)"
+BMV2_NOTE = "BMv2 backend (emulation: BMv2 switches, Mininet hosts, congestion agents)"
+RATIO_TOLERANCE = 0.15
+TENANT_TOLERANCE = 0.10
+GBPS = 1e9
+MIN_WEIGHT, MAX_WEIGHT = 1e-6, 1e6
+"""Tenant weights: loads n/w and their ratios stay finite (1e308 overflowed the policy)."""
+MAX_PLAN_FLOWS = 100_000
+MAX_MODEL_FLOW_SECONDS = 1000
+"""Flows x simulated seconds of one model run (``plan --model``; ``bench`` per case): about 10 s of CPU."""
+MAX_BENCH_FLOW_SECONDS = 10_000
+PLAN_SECONDS = 0.4
+BMV2_SPEC = "dragonfly:p=5,a=1,h=1"
+BMV2_QUEUE_RATE = 1000
+BMV2_OPTIONS = ("--spec", "--queue-rate", "--max-load", "--timer-mode", "--ccti-timer")
+"""Options of the BMv2 experiment only: an error when the model backend runs."""
+
+
+# -- reproduce -----------------------------------------------------------------------------------------
+def _large_points(quick: bool) -> list[tuple[int, int, TimerMode, int]]:
+    """(flows, tenants, timer mode, seed) of the large-scale exploration."""
+    if quick:
+        return [(32, 8, "reset", 1), (128, 32, "reset", 1), (256, 64, "free", 1)]
+    modes: tuple[TimerMode, ...] = ("reset", "free")
+    return [(n, t, mode, 1) for n, t in ((32, 8), (128, 16), (128, 64), (256, 32), (256, 128), (512, 128))
+            for mode in modes]
+
+
+def build_scenarios(quick: bool) -> list[Any]:
+    """Every scenario of the reproduction; the longest first so that the worker pool stays balanced."""
+    from dcnlab.controller.congestion import scenarios as sc
+
+    phase_a, phase_c, dur_b = (0.3, 0.4, 0.6) if quick else (1.0, 2.0, 2.0)
+    large_dur, large_warm = (0.4, 0.2) if quick else (0.6, 0.3)
+    out = [sc.fairness_incast(False, phase_a), sc.fairness_incast(True, phase_a),
+           sc.tenant_fair(phase_c, "cc"), sc.tenant_fair(phase_c, "meter"),
+           sc.proportional(2, dur_b), sc.proportional(3, dur_b)]
+    out += [sc.large_scale(n, t, seed, large_dur, large_warm, mode) for n, t, mode, seed in _large_points(quick)]
+    return out
+
+
+def _run_one(scenario: Any) -> tuple[str, Any, float]:
+    t0 = time.perf_counter()
+    result = scenario.run()
+    return scenario.name, result, time.perf_counter() - t0
+
+
+def run_all(scenarios: list[Any], workers: int) -> dict[str, tuple[Any, float]]:
+    """Run the scenarios on ``workers`` processes (progress on stderr); name -> (result, seconds)."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from dcnlab.experiments.progress import Progress
+
+    out: dict[str, tuple[Any, float]] = {}
+    bar = Progress(len(scenarios), "model", unit="run")
+    if workers <= 1:
+        for s in scenarios:
+            name, res, sec = _run_one(s)
+            out[name] = (res, sec)
+            bar.update()
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futs = [pool.submit(_run_one, s) for s in scenarios]
+            for f in as_completed(futs):
+                name, res, sec = f.result()
+                out[name] = (res, sec)
+                bar.update()
+    bar.close()
+    return out
+
+
+def _check(ok: bool) -> str:
+    return "ok" if ok else "MISS"
+
+
+def summarize(scenarios: list[Any], results: dict[str, tuple[Any, float]]) -> dict[str, Any]:
+    """The reproduction's numbers and checks, as one JSON-able dict (no time series)."""
+    from dataclasses import asdict
+
+    from dcnlab.controller.congestion import scenarios as sc
+
+    by = {s.name: s for s in scenarios}
+    fair = {name: sc.summarize_fairness(by[name], results[name][0])
+            for name in ("fairness_cc_off", "fairness_cc_on")}
+    off, on = fair["fairness_cc_off"], fair["fairness_cc_on"]
+    ratios = [sc.summarize_ratio(by[n], results[n][0]) for n in ("proportional_1_2", "proportional_1_3")]
+    tenants = {m: sc.summarize_tenants(by[f"tenant_fair_{m}"], results[f"tenant_fair_{m}"][0]) for m in ("cc", "meter")}
+    large = [sc.summarize_large(by[n], results[n][0]) for n in by if n.startswith("large_")]
+
+    becn = {}
+    for ph in tenants["cc"][:3]:
+        becn[ph.tenant2_flows] = ph.becn_per_sample
+    b1 = becn.get(1) or math.nan
+    checks = []
+
+    def add(name: str, metric: str, model: str, paper: str, ok: bool) -> None:
+        checks.append({"scenario": name, "metric": metric, "model": model, "paper": paper, "ok": ok})
+
+    add("(a) 4 senders, CC off", "Jain index, 4 flows active", f"{off.jain_all_active:.3f}",
+        "< 1: A+B = D = E (parking lot)", off.jain_all_active < 0.95)
+    add("(a) 4 senders, CC on", "Jain index, 4 flows active", f"{on.jain_all_active:.3f} (min {on.min_jain_all_active:.3f})",
+        "~1 (fair, in sync)", on.jain_all_active >= 0.98)
+    for r in ratios:
+        add(f"(b) CCTI_Increase 1:{r.ratio}", "bandwidth ratio", f"{r.measured:.2f} ({r.error:+.1%})",
+            f"{r.ratio}:1 +-{RATIO_TOLERANCE:.0%}", abs(r.error) <= RATIO_TOLERANCE)
+    for mode, phases in tenants.items():
+        for ph in phases:
+            add(f"(c) {mode}, {ph.label}", "tenant1 : tenant2",
+                f"{ph.tenant_ratio:.3f} ({ph.tenant1_bps / GBPS:.2f}/{ph.tenant2_bps / GBPS:.2f} Gb/s)",
+                f"1 +-{TENANT_TOLERANCE:.0%}", abs(ph.tenant_ratio - 1) <= TENANT_TOLERANCE)
+        add(f"(c) {mode}", "min Jain inside tenant 2", f"{min(ph.jain_tenant2 for ph in phases):.4f}", "~1 (equal)",
+            min(ph.jain_tenant2 for ph in phases) >= 0.99)
+    norm = [becn[k] / b1 for k in (1, 2, 3)]
+    paper_norm = [sc.PAPER_BECN[k] / sc.PAPER_BECN[1] for k in (1, 2, 3)]
+    add("(c) cc, BECN at D->B", "per 100 ms, 1/2/3 flows", "/".join(f"{becn[k]:.0f}" for k in (1, 2, 3))
+        + " (" + ":".join(f"{x:.2f}" for x in norm) + ")",
+        "790/480/320 (1:0.61:0.41); target 1:0.5:0.33",
+        all(abs(norm[k - 1] * k - 1) <= RATIO_TOLERANCE for k in (1, 2, 3)))
+    for lg in large:
+        add(f"large {lg.n_flows} flows / {lg.n_tenants} tenants, {lg.timer_mode}, seed {lg.seed}",
+            "tenant share error max/mean", f"{lg.max_share_error:.1%}/{lg.mean_share_error:.1%} "
+            f"(util {lg.utilization:.2f}, max Inc {lg.max_increase})", "w_t/sum(w)",
+            lg.mean_share_error <= TENANT_TOLERANCE)
+    return {
+        "backend": "model", "note": BACKEND_NOTE,
+        "fairness": {"cc_off": asdict(off), "cc_on": asdict(on)},
+        "proportional": [asdict(r) for r in ratios],
+        "tenants": {m: [asdict(p) for p in ph] for m, ph in tenants.items()},
+        "becn_per_sample": {"model": {str(k): v for k, v in becn.items()}, "paper": sc.PAPER_BECN,
+                            "model_normalized": norm, "paper_normalized": paper_norm},
+        "large": [asdict(x) for x in large],
+        "checks": checks,
+        "seconds": {n: round(sec, 2) for n, (_, sec) in results.items()},
+    }
+
+
+def _params_json() -> dict[str, Any]:
+    from dcnlab.controller.congestion.fluid import ModelConfig
+    from dcnlab.controller.congestion.params import HcaParams
+
+    cfg, hca = ModelConfig(), HcaParams()
+    return {"link_bps": cfg.link.rate_bps, "buffer_packets_per_port": cfg.link.buffer_packets,
+            "arbitration": cfg.link.arbitration, "feedback_delay_s": cfg.link.feedback_delay_s,
+            "threshold_level": cfg.switch.threshold, "threshold_packets": cfg.switch.threshold_packets,
+            "marking_rate": cfg.switch.marking_rate, "marking_mode": cfg.switch.marking_mode,
+            "becn_every": cfg.receiver.becn_every, "aggregate": cfg.pacer.aggregate,
+            "packet_bytes": cfg.pacer.packet_bytes, "cct": "14*i^2/11236 us", "cct_size": len(cfg.cct),
+            "ccti_timer": hca.ccti_timer, "ccti_timer_s": hca.timer_s, "timer_mode": hca.timer_mode,
+            "dt_s": cfg.dt_s, "sample_s": cfg.sample_s}
+
+
+def plot_all(scenarios: list[Any], results: dict[str, tuple[Any, float]], summary: dict[str, Any],
+             out: Path) -> list[Path]:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    by = {s.name: s for s in scenarios}
+    files = []
+
+    # (a) Fig. 3: per-flow throughput, CC off vs on, and Jain's index over time
+    fig, axes = plt.subplots(3, 1, figsize=(8, 9), sharex=True)
+    for ax, name, title in ((axes[0], "fairness_cc_off", "(a) CC off"), (axes[1], "fairness_cc_on", "(b) CC on")):
+        r = results[name][0]
+        for i, f in enumerate(r.flows):
+            ax.plot(r.times, r.throughput_bps[:, i] / GBPS, drawstyle="steps-pre", label=f)
+        ax.set_ylabel("Gb/s")
+        ax.set_title(f"{title}: 4 senders -> C, new flow every {by[name].meta['phase_s']:g} s (model)")
+        ax.legend(fontsize=8, ncol=4)
+        ax.grid(alpha=0.3)
+    for name, style in (("fairness_cc_off", "r-"), ("fairness_cc_on", "b-")):
+        r = results[name][0]
+        axes[2].plot(r.times, r.jain_over_time(), style, drawstyle="steps-pre", label=name.replace("fairness_", ""))
+    axes[2].set_ylabel("Jain's index")
+    axes[2].set_xlabel("time (s)")
+    axes[2].set_ylim(0.5, 1.02)
+    axes[2].legend(fontsize=8)
+    axes[2].grid(alpha=0.3)
+    fig.tight_layout()
+    files.append(out / "fig3_fairness.png")
+    fig.savefig(files[-1], dpi=110)
+    plt.close(fig)
+
+    # (b) Theorem 1
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.5), sharey=True)
+    for ax, rs in zip(axes, summary["proportional"]):
+        name = f"proportional_1_{rs['ratio']}"
+        r = results[name][0]
+        for i, f in enumerate(r.flows):
+            ax.plot(r.times, r.throughput_bps[:, i] / GBPS, drawstyle="steps-pre", label=f"CCTI_Increase {f[3:]}")
+        ax.set_title(f"CCTI_Increase 1:{rs['ratio']} -> {rs['measured']:.2f}:1 (target {rs['ratio']}:1)")
+        ax.set_xlabel("time (s)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("Gb/s")
+    fig.tight_layout()
+    files.append(out / "theorem1_ratios.png")
+    fig.savefig(files[-1], dpi=110)
+    plt.close(fig)
+
+    # (c) Fig. 5: per-flow and per-tenant throughput, BECNs at D->B
+    for mode in ("cc", "meter"):
+        name = f"tenant_fair_{mode}"
+        r, s = results[name][0], by[name]
+        fig, axes = plt.subplots(2, 1, figsize=(8, 7), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+        ax = axes[0]
+        for i, f in enumerate(r.flows):
+            ax.plot(r.times, r.throughput_bps[:, i] / GBPS, drawstyle="steps-pre", label=f"{f} ({r.tenants[i]})")
+        for t, series in r.tenant_throughput().items():
+            ax.plot(r.times, series / GBPS, "--", drawstyle="steps-pre", linewidth=2, label=f"{t} total")
+        for w in s.windows[1:]:
+            ax.axvline(w.t0, color="#999999", linewidth=0.6)
+        ax.set_ylabel("Gb/s")
+        ax.set_title(f"(a) tenant 1: 1 flow; tenant 2: 1->2->3->2->1 flows ({mode}, model)")
+        ax.legend(fontsize=7, ncol=3)
+        ax.grid(alpha=0.3)
+        ax = axes[1]
+        db = r.column("D->B")
+        ax.plot(r.times, r.becns[:, db], drawstyle="steps-pre", color="k")
+        ax.set_ylabel(f"BECNs / {r.sample_s * 1000:.0f} ms")
+        ax.set_xlabel("time (s)")
+        ax.set_title("(b) BECNs received by the D->B source")
+        ax.grid(alpha=0.3)
+        fig.tight_layout()
+        files.append(out / f"fig5_tenants_{mode}.png")
+        fig.savefig(files[-1], dpi=110)
+        plt.close(fig)
+
+    # large scale: achieved vs target tenant share
+    large = [n for n in by if n.startswith("large_")]
+    if large:
+        fig, axes = plt.subplots(1, 2, figsize=(12, 5))
+        lo, hi = 1.0, 0.0
+        for name in large:
+            s, r = by[name], results[name][0]
+            w = s.windows[0]
+            rates = r.mean_rates(w.t0, w.t1)
+            total = rates.sum()
+            wsum = sum(t.weight for t in s.tenants)
+            tgt = [t.weight / wsum for t in s.tenants]
+            got = [rates[[i for i, x in enumerate(r.tenants) if x == t.name]].sum() / total for t in s.tenants]
+            lo, hi = min(lo, *tgt, *got), max(hi, *tgt, *got)
+            axes[0].scatter(tgt, got, s=10, label=f"{s.meta['n_flows']}f/{s.meta['n_tenants']}t "
+                                                   f"{s.meta['timer_mode']} s{s.meta['seed']}")
+        axes[0].plot([lo, hi], [lo, hi], "k--", linewidth=0.8)
+        axes[0].set_xscale("log")
+        axes[0].set_yscale("log")
+        axes[0].set_xlabel("target share w_t / sum(w)")
+        axes[0].set_ylabel("model share")
+        axes[0].set_title("tenant shares at scale")
+        axes[0].legend(fontsize=6, ncol=2)
+        rows = summary["large"]
+        labels = [f"{x['n_flows']}f/{x['n_tenants']}t {x['timer_mode']} s{x['seed']}" for x in rows]
+        axes[1].bar(range(len(rows)), [x["mean_share_error"] * 100 for x in rows], label="mean")
+        axes[1].plot(range(len(rows)), [x["max_share_error"] * 100 for x in rows], "rv", label="max")
+        axes[1].set_xticks(range(len(rows)), labels, fontsize=7, rotation=60, ha="right")
+        axes[1].set_ylabel("tenant share error (%)")
+        axes[1].set_title("share error by flows/tenants")
+        axes[1].legend(fontsize=8)
+        fig.tight_layout()
+        files.append(out / "large_scale.png")
+        fig.savefig(files[-1], dpi=110)
+        plt.close(fig)
+    return files
+
+
+def print_table(summary: dict[str, Any]) -> None:
+    rows = summary["checks"]
+    w0 = max(len(r["scenario"]) for r in rows)
+    w1 = max(len(r["metric"]) for r in rows)
+    w2 = max(len(r["model"]) for r in rows)
+    print(f"{'scenario':<{w0}}  {'metric':<{w1}}  {'model':<{w2}}  {'paper / target':<44} check")
+    for r in rows:
+        print(f"{r['scenario']:<{w0}}  {r['metric']:<{w1}}  {r['model']:<{w2}}  {r['paper']:<44} {_check(r['ok'])}")
+
+
+def bmv2_missing() -> list[str]:
+    """Why the BMv2 experiment cannot run here (empty: it can); :func:`dcnlab.experiments.preflight.problems`."""
+    from dcnlab.experiments import preflight
+
+    return preflight.problems(preflight.EMULATION_TOOLS, root=True)
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from dcnlab.experiments import preflight
+
+    why = bmv2_missing()    # before --out is touched: --emulate without BMv2 must leave it as it was
+    if args.emulate and why:
+        raise UserError(preflight.message("dcnlab reproduce congestion --emulate", why))
+    bmv2 = bool(args.emulate or not (args.model or why))
+    reason = "forced by --model" if args.model else "BMv2 not available: " + "; ".join(why)
+    for option in BMV2_OPTIONS:
+        needs(args, option, bmv2, f"to the BMv2 backend; the model backend runs here ({reason})")
+    needs(args, "--workers", not bmv2, "to the model backend; the BMv2 backend runs here")
+    out = output_dir(args.out, "--out")
+    if bmv2:
+        return _reproduce_bmv2(args, out)
+    n_workers = args.workers or os.cpu_count() or 1
+    note = f"{BACKEND_NOTE}; {reason}"
+    print(note, file=sys.stderr)
+    scenarios = build_scenarios(args.quick)
+    t0 = time.perf_counter()
+    results = run_all(scenarios, n_workers)
+    summary = summarize(scenarios, results)
+    summary["backend"] = "model"
+    summary["note"] = BACKEND_NOTE
+    summary["reason"] = reason
+    summary["quick"] = bool(args.quick)
+    summary["parameters"] = _params_json()
+    summary["wall_seconds"] = round(time.perf_counter() - t0, 2)
+    data = dict(summary)
+    with writing(out, "--out"):
+        files = plot_all(scenarios, results, summary, out)
+        data["series"] = {name: res.to_dict() for name, (res, _) in sorted(results.items())}
+        (out / "results.json").write_text(json.dumps(data))
+    summary["files"] = [str(f) for f in files] + [str(out / "results.json")]
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    print(note)
+    print_table(summary)
+    print(f"\n{sum(c['ok'] for c in summary['checks'])}/{len(summary['checks'])} checks ok; "
+          f"{summary['wall_seconds']:.1f} s on {n_workers} workers")
+    for f in summary["files"]:
+        print(f"wrote {f}")
+    return 0
+
+
+def _reproduce_bmv2(args: argparse.Namespace, out: Path) -> int:
+    from dataclasses import replace
+
+    from dcnlab.experiments import bandwidth_partition as bp
+
+    cfg = bp.EmuConfig()
+    if args.quick:
+        cfg = bp.quick(cfg)
+    mode: TimerMode = "reset" if args.timer_mode == "reset" else "free"
+    timer = args.ccti_timer or bp.DEFAULT_TIMER[mode]
+    cfg = replace(cfg, spec=args.spec or BMV2_SPEC, rate_pps=args.queue_rate or BMV2_QUEUE_RATE, timer_mode=mode,
+                  ccti_timer=timer, max_load=args.max_load)
+    print(BMV2_NOTE, file=sys.stderr)
+    result = bp.run_experiment(cfg, progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+    with writing(out, "--out"):
+        files = bp.write_outputs(result, out)
+    summary = result.summary()
+    ok = all(c["ok"] is not False for c in summary["checks"])
+    if args.json:
+        print(json.dumps({"backend": "bmv2", "note": BMV2_NOTE, "ok": ok, "files": [str(f) for f in files],
+                          **summary}))
+        return 0 if ok else 1
+    print(BMV2_NOTE)
+    print("\n".join(bp.summary_lines(summary)))
+    for r in summary["rejected_runs"]:
+        print(f"\n{r['scenario']}: attempt {r['attempt']} rejected and repeated: {r['why']} "
+              f"(load {r['load'][0]:.1f} -> {r['load'][1]:.1f})")
+    if summary["load"]["disturbed_runs"]:
+        print(f"\nwarning: the load average exceeded {bp.DISTURBED_LOAD_PER_CPU:g} per CPU during "
+              f"{', '.join(summary['load']['disturbed_runs'])} (max {summary['load']['max_1min']:.1f} on "
+              f"{summary['load']['cpus']} CPUs): other work disturbed the emulation; rerun when the machine is quieter")
+    checked = [c["ok"] for c in summary["checks"] if c["ok"] is not None]
+    print(f"\n{sum(checked)}/{len(checked)} checks ok; "
+          f"{summary['wall_s']:.0f} s; time scale x{summary['time_scale']:.1f} (emulated s per IB s)")
+    for f in files:
+        print(f"wrote {f}")
+    return 0 if ok else 1
+
+
+# -- plan ----------------------------------------------------------------------------------------------
+def _parse_tenant(text: str) -> tuple[str, float, int]:
+    parts = text.split(":")
+    if len(parts) != 3 or not parts[0]:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME:WEIGHT:FLOWS, e.g. t1:1:3")
+    try:
+        weight, flows = parse_float(parts[1]), parse_int(parts[2])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: WEIGHT must be a number and FLOWS an integer "
+                                         f"(ASCII digits, e.g. t1:1.5:3)") from None
+    if not (math.isfinite(weight) and MIN_WEIGHT <= weight <= MAX_WEIGHT):
+        raise argparse.ArgumentTypeError(f"{text!r}: WEIGHT={parts[1]} is out of range; valid: "
+                                         f"{MIN_WEIGHT:g}..{MAX_WEIGHT:g}")
+    if not 1 <= flows <= 4096:
+        raise argparse.ArgumentTypeError(f"{text!r}: FLOWS={flows} is out of range; valid: 1..4096")
+    return parts[0], weight, flows
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from dcnlab.controller.congestion.policy import FlowSpec, Tenant, TenantPolicy
+
+    for option in ("--seconds", "--timer-mode"):
+        needs(args, option, args.model, "with --model (it sets up the model's run)")
+    seconds = PLAN_SECONDS if args.seconds is None else args.seconds
+    timer_mode: TimerMode = "free" if args.timer_mode == "free" else "reset"
+    specs = args.tenant or [("tenant1", 1.0, 1), ("tenant2", 1.0, 3)]
+    names = [s[0] for s in specs]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise UserError(f"--tenant: tenant names must be unique; given more than once: {', '.join(dup[:10])}")
+    total = sum(k for _, _, k in specs)
+    if total > MAX_PLAN_FLOWS:
+        raise UserError(f"--tenant: {total:,} flows in all; plan congestion handles at most {MAX_PLAN_FLOWS:,}")
+    if args.model and total * seconds > MAX_MODEL_FLOW_SECONDS:
+        raise UserError(f"--model: {total:,} flows x {seconds:g} s = {total * seconds:,.0f} flow-seconds of IB time; "
+                        f"the model runs at most {MAX_MODEL_FLOW_SECONDS:,} (about 10 ms of CPU each)")
+    rate = args.rate * GBPS
+    policy = TenantPolicy([Tenant(n, w) for n, w, _ in specs], bottleneck_rates={"bottleneck": rate})
+    policy.add_flows(FlowSpec(f"{n}.f{j}", n) for n, _, k in specs for j in range(k))
+    incs = policy.increases()
+    targets = policy.target_shares()
+    meters = {m.tenant: m for m in policy.meter_rates()}
+    data: dict[str, Any] = {"rate_bps": rate, "tenants": []}
+    predicted = _predict(policy, specs, seconds, timer_mode) if args.model else None
+    for n, w, k in specs:
+        row = {"tenant": n, "weight": w, "flows": k, "ccti_increase": incs[f"{n}.f0"],
+               "ccti_timer": policy.timer(f"{n}.f0"),
+               "target_share": targets[n], "meter_bps": meters[n].rate_bps, "meter_burst_bytes": meters[n].burst_bytes}
+        if predicted is not None:
+            row["model_share"] = predicted["shares"][n]
+        data["tenants"].append(row)
+    if predicted is not None:
+        data["model_utilization"] = predicted["utilization"]
+    if args.json:
+        print(json.dumps(data))
+        return 0
+    head = f"{'tenant':<12} {'weight':>6} {'flows':>5} {'CCTI_Inc':>8} {'Timer':>6} {'target':>7} {'meter Gb/s':>10}"
+    print(head + (f" {'model':>7}" if predicted else ""))
+    for row in data["tenants"]:
+        line = (f"{row['tenant']:<12} {row['weight']:>6g} {row['flows']:>5} {row['ccti_increase']:>8} "
+                f"{row['ccti_timer']:>6} {row['target_share']:>7.1%} {row['meter_bps'] / GBPS:>10.3f}")
+        print(line + (f" {row['model_share']:>7.1%}" if predicted else ""))
+    if predicted is not None:
+        print(f"model: link utilization {predicted['utilization']:.1%} over {seconds:g} s "
+              f"(first half discarded)")
+    return 0
+
+
+def _predict(policy: Any, specs: list[tuple[str, float, int]], seconds: float,
+             timer_mode: TimerMode) -> dict[str, Any]:
+    """Model shares for the policy's values; flows start at their target rate (warm start)."""
+    from dcnlab.controller.congestion.cct import Cct
+    from dcnlab.controller.congestion.fluid import FlowDef, ModelConfig, simulate
+    from dcnlab.controller.congestion.params import HcaParams
+
+    size = 4096
+    cfg = ModelConfig(cct=Cct.paper(size), sample_s=min(0.05, seconds / 4))
+    target = policy.target_flow_shares()
+    flows = [FlowDef(f, n, params=HcaParams(ccti_increase=policy.increase(f), ccti_timer=policy.timer(f),
+                                            ccti_limit=size - 1, timer_mode=timer_mode),
+                     initial_ccti=cfg.cct.index_for_rate(target[f] * cfg.link.rate_bps))
+             for n, _, k in specs for f in (f"{n}.f{j}" for j in range(k))]
+    r = simulate(flows, seconds, cfg)
+    rates = r.mean_rates(seconds / 2, seconds)
+    total = float(rates.sum())
+    shares = {n: float(rates[[i for i, t in enumerate(r.tenants) if t == n]].sum()) / total for n, _, _ in specs}
+    return {"shares": shares, "utilization": total / r.link_bps}
+
+
+# -- bench ---------------------------------------------------------------------------------------------
+def cmd_bench(args: argparse.Namespace) -> int:
+    from dcnlab.controller.congestion.cct import Cct
+    from dcnlab.controller.congestion.fluid import FlowDef, ModelConfig, simulate
+    from dcnlab.controller.congestion.params import HcaParams
+
+    work = sum(args.flows) * args.seconds
+    if work > MAX_BENCH_FLOW_SECONDS:
+        raise UserError(f"--flows {' '.join(map(str, args.flows[:8]))}{' ...' if len(args.flows) > 8 else ''} x "
+                        f"--seconds {args.seconds:g} = {work:,.0f} flow-seconds of IB time; bench congestion runs at "
+                        f"most {MAX_BENCH_FLOW_SECONDS:,} (about 10 ms of CPU each)")
+    rows = []
+    for n in args.flows:
+        flows = [FlowDef(f"f{i}", f"t{i % 4}", params=HcaParams(ccti_increase=1 + i % 3, ccti_limit=4095))
+                 for i in range(n)]
+        cfg = ModelConfig(cct=Cct.paper(4096), sample_s=min(0.05, args.seconds))
+        t0 = time.perf_counter()
+        simulate(flows, args.seconds, cfg)
+        wall = time.perf_counter() - t0
+        rows.append({"flows": n, "simulated_s": args.seconds, "wall_s": wall, "sim_per_wall": args.seconds / wall,
+                     "steps_per_s": args.seconds / cfg.dt_s / wall})
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    print(f"{'flows':>6} {'simulated s':>11} {'wall s':>7} {'sim s / wall s':>14} {'steps/s':>9}")
+    for r in rows:
+        print(f"{r['flows']:>6} {r['simulated_s']:>11.2f} {r['wall_s']:>7.2f} {r['sim_per_wall']:>14.3f} "
+              f"{r['steps_per_s']:>9.0f}")
+    return 0
+
+
+# -- registration --------------------------------------------------------------------------------------
+def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("congestion", help="IB congestion control: fairness, CCTI_Increase ratios, tenant "
+                                          "fairness (paper 002, Fig. 3 and Fig. 5)")
+    backend = p.add_mutually_exclusive_group()
+    backend.add_argument("--model", action="store_true", help="use the model backend even if BMv2 is available")
+    backend.add_argument("--emulate", action="store_true",
+                         help="use BMv2 (root, p4c and BMv2; an error without them); the default when available")
+    p.add_argument("--quick", action="store_true",
+                   help="shorter phases and fewer large-scale points (model < 1 min; BMv2 about 2 min)")
+    p.add_argument("--spec", type=fabric_spec(emulation_limit),
+                   help=f"BMv2: the fabric (at least 5 hosts; default {BMV2_SPEC}: two switches, as in the "
+                        f"paper's Fig. 2)")
+    p.add_argument("--queue-rate", type=ranged(int, 50, 20000, "packets/s"),
+                   help=f"BMv2: bottleneck egress queue rate (default {BMV2_QUEUE_RATE})")
+    p.add_argument("--max-load", type=ranged(float, 0.1, 1000), default=None, metavar="LOAD",
+                   help="BMv2: before each scenario wait (up to 5 min) until the 1-minute load average is below LOAD")
+    p.add_argument("--timer-mode", choices=("reset", "free"), default=None,
+                   help="BMv2: CCTI timer, Algorithm 1 (reset on BECN) or the spec's free-running timer "
+                        "(default: free; see experiments/bandwidth_partition.py)")
+    p.add_argument("--ccti-timer", type=ranged(int, 1, 65535, "x 1.024 us"), default=None,
+                   help="BMv2: CCTI_Timer (default: 20 free-running, 30 reset)")
+    p.add_argument("--out", default="results/congestion", metavar="DIR", help="output directory for PNG and JSON")
+    p.add_argument("--workers", type=workers(), help="model processes (default: every core)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (the summary) on stdout")
+    p.set_defaults(func=cmd_reproduce)
+
+
+def add_plan_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("congestion", help="tenant policy: per-flow CCTI_Increase, target shares, meter rates")
+    p.add_argument("--tenant", action="append", type=_parse_tenant, metavar="NAME:WEIGHT:FLOWS",
+                   help="a tenant on the bottleneck (repeatable; default: the paper's tenant1:1:1 tenant2:1:3)")
+    p.add_argument("--rate", type=ranged(float, 1e-6, 1e4, "Gb/s"), default=8.0, help="bottleneck rate in Gb/s")
+    p.add_argument("--model", action="store_true", help="also predict the shares with the fluid model")
+    p.add_argument("--seconds", type=ranged(float, 0.02, 10, "s"),
+                   help=f"with --model: model run length (IB time; default {PLAN_SECONDS:g})")
+    p.add_argument("--timer-mode", choices=("reset", "free"),
+                   help="with --model: CCTI timer of the model, Algorithm 1 (reset on BECN; default) or the spec's "
+                        "free-running timer")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_plan)
+
+
+def add_bench_parser(bsub: argparse._SubParsersAction) -> None:
+    b = bsub.add_parser("congestion", help="fluid-model speed by number of flows")
+    b.add_argument("--flows", type=ranged(int, 1, 100000), nargs="+", default=[4, 16, 64, 256, 1024],
+                   help="flow counts to time")
+    b.add_argument("--seconds", type=ranged(float, 0.01, 10, "s"), default=0.1, help="simulated seconds per case")
+    b.add_argument("--json", action="store_true", help="machine-readable output")
+    b.set_defaults(func=cmd_bench)

@@ -1,0 +1,36 @@
+"""``dcnlab plan …`` and ``dcnlab reproduce …``: one subcommand per paper mechanism.
+
+Each mechanism keeps its CLI in ``experiments/<mechanism>_cmd.py``, which may define
+``add_plan_parser(sub)``, ``add_reproduce_parser(sub)`` and ``add_bench_parser(sub)``. This module
+only collects them, so that the mechanisms stay independent of each other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from types import ModuleType
+
+MECHANISMS = ("aggregation", "multicast", "congestion", "cist")
+
+
+def mechanism_modules() -> list[ModuleType]:
+    return [importlib.import_module(f"dcnlab.experiments.{m}_cmd") for m in MECHANISMS]
+
+
+def _register(sub: argparse._SubParsersAction, hook: str) -> None:
+    for mod in mechanism_modules():
+        add = getattr(mod, hook, None)
+        if add is not None:
+            add(sub)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("plan", help="compute a mechanism's trees/state on a fabric (model backend, no emulation)")
+    _register(p.add_subparsers(dest="plan_cmd", required=True, metavar="MECHANISM"), "add_plan_parser")
+    r = sub.add_parser("reproduce", help="reproduce a paper's headline numbers (model backend; --emulate for BMv2)")
+    _register(r.add_subparsers(dest="reproduce_cmd", required=True, metavar="MECHANISM"), "add_reproduce_parser")
+
+
+def add_bench_parsers(bsub: argparse._SubParsersAction) -> None:
+    _register(bsub, "add_bench_parser")

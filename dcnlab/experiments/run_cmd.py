@@ -1,0 +1,177 @@
+"""``dcnlab run SPEC`` and ``dcnlab clean``."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+from pathlib import Path
+from collections.abc import Sequence
+
+from dcnlab.experiments import preflight
+from dcnlab.experiments.argtypes import ranged
+from dcnlab.experiments.errors import UserError
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def net_options(args: argparse.Namespace):
+    """NetOptions from the network arguments, validated (a clear error names a bad option)."""
+    from dcnlab.emu.options import NetOptions
+    opts = NetOptions(bw_mbps=args.bw, delay=args.delay, max_queue=args.max_queue,
+                      queue_rate_pps=args.queue_rate, queue_depth=args.queue_depth, log_level=args.log_level,
+                      pcap=args.pcap, grpc_log=args.grpc_log, ecmp=not args.no_ecmp, start_timeout=args.timeout,
+                      watch=args.watch, agents=False)   # the all-pairs check needs no agents
+    opts.validate()
+    return opts
+
+
+def require_root(what: str = "dcnlab run", tools: Sequence[str] = preflight.EMULATION_TOOLS) -> None:
+    """Refuse in one line, before anything is created, unless root and the P4 ``tools`` are here.
+
+    Every command that emulates calls it first (``dcnlab clean`` with ``tools=()``: root only); it is
+    :func:`dcnlab.experiments.preflight.require` with root required.
+    """
+    preflight.require(what, tools, root=True)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from dcnlab.controller.runtime.errors import RuntimeErrorBase
+    from dcnlab.emu.network import FabricNetwork
+    from dcnlab.topos.spec import parse_spec
+    from dcnlab.traffic import measure
+
+    from dcnlab.topos.files import load_topology, looks_like_file
+
+    fabric = load_topology(args.spec) if looks_like_file(args.spec) else parse_spec(args.spec)
+    program = Path(args.program).absolute() if args.program is not None else None
+    if program is not None and (program.suffix != ".p4" or not program.is_file()):
+        raise UserError(f"argument --program: {args.program!r} is not a P4 source file; valid: an existing FILE.p4")
+    opts = net_options(args)
+    say = (lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+    net = FabricNetwork(fabric, opts, progress=say, program=program)     # checks the size; creates nothing
+    own = net.program is None       # dcnlab's program: routes, all-pairs check and port counters as always
+    if own and args.check:
+        raise UserError("argument --check: only with a program of your own (dcnlab's program is always checked)")
+    require_root()      # root and every binary, before anything is compiled or created
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        net.start()
+        before = measure.snapshot(net.controller) if own else None
+        reach = net.reachability() if own or args.check else None
+        after = measure.snapshot(net.controller) if own else None
+        missing = reach.unreachable if reach is not None else []
+        what = "dcnlab's program" if own else f"program {net.program}"
+        print(f"fabric {fabric.spec}: {len(net.switches)} BMv2 switches ({what}), {len(net.hosts)} hosts, up in "
+              f"{net.timings.total():.2f} s (" + ", ".join(f"{k} {v:.2f}" for k, v in net.timings.phases.items())
+              + ")")
+        print(reach.summary() if reach is not None else "all-pairs check: off with a program of your own (--check)")
+        for src, dst in missing[:20]:
+            print(f"  unreachable: {src} -> {dst}")
+        if before is not None and after is not None:
+            print("per-link counters during the probes (bytes a->b / b->a, packets):")
+            for ll in measure.link_loads(fabric, after - before):
+                if ll.a_to_b.packets or ll.b_to_a.packets:
+                    l = ll.link
+                    print(f"  {l.a}:{l.a_port:<3} -- {l.b}:{l.b_port:<3} {ll.a_to_b.bytes:>8} / "
+                          f"{ll.b_to_a.bytes:<8} ({ll.a_to_b.packets}/{ll.b_to_a.packets} pkts)")
+        print(f"run directory: {net.run.path}")
+        if args.hold:
+            say(f"holding the fabric up for {args.hold:g} s")
+            time.sleep(args.hold)
+        if args.cli:
+            from mininet.cli import CLI
+            CLI(net.mn)
+        net.check_switches()
+        return 0 if not missing else 1
+    except RuntimeErrorBase as e:
+        raise UserError(str(e)) from None
+    finally:
+        net.stop()
+        if net.run is not None:     # bring-up created something (its run directory first): it was torn down
+            say(f"torn down in {net.timings.phases.get('teardown', 0):.2f} s")
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    from dcnlab.emu.cleanup import clean
+    require_root("dcnlab clean", tools=())
+    r = clean(force=args.force)
+    print(f"cleaned {len(r.runs)} run(s): {r.killed} process(es), {r.namespaces} network namespace(s)")
+    for name in r.skipped_live:
+        print(f"  skipped live run {name} (its dcnlab process is still running; --force to clean it)")
+    return 0
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from dcnlab.controller.runtime.errors import RuntimeErrorBase
+    from dcnlab.p4src.compiler import compile_program
+
+    preflight.require("dcnlab compile", tools=preflight.COMPILE_TOOLS, root=False)
+    try:
+        prog = compile_program(args.program)
+    except RuntimeErrorBase as e:
+        raise UserError(str(e)) from None
+    if args.p4info:
+        print(prog.p4info)
+    else:
+        print(f"{prog.name}: {'cached' if prog.cached else 'compiled'} (key {prog.key})\n"
+              f"  json   {prog.json}\n  p4info {prog.p4info}")
+    return 0
+
+
+def _program(name: str) -> str:
+    """``dcnlab compile``'s program: the name of a ``p4src/<name>.p4`` (no path, no traversal)."""
+    from dcnlab.p4src.compiler import SRC_DIR
+
+    names = sorted(f.stem for f in SRC_DIR.glob("*.p4"))
+    if name not in names:
+        raise argparse.ArgumentTypeError(f"{name!r} is not a program of p4src/; valid: {', '.join(names)}")
+    return name
+
+
+def add_net_arguments(p: argparse.ArgumentParser) -> None:
+    from dcnlab.emu.options import LOG_LEVELS, RANGES
+
+    def typ(opt: str):
+        return ranged(*RANGES[opt])
+
+    g = p.add_argument_group("network")
+    g.add_argument("--bw", type=typ("--bw"), help="link rate in Mbit/s (tc)")
+    g.add_argument("--delay", help="link delay, e.g. 1ms (netem)")
+    g.add_argument("--max-queue", type=typ("--max-queue"), help="tc queue limit in packets")
+    g.add_argument("--queue-rate", type=typ("--queue-rate"), help="BMv2 egress queue rate, packets/s, every port")
+    g.add_argument("--queue-depth", type=typ("--queue-depth"), help="BMv2 egress queue depth, packets, every port")
+    g.add_argument("--log-level", default="off", choices=LOG_LEVELS,
+                   help="BMv2 log level (logs in the run directory)")
+    g.add_argument("--pcap", action="store_true", help="per-port pcaps in the run directory")
+    g.add_argument("--grpc-log", action="store_true", help="log every P4Runtime request in the run directory")
+    g.add_argument("--watch", action="store_true",
+                   help="restart a switch that dies and re-push its pipeline and state")
+    g.add_argument("--no-ecmp", action="store_true", help="install primary paths only")
+    g.add_argument("--timeout", type=typ("--timeout"), default=30.0, help="switch start timeout, seconds")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="bring a fabric up in BMv2+Mininet, route it, verify all-pairs reachability")
+    p.add_argument("spec", metavar="TOPOLOGY", help="a fabric spec (e.g. fattree:k=4) or a topology file: dcnlab's "
+                   "JSON export, the p4lang tutorials' topology.json or p4-utils' p4app.json")
+    p.add_argument("--program", metavar="FILE.p4", help="your own v1model program for every switch (default: the "
+                   "topology file's, else dcnlab's); dcnlab then installs no routes of its own")
+    p.add_argument("--check", action="store_true", help="with your own program: run the all-pairs check too")
+    p.add_argument("--cli", action="store_true", help="open the Mininet CLI before teardown")
+    from dcnlab.emu.options import RANGES
+    p.add_argument("--hold", type=ranged(*RANGES["--hold"]), metavar="SECONDS",
+                   help="keep the fabric up this long after the check")
+    add_net_arguments(p)
+    p.set_defaults(func=cmd_run)
+    k = sub.add_parser("compile", help="compile a p4src program with p4c (content-keyed cache)")
+    k.add_argument("program", nargs="?", default="dcnlab", type=_program,
+                   help="a program of p4src/ by name, without .p4 (default dcnlab)")
+    k.add_argument("--p4info", action="store_true", help="print only the P4Info path")
+    k.set_defaults(func=cmd_compile)
+    c = sub.add_parser("clean", help="stop the processes and delete the namespaces left by crashed dcnlab runs")
+    c.add_argument("--force", action="store_true", help="also clean runs whose dcnlab process is still alive")
+    c.set_defaults(func=cmd_clean)

@@ -1,5 +1,0 @@
-import sys
-
-from experiments.cli import main
-
-sys.exit(main())
