@@ -10,6 +10,7 @@ from dcnlab.controller.routing import compute_forwarding, router_for
 from dcnlab.controller.rules import ECMP_TABLE, HOST_TABLE, forwarding_updates
 from dcnlab.controller.runtime import (Controller, Counter, MultiSwitchError, SwitchError, SwitchTarget, TableEntry,
                                 WriteError)
+from dcnlab.controller.runtime.client import SwitchClient
 from dcnlab.controller.runtime.fake_server import FakeP4RuntimeServer
 from p4fixtures import pipeline
 from dcnlab.topos import parse_spec
@@ -136,3 +137,54 @@ def test_request_log_is_written(ctl, tmp_path):
     ctl.write({"s0": [+entry("10.0.0.1", 1)]})
     text = (tmp_path / "p4rt-s0.log").read_text()
     assert "/p4.v1.P4Runtime/Write request" in text and "SetForwardingPipelineConfig" in text
+
+
+def test_pipeline_config_is_returned_by_response_type_with_its_cookie():
+    import grpc
+    from dcnlab.controller.runtime.proto import p4runtime_pb2, p4runtime_pb2_grpc
+    R = p4runtime_pb2.GetForwardingPipelineConfigRequest
+    with FakeP4RuntimeServer() as s, grpc.insecure_channel(s.addr) as ch:
+        stub = p4runtime_pb2_grpc.P4RuntimeStub(ch)
+        with pytest.raises(grpc.RpcError) as e:    # as PI words it (finsy recognises "no pipeline")
+            stub.GetForwardingPipelineConfig(R(device_id=0, response_type=R.COOKIE_ONLY))
+        assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert e.value.details() == "No forwarding pipeline config set for this device"
+        req = p4runtime_pb2.SetForwardingPipelineConfigRequest(device_id=0)   # no stream: no election id
+        req.config.p4info.CopyFrom(pipeline().p4info.msg)
+        req.config.p4_device_config = b"{}"
+        req.config.cookie.cookie = 42
+        req.action = req.VERIFY
+        stub.SetForwardingPipelineConfig(req)      # verified, not applied
+        assert s.pipeline_pushes == 0 and s.state.p4info is None and len(s.pipeline_requests) == 1
+        req.action = req.VERIFY_AND_COMMIT
+        stub.SetForwardingPipelineConfig(req)
+        cookie = stub.GetForwardingPipelineConfig(R(device_id=0, response_type=R.COOKIE_ONLY)).config
+        assert cookie.cookie.cookie == 42 and not cookie.HasField("p4info") and cookie.p4_device_config == b""
+        full = stub.GetForwardingPipelineConfig(R(device_id=0, response_type=R.ALL)).config
+        assert full.p4info == pipeline().p4info.msg and full.p4_device_config == b"{}"
+        req.election_id.low = 1                    # no stream open: an election id is refused (PI)
+        with pytest.raises(grpc.RpcError) as e:
+            stub.SetForwardingPipelineConfig(req)
+        assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_table_entries_by_table_name(servers, ctl):
+    ctl.write({"s0": [+entry("10.0.0.1", 1), +entry("10.0.0.2", 2)]})
+    assert len(servers[0].table_entries(HOST_TABLE)) == 2
+    assert servers[0].table_entries(ECMP_TABLE) == [] and len(servers[0].table_entries()) == 2
+    with pytest.raises(KeyError, match="no table 'Nope'"):
+        servers[0].table_entries("Nope")
+    assert servers[0].primary_election_id == (0, 7) and len(servers[0].streams) == 1
+
+
+def test_arbitration_refusals_carry_the_servers_reason():
+    with FakeP4RuntimeServer(device_id=3) as s:
+        with pytest.raises(SwitchError, match="s9: arbitration failed: NOT_FOUND: Unknown device id 0: this switch is "
+                                              "device 3"):
+            SwitchClient("s9", 0, s.addr)
+        c = SwitchClient("s3", 3, s.addr, (0, 4))
+        try:   # an election id in use: PI's INVALID_ARGUMENT, named
+            with pytest.raises(SwitchError, match="s3: arbitration failed: INVALID_ARGUMENT: Election id already exists"):
+                SwitchClient("s3", 3, s.addr, (0, 4))
+        finally:
+            c.close()

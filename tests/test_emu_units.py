@@ -75,6 +75,49 @@ def test_delay_without_netem_is_a_clear_error(monkeypatch):
     links.Shaping(bw_mbps=5, max_queue=10).check_kernel()  # no delay: no netem needed
 
 
+def test_loss_lines_without_netem():
+    """Loss is a classic BPF filter on the clsact egress hook: drop when a random u32 < p * 2^32."""
+    t = round(0.3 * 2**32)
+    assert links.Shaping(loss_pct=30).tc_lines("d") == [
+        "qdisc add dev d clsact",
+        f'filter add dev d egress prio 1 bpf da bytecode "4,32 0 0 4294963256,53 0 1 {t},6 0 0 0,6 0 0 2"']
+    lines = links.Shaping(bw_mbps=10, max_queue=20, loss_pct=0.5).tc_lines("d")
+    assert [x.split(" dev d ")[1].split()[0] for x in lines] == ["root", "parent", "parent", "clsact", "egress"]
+    assert not any("netem" in x for x in lines)
+    assert links.Shaping(loss_pct=1).active and not links.Shaping().active
+    assert links.loss_bytecode(1e-9).endswith(" 1,6 0 0 0,6 0 0 2")          # never a threshold of 0
+
+
+@pytest.mark.parametrize("loss", [0, 100, -5, 150, float("nan"), float("inf"), True, "30"])
+def test_loss_out_of_range_names_the_option(loss):
+    with pytest.raises(links.LinkSetupError) as e:
+        links.Shaping(loss_pct=loss)
+    msg = str(e.value)
+    assert msg.startswith(f"link loss={loss!r} is out of range; valid: 0 < loss < 100") and "\n" not in msg
+
+
+@pytest.mark.netns
+def test_loss_filter_drops_about_that_fraction():
+    """4,000 frames through a veth end with 30% loss: the peer receives 70% of them, within 5 standard
+    deviations of the binomial (±2.3 points)."""
+    name = f"dcnlab-test-loss-{os.getpid()}"
+    netns.create(name)
+    try:
+        links.create(name, [links.VethPair("lossa", "lossb")])
+        links.shape(name, links.Shaping(loss_pct=30).tc_lines("lossa"))
+        send = ("import socket\ns = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)\ns.bind(('lossa', 0))\n"
+                "f = bytes.fromhex('ffffffffffff02000000000188b5') + bytes(50)\nfor _ in range(4000):\n"
+                "    try:\n        s.send(f)\n    except OSError:\n        pass\n")   # a dropped frame is ENOBUFS
+        subprocess.run([sys.executable, "-c", send], check=True, timeout=60, preexec_fn=netns.enter(name))
+        rx = int(subprocess.run(["ip", "netns", "exec", name, "cat", "/sys/class/net/lossb/statistics/rx_packets"],
+                                capture_output=True, text=True, check=True).stdout)
+        n, p = 4000, 0.7
+        sd = (n * p * (1 - p)) ** 0.5
+        assert abs(rx - n * p) < 5 * sd, f"{rx} of {n} frames arrived; expected about {n * p:.0f}"
+    finally:
+        netns.delete(name)
+
+
 def test_interface_names_are_checked():
     with pytest.raises(links.LinkSetupError, match="longer than 15"):
         links.check_names(["h123_123_123-eth0"])

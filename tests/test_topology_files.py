@@ -70,6 +70,16 @@ def test_p4app_strategies_and_ports(tmp_path):
         app["topology"]["assignment_strategy"] = strategy
         f = load_topology(write(tmp_path, "p4app.json", app))
         assert (f.host(0).ip, f.host_conf["h1"].gateway) == (ip, gw)
+        assert f.host_conf["h1"].gateway_mac == (mac_from_ip(gw) if gw else None)     # auto_gw_arp, on by default
+    app["topology"]["auto_gw_arp"] = False
+    assert load_topology(write(tmp_path, "p4app.json", app)).host_conf["h1"].gateway_mac is None
+    app["topology"]["auto_gw_arp"] = "yes"
+    with pytest.raises(TopologyError, match="auto_gw_arp.*not a boolean"):
+        load_topology(write(tmp_path, "p4app.json", app))
+    app["topology"]["auto_gw_arp"] = True
+    f = load_topology(write(tmp_path, "p4app.json", app))
+    again = load_topology(write(tmp_path, "export.json", to_dict(f)))
+    assert again.host_conf == f.host_conf and again.host_conf["h1"].gateway_mac == "00:00:0a:00:01:fe"
 
 
 @pytest.mark.parametrize("spec", ["bcube:n=2,k=1", "fattree:k=4", "dragonfly:p=1,a=4,h=2",

@@ -8,12 +8,17 @@ concurrently. Everything else is Mininet's ``Host``.
 
 from __future__ import annotations
 
+import logging
 import os
 import pty
 import select
 from collections.abc import Sequence
 
 from mininet.node import Host
+
+# Importing Mininet makes every logger created afterwards a MininetLogger with a handler of its own
+# (logging.setLoggerClass), so each dcnlab warning would print twice, once without a newline.
+logging.setLoggerClass(logging.Logger)
 
 PROMPT = chr(127)
 

@@ -27,11 +27,12 @@ the run's tag, so ``dcnlab clean`` can finish the job after a crash.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ from dcnlab.controller.runtime.errors import RuntimeErrorBase
 from dcnlab.controller.runtime.pipeline import Pipeline
 from dcnlab.controller.runtime.toolchain import require_tool
 from dcnlab.emu import bmv2, faults, links, netns, offloads
+from dcnlab.emu.loopback import LoopbackRelays
+from dcnlab.emu.loopback import warning as loopback_warning
 from dcnlab.emu.hosts import FastHost, finish_shells
 from dcnlab.emu.options import MAX_EMULATED_HOSTS, NetOptions
 from dcnlab.emu.reachability import ProbeHost, Reachability, probe_all_pairs
@@ -60,7 +63,23 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
 
-__all__ = ["FabricNetwork", "NetOptions", "Reachability", "SwitchFailure", "intf_name"]
+__all__ = ["Endpoint", "FabricNetwork", "NetOptions", "Reachability", "SwitchFailure", "intf_name"]
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a controller reaches one switch of a running network (also in ``<run>/endpoints.json``)."""
+    switch: str
+    device_id: int
+    grpc: str
+    """``unix:/run/...`` (root only)."""
+    grpc_tcp: str | None
+    """``127.0.0.1:PORT`` with ``grpc_tcp``, else None."""
+    thrift_port: int
+    netns: str
+    """The run's namespace, where the Thrift port listens (``ip netns exec NETNS simple_switch_CLI ...``)."""
+    election_id: tuple[int, int] | None
+    """dcnlab's own election id while it is primary; None once it stepped down."""
 
 
 @dataclass
@@ -110,9 +129,8 @@ def user_program(fabric: Fabric) -> Path | None:
 
 
 def _shaping(ls: LinkShape) -> links.Shaping:
-    if ls.loss_pct:
-        raise UserError(f"link loss ({ls.loss_pct:g}%) is not supported by dcnlab's link shaping; drop 'loss'")
-    return links.Shaping(ls.bw_mbps, f"{ls.delay_ms:g}ms" if ls.delay_ms else None, ls.max_queue)
+    """tc shaping of one link end (``loss: 0`` in a file is no loss)."""
+    return links.Shaping(ls.bw_mbps, f"{ls.delay_ms:g}ms" if ls.delay_ms else None, ls.max_queue, ls.loss_pct or None)
 
 
 def intf_name(node: str, port: int) -> str:
@@ -136,11 +154,17 @@ def _env(extra: dict[str, str]) -> Iterator[None]:
 
 class FabricNetwork:
     def __init__(self, fabric: Fabric, options: NetOptions | None = None, pipeline: Pipeline | None = None,
-                 progress: Progress | None = None, program: Path | None = None) -> None:
+                 progress: Progress | None = None, program: Path | None = None,
+                 entries: Mapping[str, Sequence[Path]] | None = None) -> None:
         """``program``: a user's P4 source for every switch (default: the topology file's, else dcnlab's
         own program). With a user's program dcnlab installs no routes of its own; the topology file's
-        runtime JSON and CLI command files are written instead."""
+        runtime JSON and CLI command files are written instead. ``entries``: more entry files per
+        switch (runtime JSON or ``simple_switch_CLI`` commands), written after the topology file's."""
         self.fabric = fabric
+        self.extra_entries = {n: [Path(x) for x in files] for n, files in (entries or {}).items()}
+        unknown = sorted(set(self.extra_entries) - {n.name for n in fabric.forwarding_nodes()})
+        if unknown:
+            raise UserError(f"entries: no switch named {', '.join(map(repr, unknown))} in {fabric.spec}")
         self.program = program if program is not None else user_program(fabric)
         self.opts = options or NetOptions()
         self.opts.validate()
@@ -163,6 +187,7 @@ class FabricNetwork:
         self._monitor: threading.Thread | None = None
         self._restarting: set[str] = set()
         self._lock = threading.Lock()
+        self.relays: LoopbackRelays | None = None
 
     def _check_size(self) -> None:
         """Refuse a fabric above ``max_switches`` forwarding nodes or :data:`MAX_EMULATED_HOSTS` hosts,
@@ -209,10 +234,14 @@ class FabricNetwork:
             from dcnlab.p4src.sizing import sizing_for
             self.pipeline = compile_program(defines=sizing_for(f).defines()).pipeline(
                 compact=o.log_level not in ("trace", "debug", "info"))
-        entries = self._load_user_entries(f) if isinstance(f, UserFabric) else {}   # checked before anything exists
+        entries = self._load_user_entries(f)    # checked against the P4Info before anything exists
         t = self.timings.mark("compile", t)
         self.run = RunDir.create(f.spec)
         tag = self.run.tag
+        if o.grpc_tcp is not None:      # bound now: a port in use is an error before anything else exists
+            self.relays = LoopbackRelays({o.grpc_tcp + i: self.run.sockets / f"sw{i}.sock"
+                                          for i, _ in enumerate(f.forwarding_nodes())})
+            log.warning("%s", loopback_warning(len(self.relays.addresses)))
 
         # The run's namespace, recorded before it exists.
         self.netns = f"dcnlab-{self.run.id}"
@@ -260,7 +289,8 @@ class FabricNetwork:
         elif isinstance(f, UserFabric) and f.link_shape:
             per_end = {intf_name(node, port): _shaping(ls) for (node, port), ls in f.link_shape.items()
                        if f.node(node).forwards}
-            next((sh for sh in per_end.values() if sh.delay), links.Shaping()).check_kernel()
+            for sh in {(s.delay is not None, s.loss_pct is not None): s for s in per_end.values()}.values():
+                sh.check_kernel()       # netem for delay, the BPF classifier for loss: before links exist
             links.shape(self.netns, [line for dev, sh in per_end.items() for line in sh.tc_lines(dev)])
         t = self.timings.mark("links", t)
 
@@ -301,13 +331,16 @@ class FabricNetwork:
 
         if entries:
             self._write_user_entries(entries)
-        if o.routes and self.program is None:
+        if o.routes and self.program is None and o.controller:
             state = compute_forwarding(router_for(f))
             self.controller.write(forwarding_updates(state, o.ecmp))
         if o.queue_rate_pps is not None or o.queue_depth is not None:   # one CLI process per switch, in parallel
             with ThreadPoolExecutor(max_workers=8) as pool:
                 list(pool.map(lambda item: self.controller.thrift(item[0]).set_queues(
                     o.queue_depth, o.queue_rate_pps, sorted(item[1].cfg.ports)), self.switches.items()))
+        if not o.controller:
+            self.controller.step_down()     # the user's controller becomes primary
+        self._record_endpoints()
         t = self.timings.mark("routes", t)
         for a in self.agents.values():
             a.wait_ready()
@@ -317,17 +350,36 @@ class FabricNetwork:
             self._monitor.start()
         self.progress(f"{f.spec} up in {self.timings.total():.2f} s")
 
-    def _load_user_entries(self, f: UserFabric) -> dict[str, Entries]:
-        """Each switch's runtime JSON and CLI command file, checked against the P4Info
-        (:class:`~dcnlab.controller.runtime.entry_files.EntryFileError` names the file, entry and field)."""
+    def endpoints(self) -> list[Endpoint]:
+        """Each switch's P4Runtime and Thrift endpoints, in device-id order."""
+        tcp = self.relays.addresses if self.relays is not None else {}
+        own = self.controller.election_id if self.controller is not None and self.opts.controller else None
+        return [Endpoint(n, sw.cfg.device_id, sw.cfg.grpc_addr, tcp.get(sw.cfg.socket_path), sw.cfg.thrift_port,
+                         self.netns or "", own) for n, sw in self.switches.items()]
+
+    def _record_endpoints(self) -> None:
+        assert self.run is not None
+        data = [dict(e.__dict__) for e in self.endpoints()]
+        (self.run.path / "endpoints.json").write_text(json.dumps(data, indent=1) + "\n")
+
+    def _load_user_entries(self, f: Fabric) -> dict[str, Entries]:
+        """Each switch's runtime JSON and CLI command file (the topology file's, then ``entries``),
+        checked against the P4Info (:class:`~dcnlab.controller.runtime.entry_files.EntryFileError`
+        names the file, entry and field)."""
         assert self.pipeline is not None
+        files: dict[str, list[Path]] = {}
+        if isinstance(f, UserFabric):
+            for name, conf in f.switch_conf.items():
+                files[name] = [p for p in (conf.runtime_json, conf.cli_input) if p is not None]
+        for name, extra in self.extra_entries.items():
+            files.setdefault(name, []).extend(extra)
         out: dict[str, Entries] = {}
-        for name, conf in f.switch_conf.items():
+        for name, paths in files.items():
             entries = Entries()
-            for path in (conf.runtime_json, conf.cli_input):
-                if path is not None:
-                    entries.extend(load_entries(path, self.pipeline.p4info))
-            out[name] = entries
+            for path in paths:
+                entries.extend(load_entries(path, self.pipeline.p4info))
+            if entries.updates or entries.thrift:
+                out[name] = entries
         return out
 
     def _write_user_entries(self, per_switch: dict[str, Entries]) -> None:
@@ -346,7 +398,10 @@ class FabricNetwork:
             conf = (self.fabric.host_conf.get(name) if isinstance(self.fabric, UserFabric) else None) or HostConf()
             neigh = "\n".join(f"neigh replace {o.ip} lladdr {o.mac} dev {dev} nud permanent"
                               for o in infos if o.name != name)
-            tc = "\n".join(shaping.tc_lines(dev))
+            own = self.fabric.shape_of(info.node, info.node_port) if isinstance(self.fabric, UserFabric) else None
+            # the file's shaping of this host's link also applies host -> switch (BMv2 reads a frame
+            # before the switch end's tc could drop it)
+            tc = "\n".join(shaping.tc_lines(dev) if shaping.active or own is None else _shaping(own).tc_lines(dev))
             # TX checksum offload would leave TCP/UDP checksums unfinished on frames that BMv2
             # forwards between veths; compute them in software instead.  One { } group = one
             # shell prompt; heredocs keep every pty line short.
@@ -358,6 +413,9 @@ class FabricNetwork:
                 lines += ["ip -batch - <<'EOF' || rc=1", neigh, "EOF"]
             if tc:
                 lines += ["tc -batch - <<'EOF' || rc=1", tc, "EOF"]
+            if conf.gateway_mac:
+                lines.append(f"ip neigh replace {conf.gateway} lladdr {conf.gateway_mac} dev {dev} nud permanent "
+                             f"|| rc=1")
             if conf.gateway:
                 lines.append(f"ip route add default via {conf.gateway} dev {dev} || rc=1")
             lines += [f"{{ {cmd} ; }} || rc=1" for cmd in conf.commands]   # the topology file's own commands
@@ -442,7 +500,8 @@ class FabricNetwork:
             sw.start()
             self.run.record_process(f"switch:{name}", sw.pid, "simple_switch_grpc")
             bmv2.wait_ready([sw], timeout)
-            self.controller.reconnect(name, timeout)
+            if name not in self.controller.handed_over():   # else the user's controller re-pushes it
+                self.controller.reconnect(name, timeout)
         finally:
             self._restarting.discard(name)
 
@@ -470,6 +529,8 @@ class FabricNetwork:
             step(a.request_quit)
         if self.controller is not None:
             step(self.controller.close)
+        if self.relays is not None:
+            step(self.relays.close)
         for sw in self.switches.values():
             step(partial(sw.signal, 15))
         for host in self.hosts.values():

@@ -64,6 +64,13 @@ class NetOptions:
     """Thrift port of the first switch (inside the run's namespace; they never clash between runs)."""
     bmv2_args: list[str] = field(default_factory=list)
     """Extra simple_switch_grpc options (before ``--``)."""
+    controller: bool = True
+    """False: push each switch's pipeline (and the topology file's entries), then step down, so that a
+    user's controller (finsy, p4runtime-shell, the tutorials' ``p4runtime_lib``) becomes primary;
+    dcnlab installs no routes of its own."""
+    grpc_tcp: int | None = None
+    """First loopback TCP port for P4Runtime (switch ``i`` in topology order on ``grpc_tcp + i``,
+    relayed to its Unix socket; see :mod:`dcnlab.emu.loopback`); None: Unix sockets only."""
 
     def shaping(self) -> Shaping:
         return Shaping(self.bw_mbps, self.delay, self.max_queue)
@@ -86,5 +93,6 @@ class NetOptions:
         _check("monitor_interval", self.monitor_interval, 0.01, 10, "s")
         _check("max_switches", self.max_switches, 1, 10_000)
         _check("thrift_base", self.thrift_base, 1024, 65535 - self.max_switches)
+        _check("--grpc-tcp", self.grpc_tcp, 1024, 65535 - self.max_switches, "(first port)")
         if self.log_level not in LOG_LEVELS:
             raise UserError(f"option --log-level={self.log_level!r} is not a level; valid: {', '.join(LOG_LEVELS)}")

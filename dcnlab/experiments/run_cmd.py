@@ -24,7 +24,8 @@ def net_options(args: argparse.Namespace):
     opts = NetOptions(bw_mbps=args.bw, delay=args.delay, max_queue=args.max_queue,
                       queue_rate_pps=args.queue_rate, queue_depth=args.queue_depth, log_level=args.log_level,
                       pcap=args.pcap, grpc_log=args.grpc_log, ecmp=not args.no_ecmp, start_timeout=args.timeout,
-                      watch=args.watch, agents=False)   # the all-pairs check needs no agents
+                      watch=args.watch, agents=False,    # the all-pairs check needs no agents
+                      controller=not getattr(args, "no_controller", False), grpc_tcp=getattr(args, "grpc_tcp", None))
     opts.validate()
     return opts
 
@@ -53,9 +54,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     opts = net_options(args)
     say = (lambda m: print(f"  {m}", file=sys.stderr, flush=True))
     net = FabricNetwork(fabric, opts, progress=say, program=program)     # checks the size; creates nothing
-    own = net.program is None       # dcnlab's program: routes, all-pairs check and port counters as always
+    # dcnlab's program under dcnlab's controller: routes, all-pairs check and port counters as always
+    own = net.program is None and opts.controller
     if own and args.check:
-        raise UserError("argument --check: only with a program of your own (dcnlab's program is always checked)")
+        raise UserError("argument --check: only with a program of your own or --no-controller "
+                        "(dcnlab's program is always checked)")
     require_root()      # root and every binary, before anything is compiled or created
     signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
@@ -68,7 +71,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"fabric {fabric.spec}: {len(net.switches)} BMv2 switches ({what}), {len(net.hosts)} hosts, up in "
               f"{net.timings.total():.2f} s (" + ", ".join(f"{k} {v:.2f}" for k, v in net.timings.phases.items())
               + ")")
-        print(reach.summary() if reach is not None else "all-pairs check: off with a program of your own (--check)")
+        print(reach.summary() if reach is not None else
+              "all-pairs check: off with a program of your own or --no-controller (--check)")
         for src, dst in missing[:20]:
             print(f"  unreachable: {src} -> {dst}")
         if before is not None and after is not None:
@@ -79,6 +83,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                     print(f"  {l.a}:{l.a_port:<3} -- {l.b}:{l.b_port:<3} {ll.a_to_b.bytes:>8} / "
                           f"{ll.b_to_a.bytes:<8} ({ll.a_to_b.packets}/{ll.b_to_a.packets} pkts)")
         print(f"run directory: {net.run.path}")
+        if not opts.controller or opts.grpc_tcp is not None:
+            print_endpoints(net)
+        if not opts.controller and not args.hold and not args.cli:
+            say("dcnlab stepped down; the switches are your controller's. Ctrl-C tears the fabric down")
+            wait_for_interrupt()
         if args.hold:
             say(f"holding the fabric up for {args.hold:g} s")
             time.sleep(args.hold)
@@ -93,6 +102,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         net.stop()
         if net.run is not None:     # bring-up created something (its run directory first): it was torn down
             say(f"torn down in {net.timings.phases.get('teardown', 0):.2f} s")
+
+
+def print_endpoints(net) -> None:
+    """The switches' P4Runtime endpoints (also in ``<run>/endpoints.json``)."""
+    role = "dcnlab is primary" if net.opts.controller else "dcnlab stepped down: no primary until yours arbitrates"
+    print(f"P4Runtime endpoints ({role}; {net.run.path / 'endpoints.json'}):")
+    for e in net.endpoints():
+        print(f"  {e.switch:<10} device_id {e.device_id:<3} {e.grpc_tcp or e.grpc}"
+              f"   thrift: ip netns exec {e.netns} simple_switch_CLI --thrift-port {e.thrift_port}")
+
+
+def wait_for_interrupt() -> None:
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
 
 
 def cmd_clean(args: argparse.Namespace) -> int:
@@ -154,13 +180,27 @@ def add_net_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--timeout", type=typ("--timeout"), default=30.0, help="switch start timeout, seconds")
 
 
+def add_controller_arguments(p: argparse.ArgumentParser, default_port: int | None = None) -> None:
+    from dcnlab.emu.loopback import TUTORIAL_BASE_PORT
+    p.add_argument("--no-controller", action="store_true",
+                   help="push the pipeline (and the topology file's entries), then step down so that your own "
+                        "controller becomes primary; dcnlab installs no routes. Without --hold or --cli the "
+                        "fabric stays up until Ctrl-C")
+    p.add_argument("--grpc-tcp", nargs="?", const=TUTORIAL_BASE_PORT, type=ranged(int, 1024, 65535 - 160),
+                   metavar="PORT", help="also serve each switch's P4Runtime on 127.0.0.1:PORT, PORT+1, ... "
+                   f"(default {TUTORIAL_BASE_PORT}, topology order), for controllers that cannot use a unix: "
+                   "target; any local user can then reach the switches")
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="bring a fabric up in BMv2+Mininet, route it, verify all-pairs reachability")
     p.add_argument("spec", metavar="TOPOLOGY", help="a fabric spec (e.g. fattree:k=4) or a topology file: dcnlab's "
                    "JSON export, the p4lang tutorials' topology.json or p4-utils' p4app.json")
     p.add_argument("--program", metavar="FILE.p4", help="your own v1model program for every switch (default: the "
                    "topology file's, else dcnlab's); dcnlab then installs no routes of its own")
-    p.add_argument("--check", action="store_true", help="with your own program: run the all-pairs check too")
+    p.add_argument("--check", action="store_true",
+                   help="with your own program or --no-controller: run the all-pairs check too")
+    add_controller_arguments(p)
     p.add_argument("--cli", action="store_true", help="open the Mininet CLI before teardown")
     from dcnlab.emu.options import RANGES
     p.add_argument("--hold", type=ranged(*RANGES["--hold"]), metavar="SECONDS",

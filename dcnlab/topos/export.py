@@ -47,6 +47,8 @@ def to_dict(fabric: Fabric) -> dict[str, Any]:
             d["prefix_len"] = hc.prefix_len
             if hc.gateway:
                 d["gateway"] = hc.gateway
+            if hc.gateway_mac:
+                d["gateway_mac"] = hc.gateway_mac
             if hc.commands:
                 d["commands"] = list(hc.commands)
         hosts.append(d)

@@ -102,6 +102,9 @@ class HostConf:
     prefix_len: int = 8
     gateway: str | None = None
     commands: tuple[str, ...] = ()
+    gateway_mac: str | None = None
+    """A static neighbour entry for the gateway (p4-utils' ``auto_gw_arp``): BMv2 programs rarely
+    answer ARP, so a host whose gateway is a switch would otherwise never resolve it."""
 
 
 @dataclass(frozen=True)
@@ -421,7 +424,8 @@ def _check(ctx: _Ctx, fabric: UserFabric) -> None:
 # -- dcnlab ---------------------------------------------------------------------------
 _DCNLAB_NODE_KEYS = {"name", "role", "label", "ports", "layer", "program", "runtime_json", "cli_input"}
 _DCNLAB_LINK_KEYS = {"a", "a_port", "b", "b_port", "bw", "delay", "loss", "max_queue"}
-_DCNLAB_HOST_KEYS = {"name", "index", "ip", "mac", "node", "node_port", "prefix_len", "gateway", "commands"}
+_DCNLAB_HOST_KEYS = {"name", "index", "ip", "mac", "node", "node_port", "prefix_len", "gateway", "gateway_mac",
+                     "commands"}
 
 
 def _unknown(ctx: _Ctx, obj: dict[str, Any], valid: Iterable[str], element: str) -> None:
@@ -438,7 +442,7 @@ def _shape(ctx: _Ctx, opts: dict[str, Any], element: str, keys: dict[str, str]) 
     return LinkShape(
         None if bw is None else ctx.number(bw, f"{element} bandwidth", 0.001, 100_000, "Mbit/s"),
         None if delay is None else ctx.delay(delay, f"{element} delay"),
-        None if loss is None else ctx.number(loss, f"{element} loss", 0, 100, "%"),
+        None if loss is None else ctx.number(loss, f"{element} loss", 0, 99.99, "%"),
         None if queue is None else ctx.integer(queue, f"{element} queue length", 1, 1_000_000))
 
 
@@ -507,7 +511,8 @@ def _from_dcnlab(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
         hosts.append(HostInfo(name, len(hosts), ip, mac, node, port))
         gw = _ip(ctx, h["gateway"], f"{el} gateway")[0] if h.get("gateway") else None
         cmds = ctx.commands(h, el)
-        hconf = HostConf(plen, gw, cmds)
+        gw_mac = _mac(ctx, h["gateway_mac"], f"{el} gateway_mac") if h.get("gateway_mac") else None
+        hconf = HostConf(plen, gw, cmds, gw_mac)
         if hconf != HostConf():
             host_conf[name] = hconf
     listed = {h.name for h in hosts}
@@ -596,6 +601,9 @@ def _from_p4app(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
     _unknown(ctx, topo, {"assignment_strategy", "auto_arp_tables", "auto_gw_arp", "links", "hosts", "switches",
                          "default"}, "topology")
     strategy = topo.get("assignment_strategy", "l2")
+    auto_gw_arp = topo.get("auto_gw_arp", True)
+    if not isinstance(auto_gw_arp, bool):
+        raise ctx.fail("topology auto_gw_arp", f"{auto_gw_arp!r} is not a boolean; valid: true or false")
     if strategy not in STRATEGIES:
         raise ctx.fail("topology assignment_strategy", f"{strategy!r} is invalid; valid: {', '.join(STRATEGIES)}")
     program = None
@@ -664,7 +672,8 @@ def _from_p4app(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
         mac = _mac(ctx, h["mac"], f"{el} mac") if "mac" in h else mac_from_ip(ip)
         cmds = ctx.commands(h, el)
         hosts.append(HostInfo(name, i, ip, mac, node, port))
-        host_conf[name] = HostConf(plen, gw, cmds)
+        # p4-utils' auto_gw_arp (default on): the gateway resolves statically, to a MAC made from its IP
+        host_conf[name] = HostConf(plen, gw, cmds, mac_from_ip(gw) if gw and auto_gw_arp else None)
     return UserFabric("p4app", {"assignment_strategy": strategy}, b.nodes(), b.links, hosts, None,
                       source=ctx.path, format="p4app", program=program, switch_conf=switch_conf,
                       host_conf=host_conf, link_shape=b.shapes)

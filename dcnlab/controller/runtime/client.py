@@ -6,6 +6,16 @@ a background thread; arbitration replies go to a queue, and the thread's end mar
 connection dead (:attr:`SwitchClient.alive`), which the controller's watcher uses. Every
 failed RPC raises :class:`SwitchError` or :class:`WriteError` with the switch name, the
 entity and the gRPC status.
+
+The primary role. After the handshake the stream thread keeps reading arbitration updates:
+when another client arbitrates with a higher election id, the switch (PI, in BMv2) tells this
+client it is now a backup (``status`` ALREADY_EXISTS, ``election_id`` the new primary's). The
+client then logs one warning naming the switch and the new primary's election id,
+:attr:`SwitchClient.primary` turns False, and every later Write or SetForwardingPipelineConfig
+raises :class:`SwitchError` before anything is sent. If the other controller leaves, the switch
+makes this client primary again (status OK) and writes go through again (logged). A client
+that :meth:`SwitchClient.step_down` closed its session on purpose (to hand the switch over)
+refuses writes for good; Reads still work on its channel.
 """
 
 from __future__ import annotations
@@ -29,6 +39,11 @@ log = logging.getLogger(__name__)
 
 DEFAULT_BATCH = 2000
 _END = object()
+
+
+def election_str(eid: tuple[int, int] | None) -> str:
+    """An election id as one integer (high << 64 | low), how controllers are usually given it."""
+    return "unknown" if eid is None else str((eid[0] << 64) | eid[1])
 
 
 def p4_errors(e: grpc.RpcError) -> list[tuple[int, p4runtime_pb2.Error]] | None:
@@ -72,6 +87,12 @@ class SwitchClient:
         self.stub = p4runtime_pb2_grpc.P4RuntimeStub(self.channel)
         self._out: queue.Queue = queue.Queue()
         self._arbitration: queue.Queue = queue.Queue()
+        self._role_lock = threading.Lock()
+        self._established = False        # handshake done: later arbitration updates are role changes
+        self._primary = False
+        self._handed_over = False
+        self._primary_election: tuple[int, int] | None = None   # the primary's, as the switch last said
+        self._stream_error: tuple[str, str] | None = None         # how the stream ended, if with an error
         self._stream = self.stub.StreamChannel(iter(self._out.get, _END))
         self._reader = threading.Thread(target=self._read_stream, name=f"p4rt-stream-{name}", daemon=True)
         self._reader.start()
@@ -83,16 +104,44 @@ class SwitchClient:
             for msg in self._stream:
                 kind = msg.WhichOneof("update")
                 if kind == "arbitration":
-                    self._arbitration.put(msg)
+                    with self._role_lock:
+                        if not self._established:
+                            self._arbitration.put(msg)
+                            continue
+                        change = self._apply_role(msg)
+                    self._log_role(change)
                 elif kind == "error":
                     log.warning("%s: stream error: %s", self.name, msg.error)
                 else:
                     log.debug("%s: stream message %s ignored", self.name, kind)
         except grpc.RpcError as e:
             if e.code() != grpc.StatusCode.CANCELLED:
-                log.info("%s: P4Runtime stream ended: %s", self.name, e.code().name)
+                self._stream_error = (e.code().name, e.details() or "")
+                log.info("%s: P4Runtime stream ended: %s %s", self.name, e.code().name, e.details() or "")
         finally:
             self._arbitration.put(None)
+
+    def _apply_role(self, msg: p4runtime_pb2.StreamMessageResponse) -> str | None:
+        """Record an arbitration update (holding ``_role_lock``); return "lost", "regained" or None."""
+        a = msg.arbitration
+        self._primary_election = (a.election_id.high, a.election_id.low) if a.HasField("election_id") else None
+        if self._handed_over:
+            return None
+        was, self._primary = self._primary, a.status.code == code_pb2.OK
+        if was and not self._primary:
+            return "lost"
+        if self._primary and not was:
+            return "regained"
+        return None
+
+    def _log_role(self, change: str | None) -> None:
+        if change == "lost":
+            log.warning("%s: another controller became primary (election id %s, above dcnlab's %s); "
+                        "dcnlab stops writing to %s", self.name, election_str(self._primary_election),
+                        election_str(self.election_id), self.name)
+        elif change == "regained":
+            log.info("%s: the other controller left; dcnlab is primary again and may write to %s "
+                     "(whatever that controller wrote stays)", self.name, self.name)
 
     def handshake(self) -> None:
         req = p4runtime_pb2.StreamMessageRequest()
@@ -105,15 +154,72 @@ class SwitchClient:
             rep = None
         if rep is None:
             self.close()
-            raise SwitchError(self.name, "arbitration", "UNAVAILABLE", "no arbitration response")
+            code, details = self._stream_error or ("UNAVAILABLE", "no arbitration response")
+            raise SwitchError(self.name, "arbitration", code, details)
         if rep.arbitration.status.code != code_pb2.OK:
             self.close()
-            raise SwitchError(self.name, "arbitration", code_pb2.Code.Name(rep.arbitration.status.code),
-                              "another controller is primary for this device")
+            a = rep.arbitration
+            primary = election_str((a.election_id.high, a.election_id.low)) if a.HasField("election_id") else "unknown"
+            raise SwitchError(self.name, "arbitration", code_pb2.Code.Name(a.status.code),
+                              f"another controller is primary for this device (election id {primary})")
+        changes = []
+        with self._role_lock:
+            self._primary, self._established = True, True
+            self._primary_election = self.election_id
+            while True:   # updates that came after the reply, before the handshake finished
+                try:
+                    later = self._arbitration.get_nowait()
+                except queue.Empty:
+                    break
+                if later is not None:
+                    changes.append(self._apply_role(later))
+        for change in changes:
+            self._log_role(change)
 
     @property
     def alive(self) -> bool:
         return self.channel is not None and self._reader.is_alive()
+
+    @property
+    def primary(self) -> bool:
+        """Whether this client is the switch's primary controller (as the switch last told it)."""
+        return self._primary
+
+    @property
+    def lost_primary(self) -> bool:
+        """Another controller took the primary role (not handed over by :meth:`step_down`)."""
+        return self._established and not self._primary and not self._handed_over
+
+    @property
+    def handed_over(self) -> bool:
+        return self._handed_over
+
+    @property
+    def primary_election_id(self) -> tuple[int, int] | None:
+        """The current primary's election id as the switch last reported it (None if unknown)."""
+        return self._primary_election
+
+    def step_down(self) -> None:
+        """Close the P4Runtime session (the stream) on purpose, so that another controller can become
+        primary with any election id; keep the channel for Reads. Writes raise from now on."""
+        with self._role_lock:
+            self._handed_over, self._primary = True, False
+        if self.channel is None:
+            return
+        self._out.put(_END)
+        self._stream.cancel()
+        self._reader.join(timeout=2)
+
+    def _check_primary(self, what: str) -> None:
+        """Raise, without sending anything, if this client may not write."""
+        if self._handed_over:
+            raise SwitchError(self.name, what, "FAILED_PRECONDITION",
+                              f"{self.name} was handed over to another controller (dcnlab stepped down); "
+                              "nothing was written")
+        if not self._primary:
+            raise SwitchError(self.name, what, "PERMISSION_DENIED",
+                              f"dcnlab lost the primary role on {self.name} to another controller "
+                              f"(election id {election_str(self._primary_election)}); nothing was written")
 
     def close(self) -> None:
         if self.channel is None:
@@ -129,6 +235,7 @@ class SwitchClient:
         return SwitchError(self.name, what, e.code().name, e.details() or "")
 
     def set_pipeline(self, p4info: P4Info, device_config: bytes) -> None:
+        self._check_primary("SetForwardingPipelineConfig")
         req = p4runtime_pb2.SetForwardingPipelineConfigRequest(device_id=self.device_id)
         req.election_id.high, req.election_id.low = self.election_id
         req.action = p4runtime_pb2.SetForwardingPipelineConfigRequest.VERIFY_AND_COMMIT
@@ -153,6 +260,7 @@ class SwitchClient:
         With several batches, the next request is encoded on a helper thread while the switch
         applies the current one (the RPC wait releases the GIL), so encoding and the switch's
         work overlap; requests are still sent one at a time, in order."""
+        self._check_primary(f"Write of {len(updates)} update(s)")
         chunks = [updates[i:i + batch] for i in range(0, len(updates), batch)]
         if len(chunks) <= 1:
             for chunk in chunks:
@@ -167,6 +275,8 @@ class SwitchClient:
                 self._send(req, chunk)
 
     def _send(self, req: p4runtime_pb2.WriteRequest, chunk: Sequence[Update]) -> None:
+        if self._handed_over or not self._primary:   # lost between two batches
+            self._check_primary(f"Write of {len(chunk)} update(s) starting with {chunk[0]}")
         try:
             self.stub.Write(req)
         except grpc.RpcError as e:

@@ -4,6 +4,14 @@ It connects to every switch, pushes pipelines and writes batches concurrently, o
 per switch. It keeps the desired state of each switch, so that a switch that restarts gets
 its pipeline and its state back (:meth:`Controller.reconnect`, or the watcher thread started
 by :meth:`Controller.watch`).
+
+Other controllers. :meth:`Controller.step_down` closes the P4Runtime sessions to some switches
+on purpose, so that a user's controller can become primary there with any election id; writes
+to them then raise :class:`SwitchError` (handed over), Reads still work, and neither the watcher
+nor :meth:`Controller.reconnect` touches them (:meth:`Controller.connect` takes them back). A
+switch taken over without a step-down (another client arbitrated with a higher election id)
+is logged once as a warning by its client, listed by :meth:`Controller.lost_primary`, refuses
+writes, and is never "reconnected" by the watcher: that would fight the other controller.
 """
 
 from __future__ import annotations
@@ -63,6 +71,7 @@ class Controller:
         self._locks = {n: threading.Lock() for n in self.targets}
         self._watcher: threading.Thread | None = None
         self._stop = threading.Event()
+        self._handed_over: set[str] = set()
 
     # -- helpers ------------------------------------------------------------------
     def _names(self, names: Iterable[str] | None) -> list[str]:
@@ -93,6 +102,9 @@ class Controller:
         try:
             return self.clients[name]
         except KeyError:
+            if name in self._handed_over:
+                raise SwitchError(name, "use", "FAILED_PRECONDITION",
+                                  f"{name} was handed over to another controller (dcnlab stepped down)") from None
             raise SwitchError(name, "use", "FAILED_PRECONDITION", "not connected") from None
 
     def _log_file(self, name: str) -> Path | None:
@@ -107,7 +119,12 @@ class Controller:
         self.clients[name] = self._factory(name, t.device_id, t.grpc_addr, self.election_id, self._log_file(name))
 
     def connect(self, names: Iterable[str] | None = None) -> None:
-        self._parallel("connect", self._connect_one, self._names(names))
+        """Connect (again) and become primary; this also takes back switches handed over by
+        :meth:`step_down` (arbitration fails if another controller with a higher election id is
+        primary there)."""
+        names = self._names(names)
+        self._handed_over.difference_update(names)
+        self._parallel("connect", self._connect_one, names)
 
     def push_pipeline(self, names: Iterable[str] | None = None) -> None:
         p = self.pipeline
@@ -122,7 +139,37 @@ class Controller:
             self._connect_one(n)
             self.client(n).set_pipeline(p.p4info, p.device_config)
 
-        self._parallel("connect+pipeline", one, self._names(names))
+        names = self._names(names)
+        self._handed_over.difference_update(names)
+        self._parallel("connect+pipeline", one, names)
+
+    def step_down(self, names: Iterable[str] | None = None) -> None:
+        """Hand switches (default: all) over to another controller: close their P4Runtime sessions so
+        that another client becomes primary with any election id. dcnlab then writes nothing to them
+        (writes raise :class:`SwitchError`), does not reconnect them (:meth:`watch`, :meth:`reconnect`)
+        and logs nothing when another controller arbitrates there; Reads still work."""
+        names = [n for n in self._names(names) if n not in self._handed_over]   # again: a no-op
+        self._handed_over.update(names)
+
+        def one(n: str) -> None:
+            with self._locks[n]:
+                c = self.clients.get(n)
+                if c is not None:
+                    c.step_down()
+
+        self._parallel("step down", one, names)
+        if names:
+            shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+            log.info("dcnlab stepped down on %d switch(es) (%s); another controller may become primary",
+                     len(names), shown)
+
+    def handed_over(self) -> list[str]:
+        """Switches handed over to another controller by :meth:`step_down`."""
+        return [n for n in self.targets if n in self._handed_over]
+
+    def lost_primary(self) -> list[str]:
+        """Switches on which another controller became primary without dcnlab stepping down."""
+        return [n for n, c in list(self.clients.items()) if c.lost_primary and n not in self._handed_over]
 
     def close(self) -> None:
         self._stop.set()
@@ -166,14 +213,23 @@ class Controller:
 
     # -- recovery -----------------------------------------------------------------
     def reconnect(self, name: str, timeout: float = 15.0) -> None:
-        """Reconnect to a restarted switch and re-push its pipeline and desired state."""
+        """Reconnect to a restarted switch and re-push its pipeline and desired state.
+
+        Refused for a switch handed over by :meth:`step_down`; fails at once (no retries) when
+        another controller with a higher election id is primary there."""
+        if name in self._handed_over:
+            raise SwitchError(name, "reconnect", "FAILED_PRECONDITION",
+                              f"{name} was handed over to another controller (dcnlab stepped down); "
+                              "connect() takes it back")
         deadline = time.monotonic() + timeout
         with self._locks[name]:
             while True:
                 try:
                     self._connect_one(name)
                     break
-                except SwitchError:
+                except SwitchError as e:
+                    if e.what == "arbitration" and e.code == "ALREADY_EXISTS":   # another primary: no retry
+                        raise
                     if time.monotonic() > deadline:
                         raise
                     time.sleep(0.2)
@@ -185,7 +241,8 @@ class Controller:
         log.info("%s: reconnected, re-pushed pipeline and %d entities", name, len(replay))
 
     def watch(self, interval: float = 0.5) -> None:
-        """Start a thread that reconnects (and re-pushes to) any switch whose stream dropped."""
+        """Start a thread that reconnects (and re-pushes to) any switch whose stream dropped; never
+        one handed over by :meth:`step_down` or taken over by another controller."""
         if self._watcher is not None:
             return
 
@@ -193,6 +250,8 @@ class Controller:
             while not self._stop.wait(interval):
                 for name, c in list(self.clients.items()):
                     if self._stop.is_set() or c.alive:
+                        continue
+                    if name in self._handed_over or c.handed_over or c.lost_primary:
                         continue
                     log.warning("%s: P4Runtime stream lost; reconnecting", name)
                     try:

@@ -79,12 +79,13 @@ def _read(path: Path) -> str:
 
 
 def _check(entity: Entity, info: P4Info, path: Path, element: str) -> Update:
-    """``+entity``, after encoding it against the P4Info (which raises on any misfit)."""
+    """``+entity`` (``~entity`` for a table's default action, which P4Runtime only lets one MODIFY),
+    after encoding it against the P4Info (which raises on any misfit)."""
     try:
         entity.fill(info, p4runtime_pb2.Entity())
     except (P4InfoError, ValueError, TypeError, IndexError) as e:
         raise EntryFileError(f"{path}: {element}: {e}") from None
-    return +entity
+    return ~entity if isinstance(entity, TableEntry) and entity.is_default else +entity
 
 
 def _value(text: str) -> int | str:
@@ -276,6 +277,12 @@ def cli_commands(path: str | Path, info: P4Info) -> Entries:
                 out.updates.append(_check(CloneSession(_int(args, 0, "SESSION"), ((_int(args, 1, "PORT"), 0),)),
                                           info, path, el))
             elif cmd in THRIFT_COMMANDS:
+                if cmd.startswith("register_"):     # the register and index must exist, as for any entry
+                    if not args:
+                        raise ValueError("missing REGISTER")
+                    reg = info.register(args[0])
+                    if cmd == "register_write" and not _int(args, 1, "INDEX") < reg.size:
+                        raise ValueError(f"index {args[1]} out of range for {reg.name}; valid: 0..{reg.size - 1}")
                 out.thrift.append(line)
             else:
                 raise ValueError(f"unknown command; valid: {', '.join(CLI_COMMANDS)}")
