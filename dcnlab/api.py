@@ -191,7 +191,7 @@ class Switch:
 
     @property
     def p4info(self) -> Any:
-        return self._net.controller.pipeline.p4info
+        return self._net.controller.pipeline_of(self.name).p4info
 
     # -- P4Runtime ------------------------------------------------------------------------
     def write(self, *updates: Update | Iterable[Update]) -> None:

@@ -81,3 +81,33 @@ def test_bad_entry_is_refused_before_a_write(tmp_path):
 def _root() -> bool:
     import os
     return os.geteuid() == 0
+
+
+@pytest.mark.bmv2
+def test_switches_with_different_programs(capsys):
+    """examples/mixed-lab: s1 runs router.p4, s2 counter.p4; each switch's entries are checked against
+    its own P4Info, and packets cross both."""
+    mixed = LAB.parent / "mixed-lab" / "topology.json"
+    with FabricNetwork(load_topology(mixed), NetOptions(agents=False)) as net:
+        assert {n: p.name for n, p in net.programs.items()} == {"s1": "router.p4", "s2": "counter.p4"}
+        assert net.program is None
+        assert len(net.controller.read_table("s1", "RIngress.routes")) == 3
+        assert len(net.controller.read_table("s2", "CIngress.ipv4_lpm")) == 3
+        reach = net.reachability()
+        assert reach.unreachable == [] and len(reach.hosts) == 3
+        assert sum(net.controller.thrift("s2").register_read("CIngress.rx_packets")) >= 4
+    assert main(["run", str(mixed), "--check"]) == 0
+    assert "2 programs: counter.p4, router.p4" in capsys.readouterr().out
+
+
+def test_a_file_that_gives_only_some_switches_a_program_is_refused(tmp_path):
+    from dcnlab.emu.network import user_programs
+    from dcnlab.topos.errors import UserError
+    data = json.loads((LAB.parent / "mixed-lab" / "topology.json").read_text())
+    del data["switches"]["s2"]["program"]
+    data["switches"]["s1"]["program"] = str(LAB.parent / "programs" / "router.p4")
+    data["switches"]["s1"]["runtime_json"] = str(LAB / "s1-runtime.json")
+    data["switches"]["s2"]["runtime_json"] = str(LAB.parent / "mixed-lab" / "s2-runtime.json")
+    (tmp_path / "t.json").write_text(json.dumps(data))
+    with pytest.raises(UserError, match="switch s2 has no program while others have one"):
+        user_programs(load_topology(tmp_path / "t.json"))

@@ -111,21 +111,31 @@ class SwitchFailure:
         return f"switch {self.switch} died (exit status {self.status}); {how}; log tail:\n{self.log_tail}"
 
 
-def user_program(fabric: Fabric) -> Path | None:
-    """The one program a topology file gives its switches (None: dcnlab's own). dcnlab runs one
-    program per fabric; switches that name different programs are an error."""
+def user_programs(fabric: Fabric) -> dict[str, Path]:
+    """Each switch's program from a topology file (``{}``: dcnlab's own program everywhere).
+
+    Switches may run different programs; a fabric either runs dcnlab's program or the user's, so a
+    file that gives some switches a program must give every switch one (or a top-level ``program``)."""
     if not isinstance(fabric, UserFabric):
-        return None
-    progs = {fabric.program_of(n.name) for n in fabric.forwarding_nodes()}
-    if len(progs) > 1:
-        named = ", ".join(sorted(str(p) for p in progs))
-        raise UserError(f"{fabric.spec}: switches name different programs ({named}); dcnlab runs one program "
-                        f"per fabric: give the same program to every switch, or --program")
-    prog = progs.pop() if progs else None
-    if prog is not None and prog.suffix != ".p4":
-        raise UserError(f"{fabric.spec}: program {prog} is not a P4 source; dcnlab compiles the program itself "
+        return {}
+    progs = {n.name: fabric.program_of(n.name) for n in fabric.forwarding_nodes()}
+    if all(p is None for p in progs.values()):
+        return {}
+    missing = [n for n, p in progs.items() if p is None]
+    if missing:
+        raise UserError(f"{fabric.spec}: switch {missing[0]} has no program while others have one; valid: a "
+                        f"program for every switch (per switch or top-level), or none (dcnlab's own)")
+    bad = next((p for p in progs.values() if p is not None and p.suffix != ".p4"), None)
+    if bad is not None:
+        raise UserError(f"{fabric.spec}: program {bad} is not a P4 source; dcnlab compiles the program itself "
                         f"(give the .p4 file)")
-    return prog
+    return {n: p for n, p in progs.items() if p is not None}
+
+
+def user_program(fabric: Fabric) -> Path | None:
+    """The program every switch of a topology file runs, if they all run the same one."""
+    progs = set(user_programs(fabric).values())
+    return progs.pop() if len(progs) == 1 else None
 
 
 def _shaping(ls: LinkShape) -> links.Shaping:
@@ -165,7 +175,12 @@ class FabricNetwork:
         unknown = sorted(set(self.extra_entries) - {n.name for n in fabric.forwarding_nodes()})
         if unknown:
             raise UserError(f"entries: no switch named {', '.join(map(repr, unknown))} in {fabric.spec}")
-        self.program = program if program is not None else user_program(fabric)
+        self.programs: dict[str, Path] = ({n.name: program for n in fabric.forwarding_nodes()} if program is not None
+                                          else user_programs(fabric))
+        """Each switch's user program; empty with dcnlab's own program (which then installs routes)."""
+        self.program: Path | None = program if program is not None else user_program(fabric)
+        """The user program when every switch runs the same one."""
+        self.pipelines: dict[str, Pipeline] = {}
         self.opts = options or NetOptions()
         self.opts.validate()
         self.pipeline = pipeline
@@ -225,10 +240,13 @@ class FabricNetwork:
                             "run dcnlab as root, e.g. with sudo")
         o.shaping().check_kernel()
         require_tool("simple_switch_grpc")
-        if self.pipeline is None and self.program is not None:
+        compact = o.log_level not in ("trace", "debug", "info")
+        if self.pipeline is None and self.programs:
             from dcnlab.p4src.compiler import compile_program
-            self.pipeline = compile_program(self.program.stem, src_dir=self.program.parent).pipeline(
-                compact=o.log_level not in ("trace", "debug", "info"))
+            built = {p: compile_program(p.stem, src_dir=p.parent).pipeline(compact=compact)
+                     for p in dict.fromkeys(self.programs.values())}   # each distinct program once (cached)
+            self.pipelines = {n: built[p] for n, p in self.programs.items()}
+            self.pipeline = next(iter(built.values()))
         if self.pipeline is None:
             from dcnlab.p4src.compiler import compile_program
             from dcnlab.p4src.sizing import sizing_for
@@ -323,7 +341,8 @@ class FabricNetwork:
 
         targets = [SwitchTarget(n, sw.cfg.device_id, sw.cfg.grpc_addr, sw.cfg.thrift_port, self.netns)
                    for n, sw in self.switches.items()]
-        self.controller = Controller(self.pipeline, targets, log_dir=self.run.path if o.grpc_log else None)
+        self.controller = Controller(self.pipelines or self.pipeline, targets,
+                                     log_dir=self.run.path if o.grpc_log else None)
         self.controller.start()
         if o.watch:   # also re-push to a switch that someone else restarted
             self.controller.watch()
@@ -331,7 +350,7 @@ class FabricNetwork:
 
         if entries:
             self._write_user_entries(entries)
-        if o.routes and self.program is None and o.controller:
+        if o.routes and not self.programs and o.controller:
             state = compute_forwarding(router_for(f))
             self.controller.write(forwarding_updates(state, o.ecmp))
         if o.queue_rate_pps is not None or o.queue_depth is not None:   # one CLI process per switch, in parallel
@@ -377,7 +396,7 @@ class FabricNetwork:
         for name, paths in files.items():
             entries = Entries()
             for path in paths:
-                entries.extend(load_entries(path, self.pipeline.p4info))
+                entries.extend(load_entries(path, (self.pipelines.get(name) or self.pipeline).p4info))
             if entries.updates or entries.thrift:
                 out[name] = entries
         return out

@@ -55,7 +55,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     say = (lambda m: print(f"  {m}", file=sys.stderr, flush=True))
     net = FabricNetwork(fabric, opts, progress=say, program=program)     # checks the size; creates nothing
     # dcnlab's program under dcnlab's controller: routes, all-pairs check and port counters as always
-    own = net.program is None and opts.controller
+    own = not net.programs and opts.controller
     if own and args.check:
         raise UserError("argument --check: only with a program of your own or --no-controller "
                         "(dcnlab's program is always checked)")
@@ -67,7 +67,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         reach = net.reachability() if own or args.check else None
         after = measure.snapshot(net.controller) if own else None
         missing = reach.unreachable if reach is not None else []
-        what = "dcnlab's program" if own else f"program {net.program}"
+        distinct = sorted({str(p) for p in net.programs.values()})
+        what = ("dcnlab's program" if not distinct else f"program {distinct[0]}" if len(distinct) == 1
+                else f"{len(distinct)} programs: {', '.join(Path(p).name for p in distinct)}")
         print(f"fabric {fabric.spec}: {len(net.switches)} BMv2 switches ({what}), {len(net.hosts)} hosts, up in "
               f"{net.timings.total():.2f} s (" + ", ".join(f"{k} {v:.2f}" for k, v in net.timings.phases.items())
               + ")")

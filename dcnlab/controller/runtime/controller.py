@@ -56,10 +56,22 @@ class MultiSwitchError(RuntimeErrorBase):
 
 
 class Controller:
-    def __init__(self, pipeline: Pipeline, targets: Iterable[SwitchTarget], election_id: tuple[int, int] = (0, 1),
+    def __init__(self, pipeline: Pipeline | Mapping[str, Pipeline], targets: Iterable[SwitchTarget],
+                 election_id: tuple[int, int] = (0, 1),
                  log_dir: Path | None = None, workers: int = 32,
                  client_factory: Callable[..., SwitchClient] = SwitchClient) -> None:
-        self.pipeline = pipeline
+        targets = list(targets)
+        if isinstance(pipeline, Mapping):     # one program per switch
+            missing = [t.name for t in targets if t.name not in pipeline]
+            if missing:
+                raise KeyError(f"no pipeline for switch(es): {', '.join(missing)}")
+            self.pipelines: dict[str, Pipeline] = {t.name: pipeline[t.name] for t in targets}
+            first = next(iter(self.pipelines.values()), None)
+        else:
+            self.pipelines = {t.name: pipeline for t in targets}
+            first = pipeline
+        self.pipeline: Pipeline = first  # type: ignore[assignment]
+        """The pipeline when every switch runs the same program (else the first switch's; see :meth:`pipeline_of`)."""
         self.targets = {t.name: t for t in targets}
         self.election_id = election_id
         self.log_dir = log_dir
@@ -127,17 +139,16 @@ class Controller:
         self._parallel("connect", self._connect_one, names)
 
     def push_pipeline(self, names: Iterable[str] | None = None) -> None:
-        p = self.pipeline
         self._parallel("SetForwardingPipelineConfig",
-                       lambda n: self.client(n).set_pipeline(p.p4info, p.device_config), self._names(names))
+                       lambda n: self.client(n).set_pipeline(self.pipelines[n].p4info, self.pipelines[n].device_config),
+                       self._names(names))
 
     def start(self, names: Iterable[str] | None = None) -> None:
         """Connect and push the pipeline, per switch, all switches concurrently."""
-        p = self.pipeline
 
         def one(n: str) -> None:
             self._connect_one(n)
-            self.client(n).set_pipeline(p.p4info, p.device_config)
+            self.client(n).set_pipeline(self.pipelines[n].p4info, self.pipelines[n].device_config)
 
         names = self._names(names)
         self._handed_over.difference_update(names)
@@ -191,19 +202,24 @@ class Controller:
         """Write each switch's updates (batched), all switches concurrently; remember them."""
         def one(n: str) -> None:
             with self._locks[n]:
-                self.client(n).write(self.pipeline.p4info, updates[n], batch)
+                self.client(n).write(self.pipelines[n].p4info, updates[n], batch)
                 for u in updates[n]:
                     self.state[n].apply(u)
 
         self._parallel("Write", one, self._names(n for n in updates if updates[n]))
 
     def read_counters(self, counter: str, names: Iterable[str] | None = None) -> dict[str, list[Counter]]:
-        info = self.pipeline.p4info
-        return self._parallel("Read counters", lambda n: self.client(n).read_counter(info, counter),
+        return self._parallel("Read counters",
+                              lambda n: self.client(n).read_counter(self.pipelines[n].p4info, counter),
                               self._names(names))
 
+    def pipeline_of(self, name: str) -> Pipeline:
+        """The pipeline switch ``name`` runs."""
+        self._names([name])
+        return self.pipelines[name]
+
     def read_table(self, name: str, table: str) -> list[TableEntry]:
-        return self.client(name).read_table(self.pipeline.p4info, table)
+        return self.client(name).read_table(self.pipeline_of(name).p4info, table)
 
     def thrift(self, name: str) -> ThriftChannel:
         t = self.targets[name]
@@ -234,10 +250,10 @@ class Controller:
                         raise
                     time.sleep(0.2)
             c = self.client(name)
-            c.set_pipeline(self.pipeline.p4info, self.pipeline.device_config)
+            c.set_pipeline(self.pipelines[name].p4info, self.pipelines[name].device_config)
             replay = self.state[name].replay()
             if replay:
-                c.write(self.pipeline.p4info, replay)
+                c.write(self.pipelines[name].p4info, replay)
         log.info("%s: reconnected, re-pushed pipeline and %d entities", name, len(replay))
 
     def watch(self, interval: float = 0.5) -> None:
