@@ -89,3 +89,18 @@ def test_committed_router_p4info_is_up_to_date():
     text_format.Merge(prog.p4info.read_text(), fresh, allow_unknown_field=True)
     text_format.Merge((here / "fixtures" / "router.p4info.txtpb").read_text(), committed, allow_unknown_field=True)
     assert fresh == committed
+
+
+def test_cache_key_covers_included_files_in_subfolders(tmp_path):
+    """Editing a file the program includes from a subfolder changes the key (no stale build)."""
+    from dcnlab.p4src.compiler import sources_digest
+    (tmp_path / "include").mkdir()
+    (tmp_path / "prog.p4").write_text('#include <core.p4>\n#include "include/headers.p4"\n')
+    (tmp_path / "include" / "headers.p4").write_text('#include "../common.p4"\n')
+    (tmp_path / "common.p4").write_text("// v1\n")
+    before = sources_digest(tmp_path)
+    (tmp_path / "include" / "headers.p4").write_text('#include "../common.p4"\n// edited\n')
+    assert sources_digest(tmp_path) != before
+    (tmp_path / "unrelated.txt").write_text("not P4")
+    after = sources_digest(tmp_path)
+    assert sources_digest(tmp_path) == after

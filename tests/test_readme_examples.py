@@ -11,7 +11,7 @@ import pytest
 from dcnlab.experiments.cli import build_parser, main
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-EMULATING = re.compile(r"--emulate|^(run|clean|compile)\b|^bench (emu|chaos)\b")
+EMULATING = re.compile(r"--emulate|^(run|clean|compile|lab)\b|^bench (emu|chaos)\b")
 LONG = re.compile(r"^reproduce\b|^bench\b")
 
 

@@ -1,7 +1,8 @@
 """``dcnlab bench emu``: bring-up, check and teardown times, memory per switch, P4Runtime write rates.
 
 It needs BMv2, p4c and root. Figures, not assertions. Goals: fat-tree k=4 up and verified in
-<= 2 s, fat-tree k=8 in <= 10 s, <= 35 MiB per switch, >= 20,000 entries/s for batched writes.
+<= 2 s, fat-tree k=8 in <= 10 s, <= 35 MiB per switch, >= 20,000 entries/s for batched writes;
+``--lab DIR``: ``dcnlab lab`` on a 4-switch exercise up in <= 1.5 s.
 
 Memory per switch is reported three ways, because RSS overstates what a switch costs the machine:
 
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from dcnlab.experiments.errors import UserError
 
+DEFAULT_SPECS = ["fattree:k=4", "bcube:n=4,k=1", "dragonfly:p=1,a=4,h=2", "fattree:k=6", "fattree:k=8", "bcube:n=4,k=2"]
 BENCH_MAX_SWITCHES = 400
 """The benchmark brings up larger fabrics than ``dcnlab run`` (BCube(4,2) has 112 switches)."""
 
@@ -88,6 +90,37 @@ def bring_up(spec: str) -> BringUp:
                    res.probes_lost, len(pids), rss, pss, machine)
 
 
+def lab_bring_up(directory: str) -> BringUp:
+    """``dcnlab lab DIR``'s bring-up, timed as a user waits for it: the program built (compiled through the
+    cache, copied to ``DIR/build``) and the fabric up with every switch's runtime JSON and every host's
+    commands; then the all-pairs check over the exercise's own entries."""
+    from dcnlab.emu.network import FabricNetwork, NetOptions
+    from dcnlab.experiments.lab_cmd import build, in_lab, load_lab
+
+    lab = load_lab(directory)
+    net = FabricNetwork(lab.fabric, NetOptions(agents=False), progress=lambda m: None, program=lab.program)
+    avail = _mem_available_mib()
+    try:
+        with in_lab(lab):
+            t0 = time.perf_counter()
+            build(lab)
+            built = time.perf_counter() - t0
+            net.start()
+            up = time.perf_counter() - t0
+            t1 = time.perf_counter()
+            res = net.reachability()
+            reach = time.perf_counter() - t1
+            pids = [sw.pid for sw in net.switches.values()]
+            rss = [_rollup(p, "Rss") for p in pids]
+            pss = [_rollup(p, "Pss") for p in pids]
+            machine = (avail - _mem_available_mib()) / len(pids)
+            phases = {"build": built, **net.timings.phases}
+    finally:
+        net.stop()
+    return BringUp(f"lab:{lab.dir.name}", up, reach, net.timings.phases["teardown"], phases,
+                   f"{res.reached}/{res.pairs}", res.probes_lost, len(pids), rss, pss, machine)
+
+
 def write_rates(entries: int = 5000, single: int = 1000) -> dict[str, float]:
     """Insert ``entries`` ipv4_host entries batched, and ``single`` with one per Write, on one BMv2.
 
@@ -126,11 +159,19 @@ def cmd_bench_emu(args: argparse.Namespace) -> int:
 
     preflight.require("dcnlab bench emu")
     try:
+        specs = args.specs or ([] if args.lab else DEFAULT_SPECS)
+        from dcnlab.experiments.lab_cmd import load_lab
+        for lab in args.lab:      # every lab directory checked before anything is brought up
+            load_lab(lab)
         results = []
-        for spec in args.specs:
+        for spec in specs:
             for i in range(args.repeat):
                 print(f"  bringing up {spec} (run {i + 1}/{args.repeat}) ...", file=sys.stderr, flush=True)
                 results.append(bring_up(spec))
+        for lab in args.lab:
+            for i in range(args.repeat):
+                print(f"  bringing up lab {lab} (run {i + 1}/{args.repeat}) ...", file=sys.stderr, flush=True)
+                results.append(lab_bring_up(lab))
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         print(f"{'fabric':<24} {'sw':>3} {'up s':>5} {'+check s':>8} {'=total':>6} {'down s':>6} {'pairs ok':>11} "
               f"{'lost':>4} {'MiB/switch: RSS':>15} {'PSS':>5} {'machine':>7}  phases")
@@ -139,11 +180,15 @@ def cmd_bench_emu(args: argparse.Namespace) -> int:
             print(f"{r.spec:<24} {r.switches:>3} {r.up_s:5.2f} {r.reach_s:8.2f} {r.up_s + r.reach_s:6.2f} "
                   f"{r.down_s:6.2f} {r.reachable:>11} {r.lost:>4} {statistics.mean(r.rss_mib):15.1f} "
                   f"{statistics.mean(r.pss_mib):5.1f} {r.machine_mib:7.1f}  {ph}")
-        print("  measuring P4Runtime write rates on one switch ...", file=sys.stderr, flush=True)
-        w = write_rates(args.entries)
-        print(f"P4Runtime writes: batched {w['batched_per_s']:,.0f} entries/s, one per request "
-              f"{w['single_per_s']:,.0f} entries/s (goal >= 20,000 batched); RSS with {args.entries:,} entries "
-              f"{w['rss_mib_with_entries']:.0f} MiB")
+        if args.lab:
+            print("lab rows: 'up s' is `dcnlab lab`'s bring-up (build + fabric up with the exercise's entries and "
+                  "host commands; goal <= 1.5 s for a 4-switch exercise), '+check' the all-pairs check")
+        if specs:
+            print("  measuring P4Runtime write rates on one switch ...", file=sys.stderr, flush=True)
+            w = write_rates(args.entries)
+            print(f"P4Runtime writes: batched {w['batched_per_s']:,.0f} entries/s, one per request "
+                  f"{w['single_per_s']:,.0f} entries/s (goal >= 20,000 batched); RSS with {args.entries:,} "
+                  f"entries {w['rss_mib_with_entries']:.0f} MiB")
     except RuntimeErrorBase as e:
         raise UserError(str(e)) from None
     return 0
@@ -153,8 +198,10 @@ def add_parser(bsub: argparse._SubParsersAction) -> None:
     e = bsub.add_parser("emu", help="bring-up/teardown time, P4Runtime write rate, RSS per switch (BMv2, root)")
     from dcnlab.experiments.argtypes import emulation_limit, fabric_spec, ranged
     e.add_argument("specs", nargs="*", type=fabric_spec(lambda: emulation_limit(BENCH_MAX_SWITCHES)),
-                   default=["fattree:k=4", "bcube:n=4,k=1", "dragonfly:p=1,a=4,h=2", "fattree:k=6", "fattree:k=8",
-                            "bcube:n=4,k=2"])
+                   default=None, help=f"fabrics to bring up (default: {' '.join(DEFAULT_SPECS)}; none with --lab)")
+    e.add_argument("--lab", action="append", default=[], metavar="DIR",
+                   help="also time `dcnlab lab DIR` (an exercise directory; repeatable); with --lab and no "
+                        "fabric specs only the labs are measured and the write rates are skipped")
     e.add_argument("--repeat", type=ranged(int, 1, 100), default=1)
     e.add_argument("--entries", type=ranged(int, 100, 1_000_000), default=20000,
                    help="table entries for the write-rate measurement")

@@ -31,7 +31,7 @@ def version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from dcnlab.experiments import bench_cmd, examples, plan_cmd, run_cmd, topo_cmd
+    from dcnlab.experiments import bench_cmd, examples, lab_cmd, plan_cmd, run_cmd, topo_cmd
 
     parser = Parser(prog="dcnlab", description="P4/Mininet data-center fabric testbed",
                     epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -41,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     topo_cmd.add_parser(sub)
     bench_cmd.add_parser(sub)
     run_cmd.add_parser(sub)
+    lab_cmd.add_parser(sub)
     plan_cmd.add_parser(sub)
     examples.attach(parser)
     return parser

@@ -28,7 +28,12 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
                          Example("topo export bcube:n=4,k=1 --format png -o bcube.png")),
     ("run",): (Example("run fattree:k=4", "emulation"),
                Example("run bcube:n=4,k=1 --bw 100 --hold 30", "emulation"),
-               Example("run examples/router-lab/topology.json --check", "emulation")),
+               Example("run examples/router-lab/topology.json --check", "emulation"),
+               Example("run examples/router-lab/topology.json --no-controller --grpc-tcp --hold 60", "emulation")),
+    ("lab",): (Example("lab examples/basic-lab", "emulation"),
+               Example("lab examples/basic-lab --exec 'h4 python3 receive.py --count 1 &' "
+                       "--exec 'h1 python3 send.py 10.0.4.4 hello' --exec 'h1 ping -c 2 10.0.4.4'", "emulation"),
+               Example("lab examples/basic-lab --grpc-tcp --no-controller", "emulation")),
     ("compile",): (Example("compile", "emulation"),),
     ("clean",): (Example("clean", "emulation"),),
     ("plan", "aggregation"): (
@@ -49,7 +54,8 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("reproduce", "cist"): (Example("reproduce cist --quick", "long"),
                             Example("reproduce cist --emulate --quick", "emulation")),
     ("bench", "topo"): (Example("bench topo", "long"),),
-    ("bench", "emu"): (Example("bench emu fattree:k=4", "emulation"),),
+    ("bench", "emu"): (Example("bench emu fattree:k=4", "emulation"),
+                       Example("bench emu --lab examples/basic-lab --repeat 3", "emulation")),
     ("bench", "chaos"): (Example("bench chaos --cycles 5", "emulation"),),
     ("bench", "aggregation"): (Example("bench aggregation", "long"),),
     ("bench", "multicast"): (Example("bench multicast", "long"),),

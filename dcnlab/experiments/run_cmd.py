@@ -47,7 +47,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from dcnlab.topos.files import load_topology, looks_like_file
 
-    fabric = load_topology(args.spec) if looks_like_file(args.spec) else parse_spec(args.spec)
+    # relative paths in the file: from the working directory first, as the tutorials' `make run` has them
+    fabric = load_topology(args.spec, base=Path.cwd()) if looks_like_file(args.spec) else parse_spec(args.spec)
     program = Path(args.program).absolute() if args.program is not None else None
     if program is not None and (program.suffix != ".p4" or not program.is_file()):
         raise UserError(f"argument --program: {args.program!r} is not a P4 source file; valid: an existing FILE.p4")

@@ -1,6 +1,6 @@
 """Compile the P4 programs with p4c into a cache keyed by content.
 
-The key hashes every ``.p4`` source in this folder, the program name, the p4c version, the
+The key hashes every ``.p4`` source in the program's folder and every file they include, the program name, the p4c version, the
 arguments and the size defines (:mod:`dcnlab.p4src.sizing`). An unchanged program is never recompiled. A compile writes into a staging
 directory and renames it into place, so two concurrent compiles cannot corrupt the cache.
 Cache root: ``$DCNLAB_CACHE`` or ``~/.cache/dcnlab``, then ``p4c/<key>/``.
@@ -9,6 +9,7 @@ Cache root: ``$DCNLAB_CACHE`` or ``~/.cache/dcnlab``, then ``p4c/<key>/``.
 from __future__ import annotations
 
 import hashlib
+import re
 import json
 import logging
 import os
@@ -118,10 +119,27 @@ def p4c_version(p4c: Path) -> str:
     return version
 
 
+_INCLUDE = re.compile(rb'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
 def sources_digest(src_dir: Path = SRC_DIR) -> str:
+    """Digest of every ``.p4`` in ``src_dir`` and of every file they ``#include "..."``, transitively
+    (looked up beside the including file, then in ``src_dir``, as p4c's ``-I`` does), so that editing
+    ``include/headers.p4`` of a user's program rebuilds it."""
     h = hashlib.sha256()
-    for p in sorted(src_dir.glob("*.p4")):
-        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    todo = sorted(src_dir.glob("*.p4"))
+    seen: set[Path] = set()
+    while todo:
+        p = todo.pop(0).resolve()
+        if p in seen or not p.is_file():
+            continue
+        seen.add(p)
+        data = p.read_bytes()
+        h.update(str(p.relative_to(src_dir.resolve()) if p.is_relative_to(src_dir.resolve()) else p).encode()
+                 + b"\0" + data + b"\0")
+        for inc in _INCLUDE.findall(data):
+            rel = Path(inc.decode(errors="replace"))
+            todo += [c for c in (p.parent / rel, src_dir / rel) if c.is_file()][:1]
     return h.hexdigest()
 
 

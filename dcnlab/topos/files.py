@@ -4,7 +4,9 @@
 :func:`load_topology` reads any of the three and returns a :class:`UserFabric`, an explicit fabric
 that also carries what a user's file says beyond the graph: per-link bandwidth, delay, loss and queue
 length; per-host prefix length, gateway and start-up commands; per-switch program, runtime JSON and
-``simple_switch_CLI`` command file. Relative paths in a file are relative to the file's directory.
+``simple_switch_CLI`` command file. Relative paths in a file are relative to the file's directory
+(:func:`load_topology`'s ``base`` is looked in first: ``dcnlab lab`` gives the exercise directory, from
+where the tutorials' ``make run`` resolves a ``pod-topo/topology.json``'s ``pod-topo/s1-runtime.json``).
 
 Every check runs before anything is created, and each error is one line that names the file, the
 element and what is wrong (:class:`TopologyError`): an unknown node in a link, a port used twice, a
@@ -212,12 +214,15 @@ def looks_like_file(arg: str) -> bool:
     return arg.endswith(".json") or "/" in arg or Path(arg).is_file()
 
 
-def load_topology(path: str | Path) -> UserFabric:
-    """Read and check a topology file in any of :data:`FORMATS` (see the module docstring)."""
+def load_topology(path: str | Path, base: str | Path | None = None) -> UserFabric:
+    """Read and check a topology file in any of :data:`FORMATS` (see the module docstring).
+
+    ``base``: a directory where a relative path in the file is looked up first, before the file's own
+    directory (an error then names the path under ``base``)."""
     path = Path(path).expanduser().absolute()
     data = read_json(path, "topology file")
     fmt = detect_format(data)
-    ctx = _Ctx(path)
+    ctx = _Ctx(path, Path(base).expanduser().absolute() if base is not None else None)
     if fmt == "dcnlab":
         fabric = _from_dcnlab(ctx, data)
     elif fmt == "tutorials":
@@ -237,6 +242,8 @@ def load_topology(path: str | Path) -> UserFabric:
 @dataclass
 class _Ctx:
     path: Path
+    first: Path | None = None
+    """Where a relative path is looked up before :attr:`base` (``load_topology``'s ``base``)."""
 
     @property
     def base(self) -> Path:
@@ -284,7 +291,10 @@ class _Ctx:
 
     def file(self, value: Any, element: str) -> Path:
         p = Path(self.text(value, element)).expanduser()
-        p = (p if p.is_absolute() else self.base / p).resolve()
+        if not p.is_absolute():
+            where = [b / p for b in (self.first, self.base) if b is not None]
+            p = next((w for w in where if w.is_file()), where[0])
+        p = p.resolve()
         if not p.is_file():
             raise self.fail(element, f"file {p} does not exist")
         return p

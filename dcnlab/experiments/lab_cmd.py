@@ -1,0 +1,532 @@
+"""``dcnlab lab DIR``: an exercise directory in the p4lang tutorials' layout, brought up as its ``make run`` does.
+
+What is read from DIR, before anything is created (each problem is one line, exit status 2):
+
+- the topology: the ``Makefile``'s ``TOPO = PATH`` (also ``?=``, ``:=``, ``::=``; ``$(VAR)`` of a
+  variable set earlier in the same Makefile is expanded), else ``topology.json``; relative paths in
+  it are looked up in DIR first, where the tutorials' scripts run, then beside the file;
+- the program: ``--program FILE``, else the Makefile's ``DEFAULT_PROG``, else the one ``*.p4`` at
+  DIR's root (none or several: an error that lists them and asks for ``--program``).
+
+Then, after the one-line check of root and the toolchain: the program is compiled through the
+content-keyed cache and copied to where the exercise's own scripts look for it,
+``DIR/build/<name>.json`` and ``DIR/build/<name>.p4.p4info.txtpb`` (and ``DIR/logs/`` is created); the fabric comes up with every
+switch's runtime JSON (or CLI commands), every host on ``eth0`` with the file's IP and MAC and its
+``commands`` run, host shells in DIR. With ``--grpc-tcp`` switch ``i`` of the topology file (device id
+``i``) serves P4Runtime on ``127.0.0.1:50051+i``, where the tutorials put it.
+
+Then the ``--exec 'HOST COMMAND'`` commands, in order, each in its host's namespace with DIR as the
+working directory; a trailing ``&`` runs one in the background until the lab goes down. Each command's
+output is printed under a header naming host and command; the exit status is 1 if a foreground command
+failed. Without ``--exec`` (or with ``--cli``) the Mininet CLI opens. Teardown as for ``dcnlab run``,
+also on Ctrl-C, SIGTERM and errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import os
+import re
+import select
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from dcnlab.experiments.errors import UserError
+
+if TYPE_CHECKING:
+    from dcnlab.emu.network import FabricNetwork
+    from dcnlab.p4src.compiler import CompiledProgram
+    from dcnlab.topos.files import UserFabric
+
+DEFAULT_TOPO = "topology.json"
+BUILD_DIR = "build"
+LOGS_DIR = "logs"
+"""Created as the tutorials' ``make run`` creates it: an exercise's controller writes there (the p4runtime
+exercise's ``mycontroller.py`` dumps its requests to ``logs/s1-p4runtime-requests.txt``)."""
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+"""GNU make's order: the first that exists is the one ``make run`` reads."""
+MAX_MAKEFILE_BYTES = 1 << 20
+BACKGROUND_KEEP = 1 << 20
+"""Bytes of a background command's output kept for printing at the end (the last ones)."""
+_ASSIGN = re.compile(r"^(?:(?:override|export)\s+)*(?P<var>[A-Za-z_][A-Za-z0-9_.-]*)\s*"
+                     r"(?P<op>\?=|:::=|::=|:=|\+=|!=|=)\s*(?P<value>.*)$")
+_REF = re.compile(r"\$(?:\((?P<a>[A-Za-z_][A-Za-z0-9_.-]*)\)|\{(?P<b>[A-Za-z_][A-Za-z0-9_.-]*)\})")
+_BACKGROUND = re.compile(r"(?<![&\\])&\s*$")
+
+
+# -- the directory --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Lab:
+    """An exercise directory, read and checked (nothing created yet)."""
+
+    dir: Path
+    topology: Path
+    program: Path
+    fabric: UserFabric
+    makefile: Path | None = None
+
+    @property
+    def name(self) -> str:
+        return self.program.stem
+
+    @property
+    def build_json(self) -> Path:
+        return self.dir / BUILD_DIR / f"{self.name}.json"
+
+    @property
+    def build_p4info(self) -> Path:
+        return self.dir / BUILD_DIR / f"{self.name}.p4.p4info.txtpb"
+
+    def hosts(self) -> list[str]:
+        return [h.name for h in self.fabric.hosts()]
+
+    def rel(self, p: Path) -> str:
+        """``p`` relative to the lab directory if it is inside it."""
+        try:
+            return str(p.relative_to(self.dir))
+        except ValueError:
+            return str(p)
+
+
+def _path(text: str | Path) -> Path:
+    """``text`` as an absolute path, ``~`` expanded where it names a home directory."""
+    p = Path(text)
+    try:
+        p = p.expanduser()
+    except RuntimeError:        # ~user of no user: a relative name like any other
+        pass
+    return p.absolute()
+
+
+def _kind(path: Path) -> int | None:
+    """``st_mode`` of ``path`` (None: it does not exist or cannot be looked at)."""
+    try:
+        return path.stat().st_mode
+    except (OSError, ValueError):
+        return None
+
+
+def makefile_vars(path: Path) -> dict[str, str]:
+    """The simple variables a Makefile sets at its top level, as GNU make would for ``TOPO`` and
+    ``DEFAULT_PROG``: ``=``/``:=``/``::=`` set, ``?=`` sets only a variable not set yet, ``+=`` appends;
+    comments, line continuations and recipe lines are handled; conditionals and ``include`` are not
+    followed (the tutorials' shared Makefile only supplies ``TOPO = topology.json`` when unset)."""
+    from dcnlab.topos.inputs import read_bytes
+
+    mode = _kind(path)
+    if mode is not None and not stat.S_ISREG(mode):
+        raise UserError(f"Makefile {str(path)!r}: cannot read it (not a regular file)")
+    raw = read_bytes(path, "Makefile", MAX_MAKEFILE_BYTES)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UserError(f"Makefile {str(path)!r}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    out: dict[str, str] = {}
+    for line in re.sub(r"[ \t]*\\\r?\n[ \t]*", " ", text).splitlines():
+        if line.startswith("\t"):           # a recipe line
+            continue
+        m = _ASSIGN.match(re.sub(r"(?<!\\)#.*", "", line).strip())
+        if m is None:
+            continue
+        var, op, value = m["var"], m["op"], m["value"].strip()
+        if op == "?=" and var in out:
+            continue
+        if op == "!=":                      # a shell command's output: not run here
+            out[var] = "$(shell ...)"
+        elif op == "+=" and var in out:
+            out[var] = f"{out[var]} {value}".strip()
+        else:
+            out[var] = value
+    return out
+
+
+def _expand(value: str, variables: dict[str, str], what: str) -> str:
+    """``$(VAR)``/``${VAR}`` of variables the Makefile set, once more for one level of nesting; anything
+    else that make would compute (functions, automatic variables) is an error."""
+    for _ in range(4):
+        value = _REF.sub(lambda m: variables.get(m["a"] or m["b"], m[0]), value)
+        if "$" not in value:
+            return value
+    raise UserError(f"{what} = {value!r}: dcnlab expands only $(VAR) of variables set in the Makefile; "
+                    f"give a plain path")
+
+
+def load_lab(directory: str | Path, program: str | Path | None = None) -> Lab:
+    """Read and check an exercise directory (see the module docstring); creates nothing."""
+    from dcnlab.topos.files import load_topology
+
+    d = _path(directory)
+    mode = _kind(d)
+    if mode is None:
+        raise UserError(f"lab directory {str(directory)!r} does not exist")
+    if not stat.S_ISDIR(mode):
+        raise UserError(f"lab directory {str(directory)!r} is not a directory; valid: an exercise directory "
+                        f"(a Makefile with TOPO = ... or a topology.json, and a P4 program)")
+    makefile = next((d / n for n in MAKEFILES if _kind(d / n) is not None), None)
+    variables = makefile_vars(makefile) if makefile is not None else {}
+    topo_rel = variables.get("TOPO") or DEFAULT_TOPO
+    if makefile is not None:
+        topo_rel = _expand(topo_rel, variables, f"{makefile}: TOPO")
+    topology = Path(topo_rel)
+    topology = topology if topology.is_absolute() else d / topology
+    tmode = _kind(topology)
+    if tmode is None or not stat.S_ISREG(tmode):
+        said = f"its Makefile's TOPO = {topo_rel}" if "TOPO" in variables else \
+            f"{DEFAULT_TOPO} (no TOPO in {'its Makefile' if makefile is not None else 'a Makefile'})"
+        raise UserError(f"lab directory {str(directory)!r}: no topology: {said}: {topology} "
+                        f"{'is not a file' if tmode is not None else 'does not exist'}")
+    prog = _program(d, program, variables, makefile)
+    fabric = load_topology(topology, base=d)
+    return Lab(d, topology, prog, fabric, makefile)
+
+
+def _program(d: Path, program: str | Path | None, variables: dict[str, str], makefile: Path | None) -> Path:
+    if program is not None:
+        p = _path(program)
+        mode = _kind(p)
+        if p.suffix != ".p4" or mode is None or not stat.S_ISREG(mode):
+            raise UserError(f"argument --program: {str(program)!r} is not a P4 source file; valid: an existing "
+                            f"FILE.p4")
+        return p
+    default = variables.get("DEFAULT_PROG")
+    if default and makefile is not None:
+        p = d / _expand(default, variables, f"{makefile}: DEFAULT_PROG")
+        if p.suffix == ".p4" and _kind(p) is not None:
+            return p
+        raise UserError(f"{makefile}: DEFAULT_PROG = {default}: {p} is not a P4 source file; valid: FILE.p4 "
+                        f"in the lab directory (or --program FILE)")
+    try:
+        found = sorted(p for p in d.glob("*.p4") if (m := _kind(p)) is not None and stat.S_ISREG(m))
+    except OSError as e:
+        raise UserError(f"lab directory {str(d)!r}: cannot list it ({e.strerror or e})") from None
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise UserError(f"lab directory {str(d)!r} has no P4 program (*.p4) at its root; give one with "
+                        f"--program FILE")
+    raise UserError(f"lab directory {str(d)!r} has {len(found)} P4 programs at its root "
+                    f"({', '.join(p.name for p in found)}); choose one with --program FILE")
+
+
+def build(lab: Lab) -> CompiledProgram:
+    """Compile ``lab``'s program (content-keyed cache) and copy p4c's output to ``DIR/build/``, where the
+    exercise's scripts look for it (``<name>.json``, ``<name>.p4.p4info.txtpb``); create ``DIR/logs/``
+    (:data:`LOGS_DIR`). Returns the :class:`~dcnlab.p4src.compiler.CompiledProgram`. Run as root in a
+    user's directory, what it creates is given to the directory's owner."""
+    from dcnlab.p4src.compiler import compile_program
+
+    prog = compile_program(lab.name, src_dir=lab.program.parent)
+    out = lab.dir / BUILD_DIR
+    try:
+        owner = lab.dir.stat()
+        made = [d for d in (out, lab.dir / LOGS_DIR) if _kind(d) is None]
+        for d in made:
+            d.mkdir(exist_ok=True)
+        for src, dst in ((prog.json, lab.build_json), (prog.p4info, lab.build_p4info)):
+            tmp = dst.with_name(f".{dst.name}.{os.getpid()}")
+            shutil.copyfile(src, tmp)
+            os.replace(tmp, dst)
+        if os.geteuid() == 0 and owner.st_uid != 0:
+            for p in (*made, lab.build_json, lab.build_p4info):
+                os.chown(p, owner.st_uid, owner.st_gid)
+    except OSError as e:
+        raise UserError(f"{out}: cannot write the compiled program there ({e.strerror or e})") from None
+    return prog
+
+
+@contextmanager
+def in_lab(lab: Lab) -> Iterator[None]:
+    """The lab's working directory and PATH for everything the lab starts (host shells, their
+    ``commands``, ``--exec``), as under the tutorials' ``make run``; both restored afterwards.
+    Run from a virtualenv, its ``bin`` comes first on PATH (``python3`` is dcnlab's, with scapy and
+    the P4Runtime modules), as if it were activated."""
+    old_cwd, old_path = os.getcwd(), os.environ.get("PATH")
+    venv_bin = str(Path(sys.executable).parent)
+    os.chdir(lab.dir)
+    if sys.prefix != sys.base_prefix and (old_path or "").split(os.pathsep)[0] != venv_bin:
+        os.environ["PATH"] = os.pathsep.join([venv_bin, *(old_path.split(os.pathsep) if old_path else [])])
+    try:
+        yield
+    finally:
+        os.chdir(old_cwd)
+        if old_path is None:
+            os.environ.pop("PATH", None)
+        else:
+            os.environ["PATH"] = old_path
+
+
+# -- --exec -----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Exec:
+    """One ``--exec 'HOST COMMAND'``."""
+
+    host: str
+    command: str
+    background: bool
+    given: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.host}{' (background)' if self.background else ''}: {self.command}"
+
+
+def parse_exec(text: str) -> Exec:
+    parts = text.strip().split(None, 1)
+    if len(parts) < 2 or not parts[1].strip():
+        raise UserError(f"argument --exec {text!r}: expected 'HOST COMMAND', e.g. 'h1 ping -c 1 10.0.2.2'")
+    host, command = parts[0], parts[1].strip()
+    background = bool(_BACKGROUND.search(command))
+    if background:
+        command = _BACKGROUND.sub("", command).rstrip()
+        if not command:
+            raise UserError(f"argument --exec {text!r}: no command before '&'")
+    return Exec(host, command, background, text)
+
+
+def check_execs(texts: list[str], lab: Lab) -> list[Exec]:
+    """Every ``--exec`` parsed, its host checked against the topology (before anything is created)."""
+    hosts = lab.hosts()
+    out = []
+    for text in texts:
+        e = parse_exec(text)
+        if e.host not in hosts:
+            raise UserError(f"argument --exec {text!r}: no host {e.host!r} in {lab.rel(lab.topology)}; valid: "
+                            f"{', '.join(hosts)}")
+        out.append(e)
+    return out
+
+
+@dataclass
+class _Running:
+    e: Exec
+    proc: subprocess.Popen
+    output: bytearray = field(default_factory=bytearray)
+    reader: threading.Thread | None = None
+    stopped: bool = False
+
+
+class ExecRunner:
+    """Runs ``--exec`` commands in the hosts of a running network, in order; background ones until :meth:`stop`.
+
+    A command runs as ``bash -c COMMAND`` in its host's namespaces (Mininet's ``popen``, which also puts it
+    in a session and process group of its own) with the lab directory as working directory, the run's tag
+    in its environment (``dcnlab clean`` finds it after a crash) and ``PYTHONUNBUFFERED=1`` (a Python
+    script's output is not lost when it is stopped). A foreground command is over when its shell exits,
+    even if something it started keeps the output open; whatever is left of any command's process group
+    is ended by :meth:`stop`, before the lab goes down."""
+
+    def __init__(self, net: FabricNetwork, cwd: Path, out: IO[str] | None = None) -> None:
+        self.net, self.cwd = net, cwd
+        self.out = out if out is not None else sys.stdout
+        self.background: list[_Running] = []
+        self.failed: list[tuple[Exec, int]] = []
+        self._groups: list[subprocess.Popen] = []
+
+    def _popen(self, e: Exec) -> subprocess.Popen:
+        assert self.net.run is not None
+        env = {**os.environ, **self.net.run.tag, "PYTHONUNBUFFERED": "1"}
+        p = self.net.hosts[e.host].popen(["bash", "-c", e.command], stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=str(self.cwd),
+                                         env=env)
+        self._groups.append(p)
+        self.net.run.record_process(f"exec:{len(self._groups)}:{e.host}", p.pid, "bash")
+        return p
+
+    def _say(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+
+    def run(self, e: Exec) -> int | None:
+        """Run one command: a foreground one to its end (its status), a background one started (None)."""
+        self._say(f"== {e.label}\n")
+        p = self._popen(e)
+        assert p.stdout is not None
+        if e.background:
+            r = _Running(e, p)
+            r.reader = threading.Thread(target=self._collect, args=(r,), name=f"exec-{e.host}", daemon=True)
+            r.reader.start()
+            self.background.append(r)
+            return None
+        dec = codecs.getincrementaldecoder("utf-8")("replace")
+        fd, ends_line = p.stdout.fileno(), True
+        try:
+            while True:
+                ready, _, _ = select.select([fd], [], [], 0.1)
+                chunk = os.read(fd, 1 << 16) if ready else None
+                if chunk == b"" or (chunk is None and p.poll() is not None):
+                    break
+                text = dec.decode(chunk or b"")
+                if text:
+                    self._say(text)
+                    ends_line = text.endswith("\n")
+            rc = p.wait()
+        except BaseException:
+            _end_group(p)
+            raise
+        finally:
+            p.stdout.close()
+        if not ends_line:
+            self._say("\n")
+        if rc != 0:
+            self._say(f"== {e.host}: exit status {rc}: {e.command}\n")
+            self.failed.append((e, rc))
+        return rc
+
+    @staticmethod
+    def _collect(r: _Running) -> None:
+        assert r.proc.stdout is not None
+        fd = r.proc.stdout.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                return
+            if not chunk:
+                return
+            r.output += chunk
+            if len(r.output) > 2 * BACKGROUND_KEEP:
+                del r.output[:-BACKGROUND_KEEP]
+
+    def stop(self) -> None:
+        """End what is left of every command's process group (SIGTERM, then SIGKILL), then print what each
+        background command wrote."""
+        for r in self.background:
+            r.stopped = r.proc.poll() is None
+        for p in self._groups:
+            _end_group(p)
+        self._groups.clear()
+        for r in self.background:
+            if r.reader is not None:
+                r.reader.join(timeout=5)
+            how = "stopped at teardown" if r.stopped else f"exit status {r.proc.returncode}"
+            text = bytes(r.output[-BACKGROUND_KEEP:]).decode("utf-8", "replace")
+            if text and not text.endswith("\n"):
+                text += "\n"
+            self._say(f"== {r.e.label}: {how}; its output:\n{text}")
+        self.background.clear()
+
+
+def _end_group(p: subprocess.Popen, grace: float = 1.0) -> None:
+    """End every process left in ``p``'s process group (``p`` leads it: Mininet's ``mnexec -d`` made it
+    a session leader): SIGTERM, then SIGKILL to what is still there after ``grace`` seconds."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        deadline = time.monotonic() + grace
+        try:
+            os.killpg(p.pid, sig)
+            while time.monotonic() < deadline:
+                p.poll()                    # reap the leader, so that a zombie does not count
+                os.killpg(p.pid, 0)         # ProcessLookupError: nobody left in the group
+                time.sleep(0.02)
+        except ProcessLookupError:
+            break
+        except PermissionError:
+            break
+    p.poll()
+
+
+# -- the command -----------------------------------------------------------------------------------------
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def cmd_lab(args: argparse.Namespace) -> int:
+    from dcnlab.controller.runtime.errors import RuntimeErrorBase
+    from dcnlab.emu.network import FabricNetwork
+    from dcnlab.experiments.run_cmd import net_options, print_endpoints, require_root
+
+    lab = load_lab(args.dir, args.program)
+    execs = check_execs(args.exec or [], lab)
+    opts = net_options(args)
+    say = (lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+    net = FabricNetwork(lab.fabric, opts, progress=say, program=lab.program)    # checks the size; creates nothing
+    require_root("dcnlab lab")      # root and every binary, before anything is compiled or created
+    old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
+    runner: ExecRunner | None = None
+    try:
+        with in_lab(lab):
+            t = time.perf_counter()
+            build(lab)
+            built = time.perf_counter() - t
+            net.start()
+            up = built + net.timings.total()
+            print(f"lab {lab.dir}: {lab.rel(lab.topology)}, program {lab.rel(lab.program)} -> "
+                  f"{lab.rel(lab.build_json)}, {lab.rel(lab.build_p4info)}")
+            print(f"{len(net.switches)} BMv2 switches, {len(net.hosts)} hosts, up in {up:.2f} s (build {built:.2f}, "
+                  + ", ".join(f"{k} {v:.2f}" for k, v in net.timings.phases.items()) + ")")
+            print(f"run directory: {net.run.path}")
+            if not opts.controller or opts.grpc_tcp is not None:
+                print_endpoints(net)
+            sys.stdout.flush()
+            runner = ExecRunner(net, lab.dir)
+            for e in execs:
+                runner.run(e)
+            if args.hold:
+                say(f"holding the lab up for {args.hold:g} s")
+                time.sleep(args.hold)
+            if args.cli or (not execs and not args.hold):
+                from mininet.cli import CLI
+                CLI(net.mn)
+            runner.stop()
+            net.check_switches()
+        if runner.failed:
+            print(f"dcnlab lab: {len(runner.failed)} of {sum(not e.background for e in execs)} foreground "
+                  f"command(s) failed: " + "; ".join(f"{e.host}: {e.command} (exit status {rc})"
+                                                      for e, rc in runner.failed), file=sys.stderr)
+            return 1
+        return 0
+    except RuntimeErrorBase as e:
+        raise UserError(str(e)) from None
+    finally:
+        try:
+            if runner is not None:
+                runner.stop()
+        finally:
+            try:
+                net.stop()
+                if net.run is not None:     # bring-up created something: it was torn down
+                    say(f"torn down in {net.timings.phases.get('teardown', 0):.2f} s")
+            finally:
+                signal.signal(signal.SIGTERM, old_term)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    from dcnlab.emu.options import RANGES
+    from dcnlab.experiments.argtypes import ranged
+    from dcnlab.experiments.run_cmd import add_controller_arguments, add_net_arguments
+
+    p = sub.add_parser("lab", help="bring up a p4lang-tutorials-style exercise directory, as its `make run` does",
+                       description="Bring up an exercise directory the way the p4lang tutorials' `make run` does: "
+                       "the topology named by its Makefile (TOPO = ...; default topology.json), the P4 program at "
+                       "its root compiled to build/<name>.json and build/<name>.p4.p4info.txtpb, each switch's "
+                       "runtime JSON, each host's commands, hosts on eth0 with the file's IP and MAC. Then the "
+                       "Mininet CLI, or the --exec commands.")
+    p.add_argument("dir", metavar="DIR", help="the exercise directory")
+    p.add_argument("--program", metavar="FILE.p4",
+                   help="the program for every switch (default: the Makefile's DEFAULT_PROG, else the one *.p4 "
+                        "at DIR's root)")
+    p.add_argument("--exec", action="append", metavar="'HOST COMMAND'",
+                   help="run COMMAND in HOST (repeatable, in order) with DIR as working directory and dcnlab's "
+                        "Python first on PATH, printing its output under a header; a trailing & runs it in the "
+                        "background until the lab goes down. Exit status 1 if a foreground command fails. "
+                        "Without --exec the Mininet CLI opens")
+    add_controller_arguments(p)
+    for a in p._actions:
+        if a.dest == "no_controller":
+            a.help = ("push the pipeline and the topology's entries, then step down so that your own controller "
+                      "(e.g. the exercise's, with --grpc-tcp) becomes primary")
+    p.add_argument("--cli", action="store_true", help="open the Mininet CLI after the --exec commands")
+    p.add_argument("--hold", type=ranged(*RANGES["--hold"]), metavar="SECONDS",
+                   help="keep the lab up this long after the --exec commands (without --exec: instead of the CLI)")
+    add_net_arguments(p)
+    p.set_defaults(func=cmd_lab)
