@@ -65,19 +65,23 @@ def _mem_available_mib() -> float:
     return 0.0
 
 
-def bring_up(spec: str) -> BringUp:
+def bring_up(spec: str, program: Path | None = None) -> BringUp:
+    """Bring ``spec`` up (with dcnlab's program, routed; or with a user's ``program``, which gets no
+    routes, so its row has no all-pairs check), check all pairs, measure memory, tear down."""
     from dcnlab.emu.network import FabricNetwork, NetOptions
+    from dcnlab.emu.reachability import Reachability
     from dcnlab.topos.spec import parse_spec
 
     fabric = parse_spec(spec)
-    net = FabricNetwork(fabric, NetOptions(max_switches=BENCH_MAX_SWITCHES, agents=False), progress=lambda m: None)
+    net = FabricNetwork(fabric, NetOptions(max_switches=BENCH_MAX_SWITCHES, agents=False), progress=lambda m: None,
+                        program=program)
     avail = _mem_available_mib()
     t0 = time.perf_counter()
     try:
         net.start()
         up = time.perf_counter() - t0
         t1 = time.perf_counter()
-        res = net.reachability()
+        res = net.reachability() if program is None else Reachability(list(net.hosts), {})
         reach = time.perf_counter() - t1
         pids = [sw.pid for sw in net.switches.values()]
         rss = [_rollup(p, "Rss") for p in pids]
@@ -86,8 +90,10 @@ def bring_up(spec: str) -> BringUp:
         phases = dict(net.timings.phases)
     finally:
         net.stop()
-    return BringUp(spec, up, reach, net.timings.phases["teardown"], phases, f"{res.reached}/{res.pairs}",
-                   res.probes_lost, len(pids), rss, pss, machine)
+    label = spec if program is None else f"{spec} {program.name}"
+    return BringUp(label, up, reach, net.timings.phases["teardown"], phases,
+                   f"{res.reached}/{res.pairs}" if program is None else "(no routes)", res.probes_lost, len(pids),
+                   rss, pss, machine)
 
 
 def lab_bring_up(directory: str) -> BringUp:
@@ -168,6 +174,10 @@ def cmd_bench_emu(args: argparse.Namespace) -> int:
             for i in range(args.repeat):
                 print(f"  bringing up {spec} (run {i + 1}/{args.repeat}) ...", file=sys.stderr, flush=True)
                 results.append(bring_up(spec))
+                if args.program is not None:
+                    print(f"  bringing up {spec} with {args.program.name} (run {i + 1}/{args.repeat}) ...",
+                          file=sys.stderr, flush=True)
+                    results.append(bring_up(spec, args.program))
         for lab in args.lab:
             for i in range(args.repeat):
                 print(f"  bringing up lab {lab} (run {i + 1}/{args.repeat}) ...", file=sys.stderr, flush=True)
@@ -180,6 +190,9 @@ def cmd_bench_emu(args: argparse.Namespace) -> int:
             print(f"{r.spec:<24} {r.switches:>3} {r.up_s:5.2f} {r.reach_s:8.2f} {r.up_s + r.reach_s:6.2f} "
                   f"{r.down_s:6.2f} {r.reachable:>11} {r.lost:>4} {statistics.mean(r.rss_mib):15.1f} "
                   f"{statistics.mean(r.pss_mib):5.1f} {r.machine_mib:7.1f}  {ph}")
+        if args.program is not None:
+            print(f"rows '... {args.program.name}': your program on the same fabric, spawn to pipeline in (no routes "
+                  f"of dcnlab's, so no all-pairs check); goal: up as fast as dcnlab's own program")
         if args.lab:
             print("lab rows: 'up s' is `dcnlab lab`'s bring-up (build + fabric up with the exercise's entries and "
                   "host commands; goal <= 1.5 s for a 4-switch exercise), '+check' the all-pairs check")
@@ -194,6 +207,13 @@ def cmd_bench_emu(args: argparse.Namespace) -> int:
     return 0
 
 
+def p4_source(text: str) -> Path:
+    path = Path(text).absolute()
+    if path.suffix != ".p4" or not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a P4 source file; valid: an existing FILE.p4")
+    return path
+
+
 def add_parser(bsub: argparse._SubParsersAction) -> None:
     e = bsub.add_parser("emu", help="bring-up/teardown time, P4Runtime write rate, RSS per switch (BMv2, root)")
     from dcnlab.experiments.argtypes import emulation_limit, fabric_spec, ranged
@@ -202,6 +222,8 @@ def add_parser(bsub: argparse._SubParsersAction) -> None:
     e.add_argument("--lab", action="append", default=[], metavar="DIR",
                    help="also time `dcnlab lab DIR` (an exercise directory; repeatable); with --lab and no "
                         "fabric specs only the labs are measured and the write rates are skipped")
+    e.add_argument("--program", type=p4_source, metavar="FILE.p4",
+                   help="also bring each fabric up with your own program, beside dcnlab's")
     e.add_argument("--repeat", type=ranged(int, 1, 100), default=1)
     e.add_argument("--entries", type=ranged(int, 100, 1_000_000), default=20000,
                    help="table entries for the write-rate measurement")

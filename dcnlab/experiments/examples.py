@@ -55,6 +55,7 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
                             Example("reproduce cist --emulate --quick", "emulation")),
     ("bench", "topo"): (Example("bench topo", "long"),),
     ("bench", "emu"): (Example("bench emu fattree:k=4", "emulation"),
+                       Example("bench emu fattree:k=4 --program examples/programs/router.p4 --repeat 3", "emulation"),
                        Example("bench emu --lab examples/basic-lab --repeat 3", "emulation")),
     ("bench", "chaos"): (Example("bench chaos --cycles 5", "emulation"),),
     ("bench", "aggregation"): (Example("bench aggregation", "long"),),
