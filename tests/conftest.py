@@ -41,3 +41,11 @@ def pytest_collection_modifyitems(config, items):
         reasons = _reasons(item)
         if reasons:
             item.add_marker(pytest.mark.skip(reason="; ".join(reasons)))
+
+
+@pytest.fixture(autouse=True)
+def _own_run_root(request, tmp_path_factory, monkeypatch):
+    """Every BMv2 test records its runs under a root of its own, so that its leftover checks see only
+    its own runs, never another dcnlab run on the same machine (a test may still set its own)."""
+    if request.node.get_closest_marker("bmv2") and "DCNLAB_RUN_ROOT" not in os.environ:
+        monkeypatch.setenv("DCNLAB_RUN_ROOT", str(tmp_path_factory.mktemp("runs")))

@@ -171,21 +171,22 @@ class FabricNetwork:
         runtime JSON and CLI command files are written instead. ``entries``: more entry files per
         switch (runtime JSON or ``simple_switch_CLI`` commands), written after the topology file's."""
         self.fabric = fabric
+        self.opts = options or NetOptions()
+        self.opts.validate()
+        self.pipeline = pipeline
+        self.progress = progress or (lambda msg: log.info("%s", msg))
+        self._check_size()      # from the fabric's counts, before any per-host or per-switch record
         self.extra_entries = {n: [Path(x) for x in files] for n, files in (entries or {}).items()}
-        unknown = sorted(set(self.extra_entries) - {n.name for n in fabric.forwarding_nodes()})
-        if unknown:
-            raise UserError(f"entries: no switch named {', '.join(map(repr, unknown))} in {fabric.spec}")
+        if self.extra_entries:
+            unknown = sorted(set(self.extra_entries) - {n.name for n in fabric.forwarding_nodes()})
+            if unknown:
+                raise UserError(f"entries: no switch named {', '.join(map(repr, unknown))} in {fabric.spec}")
         self.programs: dict[str, Path] = ({n.name: program for n in fabric.forwarding_nodes()} if program is not None
                                           else user_programs(fabric))
         """Each switch's user program; empty with dcnlab's own program (which then installs routes)."""
         self.program: Path | None = program if program is not None else user_program(fabric)
         """The user program when every switch runs the same one."""
         self.pipelines: dict[str, Pipeline] = {}
-        self.opts = options or NetOptions()
-        self.opts.validate()
-        self.pipeline = pipeline
-        self.progress = progress or (lambda msg: log.info("%s", msg))
-        self._check_size()      # from the fabric's counts, before any per-host or per-switch record
         self.run: RunDir | None = None
         self.netns: str | None = None
         self.mn: Any = None                          # mininet.net.Mininet (hosts only)
