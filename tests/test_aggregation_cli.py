@@ -140,7 +140,7 @@ def test_bench_model_small(capsys, monkeypatch):
 def test_reproduce_small_part(capsys, tmp_path):
     rc, out, _ = run(capsys, "reproduce", "aggregation", "--only", "000-k", "--rounds", "1", "--workers", "1",
                      "--out", str(tmp_path))
-    assert rc == 0 and "m2 vs irs" in out
+    assert rc == 0 and "M2 traffic below IRS-based" in out and "Fang Fig. 5" in out
     data = json.loads((tmp_path / "aggregation.json").read_text())
     points = data["results"]["000-k"]["points"]
     assert sorted(points, key=int) == [str(k) for k in range(2, 9)]
@@ -154,4 +154,4 @@ def test_reproduce_json_is_one_object(capsys, tmp_path):
     data = json.loads(out)
     assert rc == 0 and set(data["results"]) == {"003-k"}
     assert data["results"]["003-k"]["paper"]["srs"] == 32.87
-    assert any(line.startswith("003-k") for line in data["table"])
+    assert any(line.startswith("Guo Fig. 4(a)") for line in data["table"])

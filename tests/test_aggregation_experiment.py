@@ -59,7 +59,7 @@ def test_summary_checks_and_json():
     good = exp.EmuResult(exp.EmuConfig(), (f,), 10.0)
     assert good.ok and good.checks() == {"exact": True, "bytes_agree": True, "no_stray_bytes": True}
     text = "\n".join(good.summary_lines())
-    assert "irs" in text and "40.0%" in text and "checks: exact ok" in text
+    assert "irs" in text and "40.0 (40.0)" in text and "checks: exact ok" in text
     js = json.loads(json.dumps(good.to_json(), default=str))
     assert js["fabrics"][0]["jobs"][0]["saving_model"] == pytest.approx(0.4)
     off = exp.FabricResult("bcube:n=4,k=1", 24, 16, 3.0, (job("irs", measured=660, model=600),

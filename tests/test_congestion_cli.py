@@ -64,7 +64,7 @@ def test_reproduce_writes_plots_and_json(tmp_path, capsys, monkeypatch):
     assert summary["reason"] == "forced by --model"
     names = {p.split("/")[-1] for p in summary["files"]}
     assert names == {"fig3_fairness.png", "theorem1_ratios.png", "fig5_tenants_cc.png",
-                     "fig5_tenants_meter.png", "large_scale.png", "results.json"}
+                     "fig5_tenants_meter.png", "large_scale.png", "results.json", "summary.json"}
     for f in summary["files"]:
         assert (tmp_path / "res" / f.split("/")[-1]).stat().st_size > 1000
     full = json.loads((out / "results.json").read_text())

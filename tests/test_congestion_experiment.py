@@ -147,9 +147,12 @@ def test_measured_result_summaries_and_outputs(tmp_path):
     data = json.loads((tmp_path / "emulation.json").read_text())
     assert data["series"]["tenant_fair_cc"]["emulation"]["flows"] == ["C->A", "D->B", "E->B", "F->B"]
     assert data["time_scale"] == pytest.approx(976.5625) and data["config"]["rate_pps"] == 1000
-    lines = bp.summary_lines(s)
-    assert lines[0].split()[:5] == ["scenario", "metric", "emulation", "model", "target"]
-    assert any(line.endswith("MISS") for line in lines) and len(lines) == len(s["checks"]) + 1
+    table = bp.summary_table(s)
+    assert table.splitlines()[0].split()[4:] == ["unit", "BMv2", "model", "paper", "/", "target", "tolerance",
+                                                 "verdict"]
+    assert any(line.rstrip().endswith("deviates") for line in table.splitlines())
+    assert len(table.labels) == len(s["checks"]) == len(set(table.labels))
+    assert max(len(line) for line in bp.summary_lines(s)) <= 100
 
 
 def test_default_fabric_puts_receiver_and_senders_on_one_switch():
@@ -170,6 +173,7 @@ def test_cli_says_which_backend_and_refuses_emulate_without_bmv2(monkeypatch, ca
     monkeypatch.setattr(congestion_cmd, "run_all", lambda scenarios, workers: {})
     monkeypatch.setattr(congestion_cmd, "summarize", lambda scenarios, results: {"checks": []})
     monkeypatch.setattr(congestion_cmd, "plot_all", lambda *a: [])
+    monkeypatch.setattr(congestion_cmd, "fairness_rates", lambda *a: {"cc_off": {}, "cc_on": {}})
     assert cli.main(["reproduce", "congestion", "--out", str(tmp_path), "--json", "--workers", "1"]) == 0
     io = capsys.readouterr()
     summary = json.loads(io.out)

@@ -238,22 +238,36 @@ class EmuResult:
         return all(self.checks().values())
 
     def summary_lines(self) -> list[str]:
+        """Per fabric a table (at most 100 columns) of the jobs: exact results, bytes against the model within
+        the tolerance, savings, completion, retransmissions; then the checks."""
+        import textwrap
+
+        from dcnlab.experiments.tables import MAX_WIDTH, Column, table
+
         tol = self.config.tolerance
         lines = []
         for f in self.fabrics:
             lines.append(f"{f.spec}: {f.nodes} BMv2 nodes, {f.hosts} hosts, up in {f.bringup_s:.1f} s")
-            lines.append(f"  {'job':<8} {'algorithm':<13} {'exact':<5} {'model B':>9} {'measured B':>10} "
-                         f"{'diff':>7} {'+recovery':>9} {'saving (model)':>15} {'time s':>7} {'retx':>5} "
-                         f"{'lost':>4} {'ctrl B':>7}  busiest link")
+            rows = []
             for j in f.jobs:
                 meas, model = f.savings(j)
-                lines.append(f"  {j.kind:<8} {LABELS.get(j.algorithm, j.algorithm):<13} "
-                             f"{'yes' if j.exact else 'NO':<5} {j.model_bytes:>9} {j.measured_bytes:>10} "
-                             f"{100 * j.error:>+6.2f}% {100 * j.total_error:>+8.2f}% {100 * meas:>6.1f}% "
-                             f"({100 * model:>4.1f}%) {_secs(j.completion_s):>7} {j.retransmitted:>5} "
-                             f"{j.fabric_losses:>4} {j.control_bytes:>7}  {j.busiest_link} "
-                             f"{j.busiest_bytes / 1e3:.1f} kB"
-                             + ("" if j.agrees(tol) else f"  <-- off by more than {100 * tol:g}%"))
+                rows.append((j.kind, LABELS.get(j.algorithm, j.algorithm), "yes" if j.exact else "NO", j.model_bytes,
+                             j.measured_bytes, f"{100 * j.error:+.2f}", "yes" if j.agrees(tol) else "NO",
+                             f"{100 * j.total_error:+.1f}", f"{100 * meas:.1f} ({100 * model:.1f})",
+                             _secs(j.completion_s), f"{j.retransmitted}/{j.fabric_losses}"))
+            lines += ["  " + line for line in table(
+                [Column("job"), Column("algorithm"), Column("exact", "check"), Column("model", "B", ">"),
+                 Column("BMv2", "B", ">"), Column("diff", "%", ">"), Column("agree", f"±{100 * tol:g}%"),
+                 Column("+retx", "%", ">"), Column("saving", "%, model", ">"), Column("time", "s", ">"),
+                 Column("retx/lost", "frames", ">")], rows, label_columns=2, max_width=MAX_WIDTH - 2).splitlines()]
+            off = [f"{j.kind} {LABELS.get(j.algorithm, j.algorithm)}" for j in f.jobs if not j.agrees(tol)]
+            if off:
+                lines += textwrap.wrap(f"  <-- off by more than {100 * tol:g}%: {', '.join(off)}", MAX_WIDTH,
+                                       subsequent_indent="  ")
+            lines += textwrap.wrap("  busiest links: " + "; ".join(
+                f"{j.kind} {LABELS.get(j.algorithm, j.algorithm)} {j.busiest_link} {j.busiest_bytes / 1e3:.1f} kB"
+                for j in f.jobs) + "; acknowledgement bytes on the model's links: " + ", ".join(
+                str(j.control_bytes) for j in f.jobs), MAX_WIDTH, subsequent_indent="    ")
         checks = self.checks()
         lines.append("checks: " + ", ".join(f"{k} {'ok' if v else 'FAILED'}" for k, v in checks.items())
                      + f"; {self.seconds:.0f} s in all")
@@ -484,32 +498,42 @@ def run_experiment(cfg: EmuConfig, progress: Progress | None = None) -> EmuResul
 
 # -- output ------------------------------------------------------------------------------------------------------
 def plot(result: EmuResult, path: Path) -> None:
-    """Per fabric: model vs measured link bytes per job, and completion times."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """Per fabric: model vs measured link bytes per job, and completion times (the fabrics' panels share
+    their y-ranges; a job that did not complete says so)."""
+    import math
 
+    from dcnlab.experiments import plotcheck, plotstyle
+
+    plt = plotstyle.pyplot()
     rows = len(result.fabrics)
-    fig, axes = plt.subplots(rows, 2, figsize=(13, 3.8 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, 2, figsize=(14, 3.9 * rows + 0.8), squeeze=False, layout="constrained",
+                             sharey="col")
     for (ax_b, ax_t), f in zip(axes, result.fabrics):
         names = [f"{j.kind}\n{LABELS.get(j.algorithm, j.algorithm)}" for j in f.jobs]
-        xs = range(len(f.jobs))
+        xs = list(range(len(f.jobs)))
         ax_b.bar([x - 0.2 for x in xs], [j.model_bytes / 1e3 for j in f.jobs], 0.4, label="model", color="tab:grey")
         ax_b.bar([x + 0.2 for x in xs], [j.measured_bytes / 1e3 for j in f.jobs], 0.4, label="BMv2 counters",
                  color="tab:blue")
-        ax_b.set_xticks(list(xs), names, fontsize=7)
-        ax_b.set_ylabel("link kB")
-        ax_b.set_title(f"{f.spec}: bytes on the trees' links")
-        ax_b.legend(fontsize=8)
-        ax_t.bar(list(xs), [j.completion_s or 0.0 for j in f.jobs], color="tab:green")
-        ax_t.set_xticks(list(xs), names, fontsize=7)
-        ax_t.set_ylabel("completion s")
-        ax_t.set_title(f"{f.spec}: job completion time")
+        ax_b.set_xticks(xs, names, fontsize=8)
+        ax_b.set_ylabel("bytes on the trees' links (kB)")
+        ax_b.set_xlabel("job (kind, algorithm)")
+        ax_b.set_title(f"{f.spec}: bytes on the trees' links, model and BMv2")
+        plotstyle.legend_outside(ax_b)
+        times = [j.completion_s if j.completion_s is not None else math.nan for j in f.jobs]
+        ax_t.bar(xs, times, color="tab:green", label="completion time")
+        for x, t in zip(xs, times):
+            if math.isnan(t):
+                ax_t.annotate("did not\ncomplete", (x, 0), xytext=(0, 4), textcoords="offset points", ha="center",
+                              va="bottom", fontsize=8, color="tab:red")
+        ax_t.set_xticks(xs, names, fontsize=8)
+        ax_t.set_ylabel("job completion time (s)")
+        ax_t.set_xlabel("job (kind, algorithm)")
+        ax_t.set_title(f"{f.spec}: job completion time on BMv2")
         for ax in (ax_b, ax_t):
             ax.grid(alpha=0.3, axis="y")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    fig.suptitle("Guo et al. (IRS/SRS) and Fang et al. (M2) trees on BMv2 (no figure in the papers): word-count "
+                 "jobs, bytes against the model and completion times")
+    plotcheck.save(fig, path, dpi=110)
 
 
 def write_outputs(result: EmuResult, out: Path) -> tuple[Path, Path]:
@@ -518,6 +542,12 @@ def write_outputs(result: EmuResult, out: Path) -> tuple[Path, Path]:
     plot(result, png)
     js.write_text(json.dumps(result.to_json(), indent=1, default=str) + "\n")
     return png, js
+
+
+def emulation_note(result: EmuResult) -> str:
+    """What ran on BMv2, for ``summary.json`` and the report."""
+    return (f"ran on BMv2: word-count incast and shuffle jobs on {', '.join(f.spec for f in result.fabrics)} "
+            f"({result.seconds:.0f} s)")
 
 
 def config_from_args(args: argparse.Namespace) -> EmuConfig:
@@ -548,6 +578,9 @@ def run(args: argparse.Namespace) -> int:
     result = run_experiment(cfg, say)
     with writing(out, "--out"):
         png, js = write_outputs(result, out)
+    from dcnlab.experiments.aggregation_model import write_summary
+    write_summary(out, None, cfg == QUICK, result.to_json(), emulation_note(result),
+                  model_why="--emulate runs the BMv2 experiment instead of the model")
     if getattr(args, "json", False):
         print(json.dumps(result.to_json(), default=str))
     else:

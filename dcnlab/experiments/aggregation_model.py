@@ -280,17 +280,66 @@ def _trapezoid(xs: Sequence[float], ys: Sequence[float]) -> float:
     return sum((xs[i + 1] - xs[i]) * (ys[i] + ys[i + 1]) / 2 for i in range(len(xs) - 1)) / (xs[-1] - xs[0])
 
 
+FIGURES = {"003-k": "Guo Fig. 4(a)", "003-size": "Guo Fig. 5", "003-delta": "Guo Fig. 6", "000-k": "Fang Fig. 5",
+           "000-size": "Fang Fig. 6", "gap": "optimum gap"}
+"""The table's first column: the paper's figure each part reproduces (``gap``: no figure in the papers)."""
+
+
+def _measure(part: str, key: str) -> tuple[str, str]:
+    """(measure in words, unit) of one ``overall`` key."""
+    if part in ("003-k", "003-size"):
+        return f"traffic saving, {SHUFFLE_NAMES[key]}", "%"
+    if part == "003-delta":
+        m, p = key.split("@")
+        return f"mean saving over δ, {SHUFFLE_NAMES[m]}, m=n={p}", "%"
+    if part == "gap":
+        if key.endswith("/ optimum (mean ratio)"):
+            return f"cost / optimum, {INCAST_NAMES.get(key.split(' ')[0], key.split(' ')[0])}", "ratio"
+        return {"m2 worse than irs (share of rounds, %)": ("rounds where M2 costs more than IRS", "%"),
+                "m2 optimal (share of rounds, %)": ("rounds where M2 is optimal", "%")}.get(key, (key, ""))
+    return {"m2 vs irs": ("M2 traffic below IRS-based", "%"),
+            "m2 vs unicast": ("M2 traffic below unicast-based", "%"),
+            "m2 saving vs none": ("M2 traffic saving vs none", "%"),
+            "irs saving vs none": ("IRS traffic saving vs none", "%"),
+            "m2 worse than irs (share of rounds)": ("rounds where M2 costs more than IRS", "%")}.get(key, (key, ""))
+
+
 def table(results: dict[str, Any]) -> str:
-    lines = [f"{'part':<10} {'measure':<38} {'ours':>8} {'paper':>8}"]
+    """Our figure beside the paper's, with the tolerance and the verdict of the reports' rule (a percentage
+    within ±3 points); rows without a paper figure are ours only."""
+    from dcnlab.experiments.tables import Column, number, verdict
+    from dcnlab.experiments.tables import table as format_table
+
+    rows = []
     for part, res in results.items():
         for key, ours in res["overall"].items():
             paper = res["paper"].get(key)
-            lines.append(f"{part:<10} {key:<38} {ours:8.2f} {paper if paper is not None else '':>8}")
-    return "\n".join(lines)
+            measure, unit = _measure(part, key)
+            tol, ok = verdict("percent" if unit == "%" else "ratio", ours, paper)
+            figure = FIGURES.get(part, part)
+            if part == "003-delta":
+                figure += {"250": "(a)", "1000": "(b)"}.get(key.split("@")[-1], "")
+            rows.append((figure, measure, unit, number(ours), number(paper), tol, ok))
+    parts = ", ".join(f"{p} = {FIGURES[p]}" for p in results if p in FIGURES)
+    return format_table(
+        [Column("figure"), Column("measure", wrap=True), Column("unit"), Column("ours", align=">"),
+         Column("paper", align=">"), Column("tolerance"), Column("verdict")], rows, label_columns=2,
+        notes=["Guo: Guo et al. (IRS/SRS); Fang: Fang et al. (M2). Verdict: a percentage within ±3 points of "
+               "the paper's, a ratio within 10%; '-': the paper gives no figure.", f"--only parts: {parts}"])
+
+
+SHUFFLE_NAMES = {"srs": "SRS", "incast": "incast-based (IRS)", "kmb": "Steiner (KMB)", "unicast": "unicast-based",
+                 "none": "no aggregation"}
+INCAST_NAMES = {"m2": "M2-based", "irs": "IRS-based", "mib": "MIB-based", "mc": "MC-based", "unicast": "unicast-based",
+                "none": "no aggregation (existing)", "kmb": "Steiner (KMB)", "irs-nointra": "IRS, no intra-stage step"}
+K_LABEL = "k of BCube(6,k) (6^(k+1) servers)"
+TRAFFIC = "traffic over all links (MB; 1 MB per sender flow)"
 
 
 def plots(results: dict[str, Any], out: Path) -> list[Path]:
+    """The papers' figures from the parts that ran (titles name the paper and its figure)."""
     from dcnlab.experiments.aggregation_plot import line_chart
+    from dcnlab.experiments.plotstyle import title
 
     files = []
     for part in ("003-k", "003-size"):
@@ -298,24 +347,47 @@ def plots(results: dict[str, Any], out: Path) -> list[Path]:
             pts = results[part]["points"]
             x = [float(p) for p in pts]
             series = {m: [pts[p]["saving"][m] for p in pts] for m in SHUFFLE_METHODS}
+            ours = results[part]["overall"]
+            paper = results[part]["paper"]
+            names = {m: f"{SHUFFLE_NAMES[m]}: ours {ours[m]:.1f}%" + (f", paper {paper[m]:.2f}%" if m in paper else "")
+                     for m in SHUFFLE_METHODS}
             f = out / f"{part}-saving.png"
-            label = "k of BCube(6,k)" if part == "003-k" else "m = n on BCube(8,5)"
-            line_chart(f, f"{part}: traffic saving vs no aggregation", label, "saving (%)", x, series,
-                       results[part]["paper"])
+            if part == "003-k":
+                head = title("003", "Fig. 4(a) and Table 1", "60×60 shuffles on BCube(6,k),\n"
+                             "traffic saving against no aggregation (averages over k in the legend)")
+                label = K_LABEL
+            else:
+                head = title("003", "Fig. 5", "m×n shuffles (m = n) on BCube(8,5),\n"
+                             "traffic saving against no aggregation (averages over m in the legend)")
+                label = "m = n (senders = receivers, count)"
+            line_chart(f, head, label, "traffic saving (%)", x, series, paper, names)
             files.append(f)
     if "003-k" in results:
         pts = results["003-k"]["points"]
         x = [float(p) for p in pts]
-        for key in ("links", "aggregators", "receiver_input"):
+        for key, fig, what, unit in (("links", "Fig. 4(b)", "links the shuffle uses", "active links (count)"),
+                                     ("aggregators", "Fig. 4(c)", "servers that aggregate",
+                                      "aggregating servers (count)"),
+                                     ("receiver_input", "Fig. 4(d)", "data arriving at each receiver",
+                                      "receiver input (MB per receiver)")):
             f = out / f"003-k-{key}.png"
             series = {m: [pts[p][key][m] for p in pts] for m in pts[next(iter(pts))][key]}
-            line_chart(f, f"003 60x60 shuffles: {key.replace('_', ' ')}", "k of BCube(6,k)", key, x, series)
+            line_chart(f, title("003", fig, f"60×60 shuffles on BCube(6,k): {what}"), K_LABEL, unit, x, series,
+                       names=SHUFFLE_NAMES)
             files.append(f)
     if "003-delta" in results:
+        ov, paper = results["003-delta"]["overall"], results["003-delta"]["paper"]
         for p, v in results["003-delta"]["points"].items():
             f = out / f"003-delta-{p}.png"
-            line_chart(f, f"003 m = n = {p} on BCube(8,5): traffic vs aggregation ratio", "delta", "traffic (MB)",
-                       v["deltas"], v["traffic"])
+            sub = {"250": "Fig. 6(a)", "1000": "Fig. 6(b)"}.get(str(p))
+            names = dict(SHUFFLE_NAMES)
+            for m in ("srs", "unicast"):
+                if f"{m}@{p}" in ov:
+                    names[m] += f" (mean saving over δ: ours {ov[f'{m}@{p}']:.1f}%" + (
+                        f", paper {paper[f'{m}@{p}']:.2f}%)" if f"{m}@{p}" in paper else ")")
+            line_chart(f, title("003", sub, f"m = n = {p} on BCube(8,5): traffic against the aggregation ratio"),
+                       "aggregation ratio δ (0: merged flows cost one flow, 1: no gain) (fraction)", TRAFFIC,
+                       v["deltas"], v["traffic"], names=names)
             files.append(f)
     if "gap" in results:
         pts = results["gap"]["points"]
@@ -324,19 +396,72 @@ def plots(results: dict[str, Any], out: Path) -> list[Path]:
         series = {a: [_mean([v["ratio_to_optimum"][a] for name, v in pts.items() if name.endswith(f"m={m}")])
                       for m in sizes] for a in algos}
         f = out / "gap-ratio.png"
-        line_chart(f, "cost / optimum on BCubes of <= 64 servers (mean over fabrics)", "senders", "ratio",
-                   [float(m) for m in sizes], series)
+        line_chart(f, "Fang et al. (M2) and Guo et al. (IRS/SRS) trees against the exact optimum "
+                      "(no figure in the papers):\nincasts on BCubes of at most 64 servers, mean over the fabrics",
+                   "senders (count)", "tree cost / optimal cost (ratio)", [float(m) for m in sizes], series,
+                   names=INCAST_NAMES)
         files.append(f)
-    for part, label in (("000-k", "k of BCube(6,k)"), ("000-size", "senders on BCube(4,8)")):
+    figures = {("000-k", "traffic"): "Fig. 5(a)", ("000-k", "aggregators"): "Fig. 5(b)",
+               ("000-k", "new_servers"): "Fig. 5(c)", ("000-k", "links"): "Fig. 5(d)",
+               ("000-size", "traffic"): "Fig. 6(a)", ("000-size", "links"): "Fig. 6(b)"}
+    panel = {"traffic": ("traffic", TRAFFIC), "aggregators": ("aggregation points", "aggregating servers (count)"),
+             "links": ("links the tree uses", "active links (count)"),
+             "new_servers": ("servers added to the tree", "servers added besides the members (count)")}
+    for part, label, setting in (("000-k", K_LABEL, "120-sender incasts on BCube(6,k)"),
+                                 ("000-size", "senders (count)", "incasts on BCube(4,8)")):
         if part in results:
             pts = results[part]["points"]
             x = [float(p) for p in pts]
+            ov = results[part]["overall"]
+            paper = results[part]["paper"].get("m2 vs irs")
+            names = dict(INCAST_NAMES)
+            names["m2"] += (f" ({ov['m2 vs irs']:.1f}% below IRS-based"
+                            + (f"; paper about {paper:g}%)" if paper is not None else ")"))
             for key in ("traffic", "aggregators", "links", "new_servers"):
                 f = out / f"{part}-{key}.png"
                 series = {m: [pts[p][key][m] for p in pts] for m in pts[next(iter(pts))][key]}
-                line_chart(f, f"{part}: {key.replace('_', ' ')}", label, key, x, series)
+                line_chart(f, title("000", figures.get((part, key)), f"{setting}: {panel[key][0]}"), label,
+                           panel[key][1], x, series, names=names)
                 files.append(f)
     return files
+
+
+def collect(parts: Sequence[str], pl: dict[str, Plan], done: list[tuple[str, Any, int, dict[str, Any]]]
+            ) -> dict[str, Any]:
+    """The results of the rounds ``done`` (from :func:`run_tasks`), per part: :func:`summarise` and the rounds."""
+    results: dict[str, Any] = {}
+    for part in parts:
+        rows = [{"point": p, "round": r, "result": res} for (pt, p, r, res) in done if pt == part]
+        results[part] = summarise(part, rows, pl[part].points)
+        results[part]["rounds"] = pl[part].rounds
+    return results
+
+
+NO_EMULATION = "not asked for (dcnlab reproduce aggregation --emulate runs the BMv2 experiment)"
+
+
+def write_outputs(out: Path, results: dict[str, Any], meta: dict[str, Any]) -> list[Path]:
+    """``aggregation.json``, the plots and ``summary.json`` (the papers' headlines) in ``out``."""
+    from dcnlab.experiments.outputs import writing
+
+    with writing(out, "--out"):
+        (out / "aggregation.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
+        files = plots(results, out)
+    write_summary(out, results, bool(meta.get("quick")))
+    return files
+
+
+def write_summary(out: Path, results: dict[str, Any] | None, quick: bool, emulation: dict[str, Any] | None = None,
+                  why: str = NO_EMULATION, model_why: str = "") -> Path:
+    """``summary.json``: the headlines of 003 and 000 (:func:`dcnlab.experiments.headlines.aggregation`)."""
+    from dcnlab.experiments import headlines, summary
+    from dcnlab.experiments.outputs import writing
+
+    worked = headlines.bcube41_examples() if results is not None else None
+    heads = headlines.aggregation(results, emulation, worked, why=model_why)
+    with writing(out, "--out"):
+        return summary.write(out / "summary.json", ("000", "003"), heads, emulation is not None, why,
+                             mechanism="aggregation", quick=quick)
 
 
 def reproduce(args: argparse.Namespace) -> int:
@@ -346,7 +471,7 @@ def reproduce(args: argparse.Namespace) -> int:
         raise UserError(f"--rounds {args.rounds}: valid: at least 1")
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers {args.workers}: valid: at least 1")
-    from dcnlab.experiments.outputs import output_dir, writing
+    from dcnlab.experiments.outputs import output_dir
 
     out = output_dir(args.out, "--out")     # before the rounds: a bad --out fails in a second, not an hour
     parts = args.only or list(PARTS)
@@ -355,22 +480,16 @@ def reproduce(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     done = run_tasks(tasks, args.workers)
     wall = time.perf_counter() - t0
-    results: dict[str, Any] = {}
-    for part in parts:
-        rows = [{"point": p, "round": r, "result": res} for (pt, p, r, res) in done if pt == part]
-        results[part] = summarise(part, rows, pl[part].points)
-        results[part]["rounds"] = pl[part].rounds
+    results = collect(parts, pl, done)
     meta = {"quick": args.quick, "seed": args.seed, "workers": args.workers or os.cpu_count(),
             "wall_seconds": round(wall, 1), "load_average": os.getloadavg()}
-    with writing(out, "--out"):
-        (out / "aggregation.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
-        files = plots(results, out)
+    files = write_outputs(out, results, meta)
     if getattr(args, "json", False):
         print(json.dumps({"meta": meta, "results": results, "table": table(results).splitlines()}))
         return 0
     print(table(results))
-    print(f"\n{len(tasks)} rounds in {wall:.1f} s on {meta['workers']} workers; wrote {out / 'aggregation.json'} "
-          f"and {len(files)} plots in {out}/")
+    print(f"\n{len(tasks)} rounds in {wall:.1f} s on {meta['workers']} workers; wrote {out / 'aggregation.json'}, "
+          f"{out / 'summary.json'} and {len(files)} plots in {out}/")
     return 0
 
 

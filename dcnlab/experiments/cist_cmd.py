@@ -116,49 +116,58 @@ def _failure_report(plan: CistPlan, args: argparse.Namespace) -> tuple[dict[str,
 
 
 def plot_plan(plan: CistPlan, fabric: Any, path: Path) -> None:
-    """The switch graph in grey, each tree's links in its own colour, switches coloured by part."""
+    """The switch graph in grey, each tree's links in its own colour, switches coloured by part (one panel
+    per tree); switch names up to 100 switches, the legend under the panels."""
     if len(plan.graph) > MAX_PLOTTED_SWITCHES:
         raise UserError(f"--plot: {len(plan.graph)} switches; drawing is limited to {MAX_PLOTTED_SWITCHES}")
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from matplotlib.collections import LineCollection
     from matplotlib.lines import Line2D
 
+    from dcnlab.experiments import plotcheck, plotstyle
     from dcnlab.topos.layout import layout
 
+    plt = plotstyle.pyplot()
     pos = layout(fabric)
     g = plan.graph
-    cmap = plt.get_cmap("tab10" if plan.k <= 10 else "tab20")
-    cols = min(plan.k, 4)
+    colours = plotstyle.colors(plan.k)
+    cols = min(plan.k, 3)
     rows = -(-plan.k // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(6 * cols, 6 * rows + 0.6), squeeze=False)
+    small = len(g) <= 100
+    side = max(6.0, min(10.0, 0.11 * len(g))) if small else 6.0
+    fig, axes = plt.subplots(rows, cols, figsize=(side * cols, side * rows + 1.0), squeeze=False,
+                             layout="constrained")
     for ax in axes.flat[plan.k:]:
         ax.set_axis_off()
-    small = len(g) <= 100
     for tree, ax in zip(plan.trees, axes.flat):
         ax.add_collection(LineCollection([(pos[g.names[u]], pos[g.names[v]]) for u, v in g.edges()],
                                          colors="#dddddd", linewidths=0.4, zorder=1))
         ax.add_collection(LineCollection([(pos[u], pos[v]) for u, v in tree.edges],
-                                         colors=[cmap(tree.tree_id)], linewidths=1.4, zorder=2))
+                                         colors=[colours[tree.tree_id]], linewidths=1.4, zorder=2))
         for t, part in enumerate(plan.parts):
             ax.scatter([pos[n][0] for n in part], [pos[n][1] for n in part], s=30 if small else 6,
-                       c=[cmap(t)], edgecolors="black" if t == tree.tree_id else "none", linewidths=0.6, zorder=3)
-        ax.scatter(*pos[tree.root], s=120 if small else 40, marker="*", c="black", zorder=4)
-        if small:
-            for n in g.names:
-                ax.annotate(n, pos[n], fontsize=5, ha="center", va="bottom", xytext=(0, 3), textcoords="offset points")
-        ax.set_title(f"tree {tree.tree_id}: diameter {tree.diameter}, internal = V_{tree.tree_id}")
+                       c=[colours[t]], edgecolors="black" if t == tree.tree_id else "none", linewidths=0.6, zorder=3)
+        ax.scatter(*pos[tree.root], s=140 if small else 40, marker="*", c="black", zorder=4)
+        ax.set_title(f"tree {tree.tree_id}: diameter {tree.diameter}, internal switches = V_{tree.tree_id}")
         ax.set_axis_off()
         ax.set_aspect("equal")
         ax.autoscale()
-    handles = [Line2D([], [], marker="o", ls="", color=cmap(t), label=f"V_{t}") for t in range(plan.k)]
-    handles.append(Line2D([], [], marker="*", ls="", color="black", label="skeleton root"))
-    fig.legend(handles=handles, loc="lower center", ncol=min(plan.k + 1, 9), fontsize=8)
-    fig.suptitle(f"{plan.k} CISTs of {plan.spec} ({'valid' if plan.validation.ok else 'INVALID'})")
-    fig.tight_layout(rect=(0, 0.04, 1, 0.96))
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+        ax.margins(0.06)
+    hidden = 0
+    if small:
+        for ax in axes.flat[:plan.k]:
+            hidden = max(hidden, plotstyle.label_nodes(ax, pos, list(g.names), offset=4))
+    handles = [Line2D([], [], marker="o", ls="-", color=colours[t], label=f"V_{t} and tree {t}'s links")
+               for t in range(plan.k)]
+    handles.append(Line2D([], [], marker="o", ls="none", color="white", markeredgecolor="black",
+                          label="outlined: the panel's internal switches"))
+    handles.append(Line2D([], [], marker="*", ls="", color="black", markersize=10, label="skeleton root"))
+    handles.append(Line2D([], [], color="#dddddd", lw=1, label="other switch links"))
+    plotstyle.legend_below(fig, handles, ncol=min(len(handles), 4), fontsize=9)
+    fig.suptitle(f"{plan.k} CISTs of {plan.spec} ({'valid' if plan.validation.ok else 'INVALID'}), by the "
+                 f"construction of {plotstyle.PAPERS['004']}"
+                 + (f"\n({hidden} switch names left out where switches are drawn on top of each other)"
+                    if hidden else ""))
+    plotcheck.save(fig, path, dpi=120)
 
 
 def cist_fabric(spec: str, what: str = "plan cist") -> Any:
@@ -339,48 +348,89 @@ def model_case(spec: str, rounds: int, workers: int, seed: int = 0,
             "adversary": adversary}
 
 
-def plot_model(cases: list[dict[str, Any]], path: Path) -> None:
-    """Delivered fraction vs random failed elements per instance: CISTs (blue) vs single BFS tree (red)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def short_spec(spec: str) -> str:
+    """``dragonfly:p=1,a=4,h=2,arrangement=absolute`` as ``D(1,4,2) absolute`` (the paper's D(p,a,h))."""
+    params = dict(kv.split("=", 1) for kv in spec.removeprefix("dragonfly:").split(",") if "=" in kv)
+    return f"D({params.get('p', '?')},{params.get('a', '?')},{params.get('h', '?')}) " \
+           f"{params.get('arrangement', 'relative')}"
 
+
+def plot_model(cases: list[dict[str, Any]], path: Path) -> None:
+    """Delivered fraction vs random failed elements per instance, CISTs against a single BFS tree; the
+    panels share their y-range, a dotted line marks k - 1 failures (Theorem 4: nothing lost up to there)."""
+    from matplotlib.lines import Line2D
+
+    from dcnlab.experiments import plotcheck, plotstyle
+
+    plt = plotstyle.pyplot()
     cols = min(4, len(cases))
     rows = -(-len(cases) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.4 * cols, 3.6 * rows + 1.2), squeeze=False, sharey=True,
+                             layout="constrained")
     for ax in axes.flat[len(cases):]:
         ax.set_axis_off()
+    series = (("cists", "mean", "k CISTs, mean over draws", "tab:blue", "-", "o"),
+              ("cists", "min", "k CISTs, worst draw", "tab:cyan", "--", "s"),
+              ("single", "mean", "one BFS tree, mean over draws", "tab:red", "-", "^"),
+              ("single", "min", "one BFS tree, worst draw", "tab:orange", "--", "v"))
     for ax, c in zip(axes.flat, cases):
         xs = [p["failures"] for p in c["sweep"]]
-        for key, label, colour in (("cists", "CISTs", "tab:blue"), ("single", "single tree", "tab:red")):
-            ax.plot(xs, [p[f"{key}_mean"] for p in c["sweep"]], "-o", ms=3, color=colour, label=f"{label} (mean)")
-            ax.plot(xs, [p[f"{key}_min"] for p in c["sweep"]], ":", color=colour, label=f"{label} (worst)")
-        ax.axvline(c["k"] - 0.5, color="grey", lw=0.8, ls=":")
-        ax.set_title(f"{c['spec'].removeprefix('dragonfly:')}\n{c['switches']} switches", fontsize=8)
-        ax.set_xlabel("random failed switches/links", fontsize=8)
-        ax.set_ylabel("delivered pairs", fontsize=8)
+        for key, stat, label, colour, ls, marker in series:
+            ax.plot(xs, [p[f"{key}_{stat}"] for p in c["sweep"]], color=colour, linestyle=ls, marker=marker,
+                    markersize=5, markerfacecolor="none", label=label)
+        ax.axvline(c["k"] - 1, color="grey", lw=1, ls=":")
+        ax.set_title(f"{short_spec(c['spec'])}: {c['switches']} switches, k = {c['k']}", fontsize=9)
+        ax.set_xlabel("random failed switches and links (count)", fontsize=8)
+        ax.set_ylabel("delivered switch pairs (fraction)", fontsize=8)
+        ax.set_ylim(0, 1.03)
         ax.grid(alpha=0.3)
-        ax.tick_params(labelsize=7)
-    axes.flat[0].legend(fontsize=6, loc="lower left")
-    fig.suptitle("Broadcast over CISTs vs one BFS tree under random failures (model)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+        ax.tick_params(labelsize=8)
+    handles = [Line2D([], [], color=colour, linestyle=ls,  # type: ignore[arg-type]
+                      marker=marker, markerfacecolor="none", label=label) for _, _, label, colour, ls, marker in series]
+    handles.append(Line2D([], [], color="grey", lw=1, ls=":", label="k - 1 failures (Theorem 4: nothing lost up to "
+                                                                        "here)"))
+    plotstyle.legend_below(fig, handles, ncol=3, fontsize=9)
+    fig.suptitle(plotstyle.title("004", None, "broadcast over the k CISTs against one BFS tree under random "
+                                 "failures (model)"))
+    plotcheck.save(fig, path, dpi=120)
+
+
+def _lost_share(attack: dict[str, Any]) -> str:
+    """``CISTs/single`` percent of the pairs an adversary's failures cut."""
+    pairs = max(int(attack["pairs"]), 1)
+    return f"{100 * attack['cists_lost'] / pairs:.1f}/{100 * attack['single_lost'] / pairs:.1f}"
 
 
 def model_lines(cases: list[dict[str, Any]]) -> list[str]:
-    lines = [f"{'model instance':<44} {'switches':>8} {'k':>2}  {'diameters':<18} {'valid':<5} "
-             f"{'f<k lost':<8} {'adversary k switches':>21} {'adversary k links':>18}",
-             f"{'':<44} {'':>8} {'':>2}  {'':<18} {'':<5} {'':<8} {'CISTs/single lost':>21} "
-             f"{'CISTs/single lost':>18}"]
+    """:func:`model_table` as lines."""
+    return model_table(cases).splitlines()
+
+
+def model_table(cases: list[dict[str, Any]]) -> str:
+    """The model table: one row per instance, the checks of Theorem 4 (valid CISTs, nothing lost with up to
+    k - 1 random failures: both exact) and the adversary's k failures."""
+    from dcnlab.experiments.tables import DEVIATES, REPRODUCED, Column
+    from dcnlab.experiments.tables import table as format_table
+
+    rows = []
     for c in cases:
         sw, ln = c["adversary"]["switch"], c["adversary"]["link"]
-        dia = ",".join(map(str, c["diameters"]))
-        lines.append(f"{c['spec']:<44} {c['switches']:>8,} {c['k']:>2}  {dia[:18]:<18} "
-                     f"{'yes' if c['valid'] else 'NO':<5} {'none' if c['no_loss_below_k'] else 'SOME':<8} "
-                     f"{str(sw['cists_lost']) + '/' + str(sw['single_lost']):>21} "
-                     f"{str(ln['cists_lost']) + '/' + str(ln['single_lost']):>18}")
-    return lines
+        lost = "0" if c["no_loss_below_k"] else "SOME"
+        why = ", ".join(w for w, bad in (("invalid", not c["valid"]), ("lost", not c["no_loss_below_k"])) if bad)
+        rows.append((short_spec(c["spec"]), f"{c['switches']:,}", c["k"], ", ".join(map(str, c["diameters"])), lost,
+                     _lost_share(sw), _lost_share(ln),
+                     f"{DEVIATES} ({why})" if why else REPRODUCED))
+    table = format_table(
+        [Column("Dragonfly"), Column("switches", "count", ">"), Column("k", "trees", ">"),
+         Column("diameters", "hops", wrap=True, min_width=9), Column("f<k lost", "pairs", ">"),
+         Column("adv. switch", "% lost", ">"), Column("adv. link", "% lost", ">"),
+         Column("verdict", "exact")], rows,
+        title="Bian et al. (CISTs on Dragonfly), Theorem 4 (the paper has no experiments): k = floor(a/2) CISTs; "
+              "nothing lost with up to k - 1 failed switches or links",
+        notes=["f<k lost: switch pairs lost in the random sweep with at most k - 1 failures (Theorem 4: 0); "
+               "adv.: an adversary fails k switches (links); the share of pairs lost by the k CISTs / by one BFS "
+               "tree; verdict (exact): reproduced when the trees are valid CISTs (checked) and 0 pairs are lost."])
+    return table
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -421,11 +471,27 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             emulations.append(result.to_json())
             ok = ok and result.ok
             lines += [""] + result.summary_lines() + [f"wrote {png} and {js}"]
+    lines.append(f"wrote {write_summary(out, cases, emulations if args.emulate else None, args.quick)}")
     if args.json:
         print(json.dumps({"model": cases, "emulation": emulations, "ok": ok}))
     else:
         print("\n".join(lines))
     return 0 if ok else 1
+
+
+NO_EMULATION = "not asked for (dcnlab reproduce cist --emulate also runs the BMv2 experiment)"
+
+
+def write_summary(out: Path, cases: list[dict[str, Any]] | None, emulations: list[dict[str, Any]] | None,
+                  quick: bool, why: str = "") -> Path:
+    """``summary.json``: the headlines of 004 (:func:`dcnlab.experiments.headlines.cist`)."""
+    from dcnlab.experiments import headlines, summary
+
+    if emulations is not None and not why:
+        why = "ran on BMv2: broadcasts under failures on " + ", ".join(e["spec"] for e in emulations)
+    with writing(out, "--out"):
+        return summary.write(out / "summary.json", ("004",), headlines.cist(cases, emulations),
+                             emulations is not None, why or NO_EMULATION, mechanism="cist", quick=quick)
 
 
 def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:

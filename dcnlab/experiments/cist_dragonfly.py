@@ -273,42 +273,51 @@ class EmuResult:
 
     def summary_lines(self) -> list[str]:
         c = self.config
-        lines = [f"emulation   {self.spec}: {self.switches} BMv2 switches, {self.hosts} hosts, {self.sources} "
-                 f"sources; k={self.k} CISTs (diameters {', '.join(map(str, self.diameters))}) + 1 BFS tree from "
-                 f"{self.baseline_root} (diameter {self.baseline_diameter})",
-                 f"traffic     {c.rate_pps:g} broadcasts/s per source, {c.during} per source in the failure window "
-                 f"(failures at {c.inject_at:g} s), {c.after} after; {self.frames_sent:,} frames sent; up in "
-                 f"{self.bringup_seconds:.1f} s, trees installed in {self.install_seconds:.2f} s, total "
-                 f"{self.seconds:.0f} s",
-                 f"{'phase':<12} {'failed':<24} {'pairs':>5}  {'during: lost (pairs hit)':>27}  "
-                 f"{'after: delivered pairs':>28}  {'model':>11}  agree",
-                 f"{'':<12} {'':<24} {'':>5}  {'CISTs':>13} {'single':>13}  {'CISTs':>13} {'single':>14}  "
-                 f"{'CIST/single':>11}"]
+        import textwrap
+
+        from dcnlab.experiments.tables import MAX_WIDTH, Column, table
+
+        def prose(text: str) -> list[str]:
+            return textwrap.wrap(text, MAX_WIDTH, subsequent_indent=" " * 12)
+
+        lines = prose(f"emulation   {self.spec}: {self.switches} BMv2 switches, {self.hosts} hosts, {self.sources} "
+                      f"sources; k={self.k} CISTs (diameters {', '.join(map(str, self.diameters))}) + 1 BFS tree "
+                      f"from {self.baseline_root} (diameter {self.baseline_diameter})")
+        lines += prose(f"traffic     {c.rate_pps:g} broadcasts/s per source, {c.during} per source in the failure "
+                       f"window (failures at {c.inject_at:g} s), {c.after} after; {self.frames_sent:,} frames sent; "
+                       f"up in {self.bringup_seconds:.1f} s, trees installed in {self.install_seconds:.2f} s, total "
+                       f"{self.seconds:.0f} s")
+        rows = []
         for p in self.phases:
-            fails = ",".join(p.failures) or "-"
-            if len(fails) > 24:
-                fails = fails[:21] + "..."
             cs, sg = p.cist, p.single
             agree = "yes" if cs.agree and sg.agree else f"NO ({cs.mismatch_count}+{sg.mismatch_count})"
-            lines.append(f"{p.name:<12} {fails:<24} {cs.pairs:>5}  {f'{cs.during_lost} ({cs.during_pairs_hit})':>13} "
-                         f"{f'{sg.during_lost} ({sg.during_pairs_hit})':>13}  "
-                         f"{f'{cs.after_delivered}/{cs.pairs}':>13} {f'{sg.after_delivered}/{sg.pairs}':>14}  "
-                         f"{f'{cs.model_delivered}/{sg.model_delivered}':>11}  {agree}")
+            rows.append((p.name, ", ".join(p.failures) or "-", cs.pairs, f"{cs.during_lost}/{sg.during_lost}",
+                         f"{cs.during_pairs_hit}/{sg.during_pairs_hit}", f"{cs.after_delivered}/{sg.after_delivered}",
+                         f"{cs.model_delivered}/{sg.model_delivered}", agree))
+        lines += table([Column("phase"), Column("failed", wrap=True, min_width=14), Column("pairs", "count", ">"),
+                        Column("lost during", "CISTs/tree", ">"), Column("pairs hit", "CISTs/tree", ">"),
+                        Column("after", "delivered", ">"), Column("model", "delivered", ">"),
+                        Column("= model", "exact")], rows,
+                       notes=["during: broadcasts lost in the failure window (and the pairs they hit); after: "
+                              "pairs delivered after it, by the k CISTs / by the single BFS tree; model: the "
+                              "pairs the trees reach under the failures."]).splitlines()
         checks = self.checks()
         worst = [p for p in self.phases if p.f >= self.k]
-        lines.append(f"exactly once after dedup (no failures): {'yes' if checks['exactly_once'] else 'NO'}; "
-                     f"nothing lost with <= {self.k - 1} failure(s): {'yes' if checks['survives_k_minus_1'] else 'NO'};"
-                     f" delivered pairs = model: {'yes' if checks['agrees_with_model'] else 'NO'}")
+        lines += [f"checks      exactly once after dedup (no failures): {'yes' if checks['exactly_once'] else 'NO'}",
+                  f"            nothing lost with <= {self.k - 1} failure(s): "
+                  f"{'yes' if checks['survives_k_minus_1'] else 'NO'}",
+                  f"            delivered pairs = model: {'yes' if checks['agrees_with_model'] else 'NO'}"]
         for p in worst:
-            lines.append(f"with k={p.f} {p.kind} failures ({', '.join(p.failures)}; the adversary cuts "
-                         f"{p.cut_pair[0] if p.cut_pair else '?'}-{p.cut_pair[1] if p.cut_pair else '?'}): CISTs lose "
-                         f"{p.cist.pairs - p.cist.after_delivered} of {p.cist.pairs} pairs, the single tree loses "
-                         f"{p.single.pairs - p.single.after_delivered}")
+            lines += prose(f"with k={p.f} {p.kind} failures ({', '.join(p.failures)}; the adversary cuts "
+                           f"{p.cut_pair[0] if p.cut_pair else '?'}-{p.cut_pair[1] if p.cut_pair else '?'}): CISTs "
+                           f"lose {p.cist.pairs - p.cist.after_delivered} of {p.cist.pairs} pairs, the single tree "
+                           f"loses {p.single.pairs - p.single.after_delivered}")
         for p in self.phases:
             if p.cist.during_unexplained:
-                lines.append(f"{p.name}: {p.cist.during_unexplained} CIST deliveries lost in the failure window on "
-                             f"pairs with an intact tree path, e.g. {' '.join(p.cist.lost_examples[0])}")
-        lines += [f"note        {n}" for n in self.notes]
+                lines += prose(f"{p.name}: {p.cist.during_unexplained} CIST deliveries lost in the failure window "
+                               f"on pairs with an intact tree path, e.g. {' '.join(p.cist.lost_examples[0])}")
+        for n in self.notes:
+            lines += prose(f"note        {n}")
         return lines
 
     def to_json(self) -> dict[str, Any]:
@@ -645,35 +654,45 @@ def slug(spec: str) -> str:
 
 def plot(result: EmuResult, path: Path) -> None:
     """Delivered fraction of host pairs (after window) vs failed elements, CISTs vs single tree, emulation
-    (markers) and model (lines), one panel per failure kind."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    (open markers) and model (dashed lines), one panel per failure kind (sharing the y-range)."""
+    from matplotlib.lines import Line2D
 
+    from dcnlab.experiments import plotcheck, plotstyle
+
+    plt = plotstyle.pyplot()
     kinds = [k for k in ("switch", "link") if any(p.kind == k for p in result.phases)]
     base = next((p for p in result.phases if p.f == 0), None)
-    fig, axes = plt.subplots(1, max(1, len(kinds)), figsize=(5.5 * max(1, len(kinds)), 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, max(1, len(kinds)), figsize=(6 * max(1, len(kinds)) + 2.5, 4.6), squeeze=False,
+                             sharey=True, layout="constrained")
+    if not kinds:
+        axes[0][0].set_title("no failure phases")
+        plotstyle.note(axes[0][0], "the run had no phase with failures")
     for ax, kind in zip(axes.flat, kinds):
         phases = ([base] if base else []) + [p for p in result.phases if p.kind == kind]
         xs = [p.f for p in phases]
-        for label, get, colour in ((f"{result.k} CISTs", lambda p: p.cist, "tab:blue"),
-                                   ("single BFS tree", lambda p: p.single, "tab:red")):
+        for label, get, colour, marker in ((f"{result.k} CISTs", lambda p: p.cist, "tab:blue", "o"),
+                                           ("single BFS tree", lambda p: p.single, "tab:red", "s")):
             emu = [get(p).after_delivered / get(p).pairs for p in phases]
             model = [get(p).model_delivered / get(p).pairs for p in phases]
-            ax.plot(xs, model, "--", color=colour, alpha=0.6, label=f"{label}, model")
-            ax.plot(xs, emu, "o", color=colour, ms=8, mfc="none", label=f"{label}, BMv2")
+            ax.plot(xs, model, "--", color=colour, alpha=0.7)
+            ax.plot(xs, emu, linestyle="none", marker=marker, color=colour, ms=8, mfc="none", mew=1.5,
+                    label=f"{label}, BMv2")
         ax.axvline(result.k - 0.5, color="grey", lw=0.8, ls=":")
         ax.set_xticks(range(0, max(xs) + 1))
-        ax.set_xlabel(f"failed {'switches' if kind == 'switch' else 'links'} (chosen by the adversary)")
-        ax.set_ylabel("delivered fraction of host pairs")
-        ax.set_ylim(min(0.0, ax.get_ylim()[0]), 1.02)
+        ax.set_xlabel(f"failed {'switches' if kind == 'switch' else 'links'}, chosen by the adversary (count)")
+        ax.set_ylabel("delivered host pairs (fraction)")
+        ax.set_ylim(0.0, 1.03)
         ax.set_title(f"{kind} failures")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, loc="lower left")
-    fig.suptitle(f"Broadcast on {result.spec}: {result.switches} BMv2 switches, k={result.k}")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    if kinds:
+        handles, labels = axes.flat[0].get_legend_handles_labels()
+        handles += [Line2D([], [], color="#555555", ls="--"), Line2D([], [], color="grey", lw=0.8, ls=":")]
+        labels += ["model (dashed, in the scheme's colour)",
+                   f"k - 1/2: Theorem 4 loses nothing left of it (k={result.k})"]
+        plotstyle.legend_outside(axes.flat[len(kinds) - 1], handles=handles, labels=labels)
+    fig.suptitle(plotstyle.title("004", None, f"broadcast on {result.spec}, {result.switches} BMv2 switches, "
+                                              f"k = {result.k}"))
+    plotcheck.save(fig, path, dpi=120)
 
 
 def write_outputs(result: EmuResult, out: Path) -> tuple[Path, Path]:

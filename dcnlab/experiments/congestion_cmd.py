@@ -138,34 +138,44 @@ def summarize(scenarios: list[Any], results: dict[str, tuple[Any, float]]) -> di
     b1 = becn.get(1) or math.nan
     checks = []
 
-    def add(name: str, metric: str, model: str, paper: str, ok: bool) -> None:
-        checks.append({"scenario": name, "metric": metric, "model": model, "paper": paper, "ok": ok})
+    def add(name: str, metric: str, model: str, paper: str, ok: bool, label: str, unit: str, tolerance: str,
+            kind: str = "paper") -> None:
+        """One row of the table (``label``: its first cell, under the heading of ``SECTIONS[name[:3]]``);
+        ``kind``: ``paper`` (a statement of the paper) or ``target`` (ours)."""
+        checks.append({"scenario": name, "metric": metric, "model": model, "paper": paper, "ok": ok,
+                       "label": label, "unit": unit, "tolerance": tolerance, "kind": kind})
 
     add("(a) 4 senders, CC off", "Jain index, 4 flows active", f"{off.jain_all_active:.3f}",
-        "< 1: A+B = D = E (parking lot)", off.jain_all_active < 0.95)
-    add("(a) 4 senders, CC on", "Jain index, 4 flows active", f"{on.jain_all_active:.3f} (min {on.min_jain_all_active:.3f})",
-        "~1 (fair, in sync)", on.jain_all_active >= 0.98)
+        "< 1 (parking lot)", off.jain_all_active < 0.95, "CC off", "index", "< 0.95")
+    add("(a) 4 senders, CC on", "Jain index, 4 flows active",
+        f"{on.jain_all_active:.3f} (min {on.min_jain_all_active:.3f})", "~1 (fair, in sync)",
+        on.jain_all_active >= 0.98, "CC on", "index", ">= 0.98")
     for r in ratios:
         add(f"(b) CCTI_Increase 1:{r.ratio}", "bandwidth ratio", f"{r.measured:.2f} ({r.error:+.1%})",
-            f"{r.ratio}:1 +-{RATIO_TOLERANCE:.0%}", abs(r.error) <= RATIO_TOLERANCE)
+            f"{r.ratio}:1", abs(r.error) <= RATIO_TOLERANCE, f"CCTI_Increase 1:{r.ratio}", "ratio",
+            f"±{RATIO_TOLERANCE:.0%}")
     for mode, phases in tenants.items():
-        for ph in phases:
+        for k, ph in enumerate(phases, start=1):
             add(f"(c) {mode}, {ph.label}", "tenant1 : tenant2",
                 f"{ph.tenant_ratio:.3f} ({ph.tenant1_bps / GBPS:.2f}/{ph.tenant2_bps / GBPS:.2f} Gb/s)",
-                f"1 +-{TENANT_TOLERANCE:.0%}", abs(ph.tenant_ratio - 1) <= TENANT_TOLERANCE)
+                "1 (equal)", abs(ph.tenant_ratio - 1) <= TENANT_TOLERANCE,
+                f"{mode}, phase {k}, {ph.tenant2_flows} T2 flow{'s' if ph.tenant2_flows > 1 else ''}",
+                "T1:T2 (Gb/s)", f"±{TENANT_TOLERANCE:.0%}")
         add(f"(c) {mode}", "min Jain inside tenant 2", f"{min(ph.jain_tenant2 for ph in phases):.4f}", "~1 (equal)",
-            min(ph.jain_tenant2 for ph in phases) >= 0.99)
+            min(ph.jain_tenant2 for ph in phases) >= 0.99, f"{mode}, min Jain inside T2", "index", ">= 0.99")
     norm = [becn[k] / b1 for k in (1, 2, 3)]
     paper_norm = [sc.PAPER_BECN[k] / sc.PAPER_BECN[1] for k in (1, 2, 3)]
     add("(c) cc, BECN at D->B", "per 100 ms, 1/2/3 flows", "/".join(f"{becn[k]:.0f}" for k in (1, 2, 3))
-        + " (" + ":".join(f"{x:.2f}" for x in norm) + ")",
-        "790/480/320 (1:0.61:0.41); target 1:0.5:0.33",
-        all(abs(norm[k - 1] * k - 1) <= RATIO_TOLERANCE for k in (1, 2, 3)))
+        + " (" + ":".join(f"{x:.2f}" for x in norm) + ")", "790/480/320 (1:0.61:0.41)",
+        all(abs(norm[k - 1] * k - 1) <= RATIO_TOLERANCE for k in (1, 2, 3)), "cc, D->B BECNs (1/2/3 T2)",
+        f"/{1000 * results['tenant_fair_cc'][0].sample_s:.0f} ms", f"±{RATIO_TOLERANCE:.0%} of 1:1/2:1/3")
     for lg in large:
         add(f"large {lg.n_flows} flows / {lg.n_tenants} tenants, {lg.timer_mode}, seed {lg.seed}",
-            "tenant share error max/mean", f"{lg.max_share_error:.1%}/{lg.mean_share_error:.1%} "
-            f"(util {lg.utilization:.2f}, max Inc {lg.max_increase})", "w_t/sum(w)",
-            lg.mean_share_error <= TENANT_TOLERANCE)
+            "tenant share error max/mean", f"{100 * lg.max_share_error:.1f}/{100 * lg.mean_share_error:.1f}",
+            "0", lg.mean_share_error <= TENANT_TOLERANCE,
+            f"{lg.n_flows} flows/{lg.n_tenants} tenants, {lg.timer_mode}" + (f", s{lg.seed}" if lg.seed != 1 else ""),
+            "% max/mean",
+            f"mean <= {100 * TENANT_TOLERANCE:.0f}", "target")
     return {
         "backend": "model", "note": BACKEND_NOTE,
         "fairness": {"cc_off": asdict(off), "cc_on": asdict(on)},
@@ -196,87 +206,112 @@ def _params_json() -> dict[str, Any]:
 
 def plot_all(scenarios: list[Any], results: dict[str, tuple[Any, float]], summary: dict[str, Any],
              out: Path) -> list[Path]:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """The model's figures in the style of Zhang et al.'s Fig. 3 and Fig. 5, Theorem 1, and the large scale."""
+    from matplotlib.lines import Line2D
 
+    from dcnlab.experiments import plotcheck, plotstyle
+
+    plt = plotstyle.pyplot()
     by = {s.name: s for s in scenarios}
     files = []
 
+    def flow_lines(ax: Any, r: Any, labels: list[str]) -> None:
+        styles = plotstyle.series_styles(len(labels))
+        every = max(1, len(r.times) // 12)
+        for i, (label, st) in enumerate(zip(labels, styles)):
+            ax.plot(r.times, r.throughput_bps[:, i] / GBPS, drawstyle="steps-pre", label=label,
+                    markevery=(i % every, every), **(st | {"markersize": 5}))
+
     # (a) Fig. 3: per-flow throughput, CC off vs on, and Jain's index over time
-    fig, axes = plt.subplots(3, 1, figsize=(8, 9), sharex=True)
-    for ax, name, title in ((axes[0], "fairness_cc_off", "(a) CC off"), (axes[1], "fairness_cc_on", "(b) CC on")):
+    fig, axes = plt.subplots(3, 1, figsize=(10, 9.5), sharex=True, layout="constrained")
+    top = max(float(results[n][0].throughput_bps.max()) for n in ("fairness_cc_off", "fairness_cc_on")) / GBPS
+    for ax, name, head in ((axes[0], "fairness_cc_off", "(a) CC off"), (axes[1], "fairness_cc_on", "(b) CC on")):
         r = results[name][0]
-        for i, f in enumerate(r.flows):
-            ax.plot(r.times, r.throughput_bps[:, i] / GBPS, drawstyle="steps-pre", label=f)
-        ax.set_ylabel("Gb/s")
-        ax.set_title(f"{title}: 4 senders -> C, new flow every {by[name].meta['phase_s']:g} s (model)")
-        ax.legend(fontsize=8, ncol=4)
+        flow_lines(ax, r, list(r.flows))
+        ax.set_ylim(-0.02 * top, 1.08 * top)
+        ax.set_ylabel("throughput (Gb/s)")
+        ax.set_title(f"{head}: 4 senders -> C, a new flow every {by[name].meta['phase_s']:g} s")
+        plotstyle.legend_outside(ax, title="flow")
         ax.grid(alpha=0.3)
-    for name, style in (("fairness_cc_off", "r-"), ("fairness_cc_on", "b-")):
+    for (name, label), st in zip((("fairness_cc_off", "CC off"), ("fairness_cc_on", "CC on")),
+                                 plotstyle.series_styles(2)):
         r = results[name][0]
-        axes[2].plot(r.times, r.jain_over_time(), style, drawstyle="steps-pre", label=name.replace("fairness_", ""))
-    axes[2].set_ylabel("Jain's index")
-    axes[2].set_xlabel("time (s)")
+        axes[2].plot(r.times, r.jain_over_time(), drawstyle="steps-pre", label=label, markevery=4,
+                     **(st | {"markersize": 5}))
+    axes[2].set_title("(c) Jain's index of the active flows over time")
+    axes[2].set_ylabel("Jain's index (1 = fair)")
+    axes[2].set_xlabel("time (s, IB time)")
     axes[2].set_ylim(0.5, 1.02)
-    axes[2].legend(fontsize=8)
+    plotstyle.legend_outside(axes[2])
     axes[2].grid(alpha=0.3)
-    fig.tight_layout()
-    files.append(out / "fig3_fairness.png")
-    fig.savefig(files[-1], dpi=110)
-    plt.close(fig)
+    fig.suptitle(plotstyle.title("002", "Fig. 3", "fairness with equal CC parameters (model)"))
+    files.append(plotcheck.save(fig, out / "fig3_fairness.png", dpi=110))
 
     # (b) Theorem 1
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.5), sharey=True)
-    for ax, rs in zip(axes, summary["proportional"]):
-        name = f"proportional_1_{rs['ratio']}"
-        r = results[name][0]
-        for i, f in enumerate(r.flows):
-            ax.plot(r.times, r.throughput_bps[:, i] / GBPS, drawstyle="steps-pre", label=f"CCTI_Increase {f[3:]}")
-        ax.set_title(f"CCTI_Increase 1:{rs['ratio']} -> {rs['measured']:.2f}:1 (target {rs['ratio']}:1)")
-        ax.set_xlabel("time (s)")
+    fig, axes = plt.subplots(1, len(summary["proportional"]), figsize=(12, 4), sharey=True, layout="constrained",
+                             squeeze=False)
+    for ax, rs in zip(axes[0], summary["proportional"]):
+        r = results[f"proportional_1_{rs['ratio']}"][0]
+        flow_lines(ax, r, [f"CCTI_Increase {f[3:]}" for f in r.flows])
+        ax.set_title(f"CCTI_Increase 1:{rs['ratio']}: rates {rs['measured']:.2f}:1 (Theorem 1: {rs['ratio']}:1)",
+                     fontsize=10)
+        ax.set_xlabel("time (s, IB time)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    axes[0].set_ylabel("Gb/s")
-    fig.tight_layout()
-    files.append(out / "theorem1_ratios.png")
-    fig.savefig(files[-1], dpi=110)
-    plt.close(fig)
+        plotstyle.legend_outside(ax)
+    axes[0][0].set_ylabel("throughput (Gb/s)")
+    axes[0][0].set_ylim(bottom=0)
+    fig.suptitle(plotstyle.title("002", "Theorem 1", "rates inversely proportional to CCTI_Increase (model)"))
+    files.append(plotcheck.save(fig, out / "theorem1_ratios.png", dpi=110))
 
     # (c) Fig. 5: per-flow and per-tenant throughput, BECNs at D->B
     for mode in ("cc", "meter"):
         name = f"tenant_fair_{mode}"
         r, s = results[name][0], by[name]
-        fig, axes = plt.subplots(2, 1, figsize=(8, 7), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+        fig, axes = plt.subplots(2, 1, figsize=(10, 7.5), sharex=True, gridspec_kw={"height_ratios": [2, 1]},
+                                 layout="constrained")
         ax = axes[0]
-        for i, f in enumerate(r.flows):
-            ax.plot(r.times, r.throughput_bps[:, i] / GBPS, drawstyle="steps-pre", label=f"{f} ({r.tenants[i]})")
-        for t, series in r.tenant_throughput().items():
-            ax.plot(r.times, series / GBPS, "--", drawstyle="steps-pre", linewidth=2, label=f"{t} total")
+        totals = r.tenant_throughput()
+        labels = [f"{f} ({r.tenants[i]})" for i, f in enumerate(r.flows)] + [f"{t} total" for t in totals]
+        styles = plotstyle.series_styles(len(labels))
+        every = max(1, len(r.times) // 12)
+        for i in range(len(r.flows)):
+            ax.plot(r.times, r.throughput_bps[:, i] / GBPS, drawstyle="steps-pre", label=labels[i],
+                    markevery=(i % every, every), **(styles[i] | {"markersize": 5}))
+        for k, series in enumerate(totals.values(), start=len(r.flows)):
+            ax.plot(r.times, series / GBPS, drawstyle="steps-pre", label=labels[k],
+                    markevery=(k % every, every), **(styles[k] | {"linewidth": 2.2, "markersize": 5}))
         for w in s.windows[1:]:
-            ax.axvline(w.t0, color="#999999", linewidth=0.6)
-        ax.set_ylabel("Gb/s")
-        ax.set_title(f"(a) tenant 1: 1 flow; tenant 2: 1->2->3->2->1 flows ({mode}, model)")
-        ax.legend(fontsize=7, ncol=3)
+            ax.axvline(w.t0, color="#999999", linewidth=0.8, linestyle="-")
+        handles, names = ax.get_legend_handles_labels()
+        handles.append(Line2D([], [], color="#999999", linewidth=0.8, linestyle="-"))
+        names.append("phase boundary")
+        plotstyle.legend_outside(ax, handles=handles, labels=names)
+        ax.set_ylabel("throughput (Gb/s)")
+        ax.set_title(f"(a) tenant 1: 1 flow; tenant 2: 1 -> 2 -> 3 -> 2 -> 1 flows "
+                     f"({'CC with per-tenant CCTI_Increase' if mode == 'cc' else 'meters'})", fontsize=10)
         ax.grid(alpha=0.3)
         ax = axes[1]
         db = r.column("D->B")
-        ax.plot(r.times, r.becns[:, db], drawstyle="steps-pre", color="k")
-        ax.set_ylabel(f"BECNs / {r.sample_s * 1000:.0f} ms")
-        ax.set_xlabel("time (s)")
+        becns = r.becns[:, db]
         ax.set_title("(b) BECNs received by the D->B source")
+        if plotstyle.all_zero([float(x) for x in becns]):
+            plotstyle.note(ax, "no BECNs at all: with meters the switches mark nothing "
+                               "(CC is off in this mode)" if mode == "meter" else "no BECNs at all")
+        else:
+            ax.plot(r.times, becns, drawstyle="steps-pre", color="k", label="BECNs at D->B")
+        ax.set_ylabel(f"BECNs per {r.sample_s * 1000:.0f} ms (count)")
+        ax.set_xlabel("time (s, IB time)")
         ax.grid(alpha=0.3)
-        fig.tight_layout()
-        files.append(out / f"fig5_tenants_{mode}.png")
-        fig.savefig(files[-1], dpi=110)
-        plt.close(fig)
+        fig.suptitle(plotstyle.title("002", "Fig. 5", f"tenant-level fairness, {mode} (model)"))
+        files.append(plotcheck.save(fig, out / f"fig5_tenants_{mode}.png", dpi=110))
 
     # large scale: achieved vs target tenant share
     large = [n for n in by if n.startswith("large_")]
     if large:
-        fig, axes = plt.subplots(1, 2, figsize=(12, 5))
+        fig, axes = plt.subplots(1, 2, figsize=(14, 5.5), layout="constrained")
         lo, hi = 1.0, 0.0
-        for name in large:
+        styles = plotstyle.series_styles(len(large))
+        for name, st in zip(large, styles):
             s, r = by[name], results[name][0]
             w = s.windows[0]
             rates = r.mean_rates(w.t0, w.t1)
@@ -285,38 +320,79 @@ def plot_all(scenarios: list[Any], results: dict[str, tuple[Any, float]], summar
             tgt = [t.weight / wsum for t in s.tenants]
             got = [rates[[i for i, x in enumerate(r.tenants) if x == t.name]].sum() / total for t in s.tenants]
             lo, hi = min(lo, *tgt, *got), max(hi, *tgt, *got)
-            axes[0].scatter(tgt, got, s=10, label=f"{s.meta['n_flows']}f/{s.meta['n_tenants']}t "
-                                                   f"{s.meta['timer_mode']} s{s.meta['seed']}")
-        axes[0].plot([lo, hi], [lo, hi], "k--", linewidth=0.8)
-        axes[0].set_xscale("log")
-        axes[0].set_yscale("log")
-        axes[0].set_xlabel("target share w_t / sum(w)")
-        axes[0].set_ylabel("model share")
-        axes[0].set_title("tenant shares at scale")
-        axes[0].legend(fontsize=6, ncol=2)
+            axes[0].plot(tgt, got, linestyle="none", marker=st["marker"], color=st["color"],
+                         markersize=st["markersize"], markerfacecolor="none", label=f"{s.meta['n_flows']} flows/{s.meta['n_tenants']} tenants, "
+                                                        f"{s.meta['timer_mode']}, seed {s.meta['seed']}")
+        axes[0].plot([lo, hi], [lo, hi], color="k", linestyle="--", linewidth=0.8, label="model share = target")
+        plotstyle.log_scale(axes[0], "x")
+        plotstyle.log_scale(axes[0], "y")
+        axes[0].set_xlabel("target share w_t / sum(w) (fraction of the bottleneck)")
+        axes[0].set_ylabel("model share (fraction of the bottleneck)")
+        axes[0].set_title("(a) each tenant's share against its target")
+        plotstyle.legend_outside(axes[0], fontsize=7)
         rows = summary["large"]
-        labels = [f"{x['n_flows']}f/{x['n_tenants']}t {x['timer_mode']} s{x['seed']}" for x in rows]
-        axes[1].bar(range(len(rows)), [x["mean_share_error"] * 100 for x in rows], label="mean")
-        axes[1].plot(range(len(rows)), [x["max_share_error"] * 100 for x in rows], "rv", label="max")
-        axes[1].set_xticks(range(len(rows)), labels, fontsize=7, rotation=60, ha="right")
-        axes[1].set_ylabel("tenant share error (%)")
-        axes[1].set_title("share error by flows/tenants")
-        axes[1].legend(fontsize=8)
-        fig.tight_layout()
-        files.append(out / "large_scale.png")
-        fig.savefig(files[-1], dpi=110)
-        plt.close(fig)
+        labels = [f"{x['n_flows']}f/{x['n_tenants']}t\n{x['timer_mode']}" for x in rows]
+        axes[1].bar(range(len(rows)), [x["mean_share_error"] * 100 for x in rows], color="tab:blue",
+                    label="mean over tenants")
+        axes[1].plot(range(len(rows)), [x["max_share_error"] * 100 for x in rows], linestyle="none", marker="v",
+                     color="tab:red", label="worst tenant")
+        axes[1].axhline(100 * TENANT_TOLERANCE, color="tab:green", linestyle="--", linewidth=1,
+                        label=f"tolerance of the mean ({100 * TENANT_TOLERANCE:.0f}%)")
+        axes[1].set_xticks(range(len(rows)), labels, fontsize=8)
+        axes[1].set_xlabel("case (flows f / tenants t, CCTI timer mode)")
+        axes[1].set_ylabel("tenant share error (% of the target)")
+        axes[1].set_title("(b) share error by case")
+        plotstyle.legend_outside(axes[1])
+        axes[1].grid(alpha=0.3, axis="y")
+        fig.suptitle(plotstyle.title("002", None, "tenant shares with hundreds of flows (our exploration, model)"))
+        files.append(plotcheck.save(fig, out / "large_scale.png", dpi=110))
     return files
 
 
+def check_verdict(check: dict[str, Any]) -> str:
+    """The table's verdict of one check: a paper statement is ``reproduced`` or ``deviates``, a target of
+    ours (``kind`` ``target``) is ``met`` or ``MISSED``; ``ok`` None: reported only."""
+    if check.get("ok") is None:
+        return "-"
+    if check.get("kind") == "target":
+        return "met" if check["ok"] else "MISSED"
+    return "reproduced" if check["ok"] else "deviates"
+
+
+SECTIONS = {"(a)": "(a) Fig. 3, 4 senders -> C: Jain's index while all four flows are on (1: fair)",
+            "(b)": "(b) Theorem 1: rate of the CCTI_Increase 1 flow over the 1:n flow's",
+            "(c)": "(c) Fig. 5: tenant 1 (T1, 1 flow) against tenant 2 (T2, 1-2-3-2-1 flows), by phase; CC or meters",
+            "lar": "large scale, our exploration (a target of ours): tenant share error |share - w_t/sum(w)|, "
+                   "seed 1"}
+"""Headings of the table's sections, by the first three letters of a check's ``scenario``."""
+
+
+def checks_table(checks: list[dict[str, Any]], model_column: str = "model") -> str:
+    """The checks as a table of at most 100 columns, under one heading per experiment: what is checked,
+    its unit, our figure, the paper's (or the target), the tolerance and the verdict."""
+    from dcnlab.experiments.tables import Column, Section
+    from dcnlab.experiments.tables import table as format_table
+
+    rows: list[Any] = []
+    last = None
+    for c in checks:
+        model = c[model_column] or "-"
+        if c.get("unit", "").endswith("(Gb/s)"):
+            model = model.replace(" Gb/s)", ")")
+        head = SECTIONS.get(c["scenario"][:3])
+        if head is not None and head != last:
+            rows.append(Section(head))
+            last = head
+        rows.append(((c.get("label") or f"{c['scenario']}: {c['metric']}"),
+                     c.get("unit", ""), model, c["paper"], c.get("tolerance", ""), check_verdict(c)))
+    return format_table([Column("check (Zhang et al.)", wrap=True, min_width=28), Column("unit"),
+                         Column(model_column, wrap=True, min_width=12), Column("paper / target", wrap=True,
+                                                                               min_width=12),
+                         Column("tolerance", wrap=True, min_width=10), Column("verdict")], rows)
+
+
 def print_table(summary: dict[str, Any]) -> None:
-    rows = summary["checks"]
-    w0 = max(len(r["scenario"]) for r in rows)
-    w1 = max(len(r["metric"]) for r in rows)
-    w2 = max(len(r["model"]) for r in rows)
-    print(f"{'scenario':<{w0}}  {'metric':<{w1}}  {'model':<{w2}}  {'paper / target':<44} check")
-    for r in rows:
-        print(f"{r['scenario']:<{w0}}  {r['metric']:<{w1}}  {r['model']:<{w2}}  {r['paper']:<44} {_check(r['ok'])}")
+    print(checks_table(summary["checks"]))
 
 
 def bmv2_missing() -> list[str]:
@@ -346,19 +422,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     scenarios = build_scenarios(args.quick)
     t0 = time.perf_counter()
     results = run_all(scenarios, n_workers)
-    summary = summarize(scenarios, results)
-    summary["backend"] = "model"
-    summary["note"] = BACKEND_NOTE
-    summary["reason"] = reason
-    summary["quick"] = bool(args.quick)
-    summary["parameters"] = _params_json()
-    summary["wall_seconds"] = round(time.perf_counter() - t0, 2)
-    data = dict(summary)
-    with writing(out, "--out"):
-        files = plot_all(scenarios, results, summary, out)
-        data["series"] = {name: res.to_dict() for name, (res, _) in sorted(results.items())}
-        (out / "results.json").write_text(json.dumps(data))
-    summary["files"] = [str(f) for f in files] + [str(out / "results.json")]
+    summary = model_outputs(out, scenarios, results, bool(args.quick), reason, time.perf_counter() - t0)
     if args.json:
         print(json.dumps(summary))
         return 0
@@ -371,23 +435,76 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reproduce_bmv2(args: argparse.Namespace, out: Path) -> int:
+NO_EMULATION = "not asked for (dcnlab reproduce congestion --emulate runs the BMv2 experiment)"
+
+
+def model_outputs(out: Path, scenarios: list[Any], results: dict[str, tuple[Any, float]], quick: bool, reason: str,
+                  wall: float) -> dict[str, Any]:
+    """The model backend's summary, its plots, ``results.json`` and ``summary.json`` in ``out``."""
+    summary = summarize(scenarios, results)
+    summary["fairness_rates"] = fairness_rates(scenarios, results)
+    summary["backend"] = "model"
+    summary["note"] = BACKEND_NOTE
+    summary["reason"] = reason
+    summary["quick"] = quick
+    summary["parameters"] = _params_json()
+    summary["wall_seconds"] = round(wall, 2)
+    data = dict(summary)
+    with writing(out, "--out"):
+        files = plot_all(scenarios, results, summary, out)
+        data["series"] = {name: res.to_dict() for name, (res, _) in sorted(results.items())}
+        (out / "results.json").write_text(json.dumps(data))
+    files.append(write_summary(out, summary, None, NO_EMULATION, quick))
+    summary["files"] = [str(f) for f in files] + [str(out / "results.json")]
+    return summary
+
+
+def fairness_rates(scenarios: list[Any], results: dict[str, tuple[Any, float]]) -> dict[str, dict[str, float]]:
+    """(a): each flow's mean rate (b/s) while all four run (phases 3 to 5), CC off and on."""
+    by = {s.name: s for s in scenarios}
+    out = {}
+    for mode in ("off", "on"):
+        name = f"fairness_cc_{mode}"
+        r, p = results[name][0], by[name].meta["phase_s"]
+        out[f"cc_{mode}"] = dict(zip(r.flows, (float(x) for x in r.mean_rates(3 * p, 5 * p))))
+    return out
+
+
+def write_summary(out: Path, model: dict[str, Any] | None, emulation: dict[str, Any] | None, why: str,
+                  quick: bool, model_why: str = "") -> Path:
+    """``summary.json``: the headlines of 002 (:func:`dcnlab.experiments.headlines.congestion`)."""
+    from dcnlab.experiments import headlines, summary
+
+    with writing(out, "--out"):
+        return summary.write(out / "summary.json", ("002",), headlines.congestion(model, emulation, model_why),
+                             emulation is not None, why, mechanism="congestion", quick=quick)
+
+
+def bmv2_config(quick: bool, spec: str | None = None, queue_rate: int | None = None, timer_mode: str | None = None,
+                ccti_timer: int | None = None, max_load: float | None = None) -> Any:
+    """The BMv2 experiment's configuration (:class:`dcnlab.experiments.bandwidth_partition.EmuConfig`) from the
+    command's options (None: the defaults)."""
     from dataclasses import replace
 
     from dcnlab.experiments import bandwidth_partition as bp
 
-    cfg = bp.EmuConfig()
-    if args.quick:
-        cfg = bp.quick(cfg)
-    mode: TimerMode = "reset" if args.timer_mode == "reset" else "free"
-    timer = args.ccti_timer or bp.DEFAULT_TIMER[mode]
-    cfg = replace(cfg, spec=args.spec or BMV2_SPEC, rate_pps=args.queue_rate or BMV2_QUEUE_RATE, timer_mode=mode,
-                  ccti_timer=timer, max_load=args.max_load)
+    cfg = bp.quick(bp.EmuConfig()) if quick else bp.EmuConfig()
+    mode: TimerMode = "reset" if timer_mode == "reset" else "free"
+    return replace(cfg, spec=spec or BMV2_SPEC, rate_pps=queue_rate or BMV2_QUEUE_RATE, timer_mode=mode,
+                   ccti_timer=ccti_timer or bp.DEFAULT_TIMER[mode], max_load=max_load)
+
+
+def _reproduce_bmv2(args: argparse.Namespace, out: Path) -> int:
+    from dcnlab.experiments import bandwidth_partition as bp
+
+    cfg = bmv2_config(bool(args.quick), args.spec, args.queue_rate, args.timer_mode, args.ccti_timer, args.max_load)
     print(BMV2_NOTE, file=sys.stderr)
     result = bp.run_experiment(cfg, progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
     with writing(out, "--out"):
         files = bp.write_outputs(result, out)
     summary = result.summary()
+    files.append(write_summary(out, None, summary, f"ran on BMv2 ({cfg.spec}, {summary['wall_s']:.0f} s)",
+                               bool(args.quick), model_why="the BMv2 backend ran instead of the model (--model)"))
     ok = all(c["ok"] is not False for c in summary["checks"])
     if args.json:
         print(json.dumps({"backend": "bmv2", "note": BMV2_NOTE, "ok": ok, "files": [str(f) for f in files],

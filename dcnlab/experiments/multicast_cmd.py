@@ -177,8 +177,11 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     result = exp.run_experiment(cfg, progress=lambda m: print(m, file=sys.stderr, flush=True))
     with writing(out, "--out"):
         png, js = exp.write_outputs(result, out)
+    from dcnlab.experiments.multicast_model import write_summary
+    summ = write_summary(out, None, args.quick, True, exp.emulation_note(result),
+                         model_why="--emulate runs the BMv2 experiment instead of the model")
     print("\n".join(result.summary_lines()))
-    print(f"wrote {js} and {png}")
+    print(f"wrote {js}, {png} and {summ}")
     return 0 if result.ok() else 1
 
 

@@ -414,46 +414,64 @@ class EmuResult:
         return all(self.checks().values())
 
     def summary_lines(self) -> list[str]:
-        lines = [f"C-MR4LMS on BMv2: {self.spec} ({self.switches} switches, {self.hosts} hosts), C={self.colors}, "
-                 f"{self.variant}, dual trees fed '{self.feed}'",
-                 f"workload  {len(self.jobs)} jobs at the end, {len(self.groups)} groups on {self.trees} trees per "
-                 f"plane; {self.merges} groups share a tree (model with C={COMPARE_COLORS}: {self.merges_more_colors}); "
-                 f"entries per port max {self.entries_per_port_max} (C={self.colors})"]
+        """The run in lines of at most 100 columns: setup, updates, readback, a table of the windows,
+        failover and the checks."""
+        import textwrap
+
+        from dcnlab.experiments.tables import MAX_WIDTH, Column, table
+
+        def prose(text: str) -> list[str]:
+            return textwrap.wrap(text, MAX_WIDTH, subsequent_indent=" " * 10)
+
+        lines = prose(f"C-MR4LMS on BMv2: {self.spec} ({self.switches} switches, {self.hosts} hosts), "
+                      f"C={self.colors}, {self.variant}, dual trees fed '{self.feed}'")
+        lines += prose(f"workload  {len(self.jobs)} jobs at the end, {len(self.groups)} groups on {self.trees} trees "
+                       f"per plane; {self.merges} groups share a tree (model with C={COMPARE_COLORS}: "
+                       f"{self.merges_more_colors}); entries per port max {self.entries_per_port_max} "
+                       f"(C={self.colors})")
         for name, ops in (("install", self.install), ("churn", self.churn)):
             if ops:
                 ups = sum(o["updates"] for o in ops)
                 sws = sum(o["switches"] for o in ops)
                 ms = 1e3 * sum(o["compute_seconds"] + o["write_seconds"] for o in ops)
                 kinds = Counter(o["op"] for o in ops)
-                lines.append(f"{name:<9} {', '.join(f'{n} {k}' for k, n in kinds.items())}: {ups} updates over "
-                             f"{sws} switch writes, {ms:.0f} ms")
+                lines += prose(f"{name:<9} {', '.join(f'{n} {k}' for k, n in kinds.items())}: {ups} updates over "
+                               f"{sws} switch writes, {ms:.0f} ms")
         rb = self.readback
-        lines.append(f"readback  {rb.get('entries', 0)} tree_replicate entries and {rb.get('groups', 0)} PRE groups "
-                     f"on {rb.get('switches', 0)} switches equal the from-scratch compilation: {rb.get('ok')}"
-                     + (f" ({'; '.join(rb.get('problems', [])[:3])})" if rb.get("problems") else ""))
+        lines += prose(f"readback  {rb.get('entries', 0)} tree_replicate entries and {rb.get('groups', 0)} PRE "
+                       f"groups on {rb.get('switches', 0)} switches equal the from-scratch compilation: {rb.get('ok')}"
+                       + (f" ({'; '.join(rb.get('problems', [])[:3])})" if rb.get("problems") else ""))
+        rows = []
         for x in self.windows:
-            line = (f"{x.name:<12} {x.messages} msgs ({x.streams} streams): delivered {x.delivered}/{x.receptions} "
-                    f"exactly once, lost {x.lost}, dups {x.dups}; outsiders delivered {x.outsider_delivered}, "
-                    f"filtered {x.filtered}")
-            if x.model_checked:
-                line += (f" (model {x.filtered_model}); link packets {x.link_packets} vs model {x.link_model} on "
-                         f"{x.links_compared} directed links, {len(x.link_mismatches)} differ")
-            lines.append(line)
+            checked = x.model_checked
+            rows.append((x.name, f"{x.messages}/{x.streams}", f"{x.delivered}/{x.receptions}", f"{x.lost}/{x.dups}",
+                         x.outsider_delivered, f"{x.filtered} ({x.filtered_model})" if checked else f"{x.filtered}",
+                         f"{x.link_packets} ({x.link_model})" if checked else "-",
+                         x.links_compared if checked else "-", len(x.link_mismatches) if checked else "-"))
+        lines += table([Column("window"), Column("msgs/streams", "count", ">"), Column("delivered", "of due", ">"),
+                        Column("lost/dups", "count", ">"), Column("outsiders", "count", ">"),
+                        Column("filtered", "model", ">"), Column("link pkts", "model", ">"),
+                        Column("links", "count", ">"), Column("differ", "links", ">")], rows,
+                       notes=["delivered: receptions delivered exactly once, of those due; outsiders: messages a "
+                              "host outside the group delivered (must be 0); filtered: copies hosts dropped; link "
+                              "pkts: packets the switches counted on the model's links ('-': a window that changes "
+                              "state is not compared)."]).splitlines()
         f = self.failover
         if f is not None:
             if f.detected:
                 how = "carrier loss seen by ip monitor" if f.cut == "down" else "port-down notification"
                 lines.append(f"failover  cut ({f.cut}) {f.link[0]}-{f.link[1]} at {f.cut_at:.2f} s; {how} after "
-                             f"{1e3 * f.detection_seconds:.1f} ms; controller failover {1e3 * f.failover_seconds:.1f} ms "
-                             f"(compute {1e3 * f.compute_seconds:.1f} [CPU {1e3 * (f.compute_cpu_seconds or 0):.1f}], writes "
-                             f"{1e3 * f.write_seconds:.1f}); "
-                             f"cut-to-switched {1e3 * f.total_seconds:.1f} ms; moved groups {list(f.groups)} "
-                             f"({f.updates} updates on {f.switches} switches); {f.rescued} receptions saved by the "
-                             f"second tree, {f.lost_while_switching} lost")
+                             f"{1e3 * f.detection_seconds:.1f} ms")
+                lines.append(f"          controller failover {1e3 * f.failover_seconds:.1f} ms (compute "
+                             f"{1e3 * f.compute_seconds:.1f} [CPU {1e3 * (f.compute_cpu_seconds or 0):.1f}], writes "
+                             f"{1e3 * f.write_seconds:.1f}); cut-to-switched {1e3 * f.total_seconds:.1f} ms")
+                lines += prose(f"          moved groups {list(f.groups)} ({f.updates} updates on {f.switches} "
+                               f"switches); {f.rescued} receptions saved by the second tree, "
+                               f"{f.lost_while_switching} lost")
             else:
-                lines.append(f"failover  cut {f.link[0]}-{f.link[1]}: NOT detected within the timeout")
+                lines += prose(f"failover  cut {f.link[0]}-{f.link[1]}: NOT detected within the timeout")
         checks = self.checks()
-        lines.append("checks    " + "  ".join(f"{k}={'PASS' if v else 'FAIL'}" for k, v in checks.items()))
+        lines += prose("checks    " + "  ".join(f"{k}={'PASS' if v else 'FAIL'}" for k, v in checks.items()))
         lines.append(f"time      bring-up {self.bringup_seconds:.1f} s, total {self.total_seconds:.1f} s")
         return lines
 
@@ -896,46 +914,57 @@ def slug(spec: str) -> str:
 
 def plot(result: EmuResult, path: Path) -> None:
     """(a) packets per directed link, BMv2 counters vs the model; (b) copies per reception around the cut."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from dcnlab.experiments import plotcheck, plotstyle
 
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    plt = plotstyle.pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(15, 5.2), layout="constrained")
     ax = axes[0]
     pts = result.link_points
+    ok = all(w.counters_ok for w in result.windows if w.model_checked)
+    ax.set_title(f"(a) copies per directed link: {'all equal' if ok else 'MISMATCH'}")
     if pts:
         xs, ys = zip(*pts)
         top = max(max(xs), max(ys), 1)
         ax.plot([0, top], [0, top], color="grey", lw=0.8, ls="--", label="measured = model")
         ax.scatter(xs, ys, s=14, alpha=0.6, color="tab:blue", label=f"{len(pts)} directed links × windows")
-    ax.set_xlabel("packets predicted from the trees")
-    ax.set_ylabel("packets counted by the switches")
-    ok = all(w.counters_ok for w in result.windows if w.model_checked)
-    ax.set_title(f"per-link copies: {'all equal' if ok else 'MISMATCH'}")
+        plotstyle.legend_outside(ax)
+    else:
+        plotstyle.note(ax, "no window was checked against the model")
+    ax.set_xlabel("packets predicted from the trees (count)")
+    ax.set_ylabel("packets counted by the switches (count)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
     ax = axes[1]
     f = result.failover
     if f is not None and f.timeline:
         ts = [t for t, _, _ in f.timeline]
         ax.plot(ts, [m for _, m, _ in f.timeline], "o-", color="tab:red", ms=4,
                 label=f"groups moved to the second tree {list(f.groups)}")
-        ax.plot(ts, [o for _, _, o in f.timeline], "s-", color="tab:green", ms=4, label="other groups")
+        ax.plot(ts, [o for _, _, o in f.timeline], "s--", color="tab:green", ms=4, mfc="none", label="other groups")
         ax.axvline(0, color="black", lw=1, label=f"cut {f.link[0]}-{f.link[1]}")
         if f.detected and f.total_seconds is not None:
             ax.axvline(f.total_seconds, color="tab:orange", lw=1, ls="--",
                        label=f"failover done (+{1e3 * f.total_seconds:.1f} ms)")
         ax.set_ylim(0, 1.25)
         fail = next(w for w in result.windows if w.name == "failure")
-        ax.set_title(f"failure window: lost {fail.lost} of {fail.receptions} receptions")
-    ax.set_xlabel("seconds after the cut (message send time)")
-    ax.set_ylabel("copies received / copies before the cut (model)")
+        ax.set_title(f"(b) failure window: lost {fail.lost} of {fail.receptions} receptions")
+        plotstyle.legend_outside(ax)
+    else:
+        ax.set_title("(b) failure window")
+        plotstyle.note(ax, "no link was cut in this run")
+    ax.set_xlabel("time after the cut (s, message send time)")
+    ax.set_ylabel("copies received / copies before the cut (ratio)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="lower left")
-    fig.suptitle(f"C-MR4LMS on BMv2: {result.spec}, C={result.colors}, dual trees (feed {result.feed})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    fig.suptitle(plotstyle.title("001", None, f"C-MR4LMS on BMv2, {result.spec}, C={result.colors}, dual trees "
+                                              f"(feed {result.feed})"))
+    plotcheck.save(fig, path, dpi=120)
+
+
+def emulation_note(result: EmuResult) -> str:
+    """What ran on BMv2, for ``summary.json`` and the report."""
+    checks = result.checks()
+    return (f"ran on BMv2: C-MR4LMS on {result.spec} ({result.switches} switches), C={result.colors}; checks "
+            + ", ".join(f"{k} {'ok' if v else 'FAILED'}" for k, v in checks.items())
+            + " (delivery and per-link copies against the model; none of the paper's figures)")
 
 
 def write_outputs(result: EmuResult, out: Path) -> tuple[Path, Path]:

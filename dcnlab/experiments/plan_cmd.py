@@ -29,7 +29,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plan", help="compute a mechanism's trees/state on a fabric (model backend, no emulation)")
     _register(p.add_subparsers(dest="plan_cmd", required=True, metavar="MECHANISM"), "add_plan_parser")
     r = sub.add_parser("reproduce", help="reproduce a paper's headline numbers (model backend; --emulate for BMv2)")
-    _register(r.add_subparsers(dest="reproduce_cmd", required=True, metavar="MECHANISM"), "add_reproduce_parser")
+    rsub = r.add_subparsers(dest="reproduce_cmd", required=True, metavar="MECHANISM")
+    _register(rsub, "add_reproduce_parser")
+    from dcnlab.experiments import reproduce_all
+    reproduce_all.add_reproduce_parser(rsub)     # all of the above in one run and one report
 
 
 def add_bench_parsers(bsub: argparse._SubParsersAction) -> None:

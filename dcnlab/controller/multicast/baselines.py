@@ -31,6 +31,21 @@ the whole fabric.
   virtual group (union of members) is placed again from scratch; when that fails too it merges again.
   Merges therefore rebuild existing trees and may move their roots and colors — the instability the paper
   criticises — and their size can snowball.
+* **Strict readings** (001 §6.3: the paper's MR4LMS keeps only 32 of 1,000 random groups at 4 ppn,
+  C = 32, i.e. one tree per color; this baseline keeps about 520).  Two options, both off by default:
+
+  - ``merge="same-color"``: no merging across colors.  A virtual group stays in the color it merged in;
+    while its tree still conflicts there, it merges again with that color's trees on the least-loaded
+    root's tree (the default, ``"any-color"``, places it again in any color).
+  - ``scope="switch"``: one multicast table of C entries per *switch* (standard InfiniBand, report 001
+    §1.2: only C-MR4LMS's modified OpenSM keeps one table per port), so two trees of one color may not
+    cross the same switch, even on different ports (the default, ``"link"``, lets them share a switch on
+    disjoint ports, i.e. per-port tables).
+
+  ``mr4lms-strict`` in :mod:`.planning` sets both.  The defaults stay: 001 describes MR4LMS only in
+  outline (its ref. [15]); it never says that a merge fixes the color, and it gives per-port tables as
+  the reason C-MR4LMS needed a modified OpenSM, not as a property of MR4LMS.  Both readings are measured
+  beside the default by ``dcnlab.experiments.readings``.
 * Per-link color use is a bit mask, and the masks of a candidate tree are combined per level (the L0
   up-links depend only on the L1 index, the L1 up-links on the TN, the top links on the top switch), so
   each candidate costs a few mask operations rather than a graph traversal.
@@ -38,6 +53,7 @@ the whole fabric.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable
 
@@ -123,8 +139,20 @@ class GlobalTree(_Bulk):
 class MR4LMSLike(_Bulk):
     """Load-ordered roots, first-fit colors on link-disjoint trees, merging when nothing fits."""
 
-    def __init__(self, h: Hierarchy, colors: int) -> None:
+    MERGES = ("any-color", "same-color")
+    SCOPES = ("link", "switch")
+
+    def __init__(self, h: Hierarchy, colors: int, merge: str = "any-color", scope: str = "link") -> None:
         super().__init__(h)
+        if merge not in self.MERGES:
+            raise UserError(f"multicast: MR4LMS merge={merge!r} is not valid; valid: {', '.join(self.MERGES)}")
+        if scope not in self.SCOPES:
+            raise UserError(f"multicast: MR4LMS scope={scope!r} is not valid; valid: {', '.join(self.SCOPES)}")
+        self.merge, self.scope = merge, scope
+        self._swmask: dict[str, int] = {}
+        self._swowner: dict[tuple[str, int], int] = {}
+        self._sw_of: dict[int, set[str]] = {}
+        self._ends: dict[int, tuple[str, str]] = {}
         self.colors = colors
         self._full = (1 << colors) - 1
         self._mask: dict[int, int] = {}
@@ -173,22 +201,69 @@ class MR4LMSLike(_Bulk):
         return self._class(tree.level, tree.root_key), cand
 
     # -- placement -----------------------------------------------------------------
+    def _ends_of(self, lk: int) -> tuple[str, str]:
+        ends = self._ends.get(lk)
+        if ends is None:
+            up, _, lo, _ = self.h.link_ends(lk)
+            ends = self._ends[lk] = (up, lo)
+        return ends
+
+    def _lower_switches(self, cnts: list[dict[int, int]], level: int, tn: int, x: int) -> set[str]:
+        """The members' L0 switches (lower ends of the level-0 up-links, whatever the root)."""
+        return {self._ends_of(lk)[1] for lk in self.h.uplinks(0, cnts[0], tn, x)}
+
+    def _switch_ids(self, hosts: dict[int, int], cnts: list[dict[int, int]], level: int, tn: int,
+                    x: int) -> set[str]:
+        """``scope="switch"``: the switches the tree rooted at (tn, x) crosses: the members' L0 switches
+        and the upper end of every up-link."""
+        out = self._lower_switches(cnts, level, tn, x)
+        for lv in range(level):
+            out.update(self._ends_of(lk)[0] for lk in self.h.uplinks(lv, cnts[lv], tn, x))
+        return out
+
+    def _used(self, probe: _MaskProbe, sw: _SwitchProbe | None, cands: list[tuple[int, int]], i: int) -> int:
+        """Colors in use on candidate i's tree (links; and switches with ``scope="switch"``)."""
+        tn, x = cands[i]
+        m = probe.tree_mask(tn, x)
+        return m if sw is None else m | sw.tree_mask(tn, x)
+
+    def _switch_mask(self, switches: set[str], excl: dict[str, int]) -> int:
+        m = 0
+        for sw in switches:
+            m |= self._swmask.get(sw, 0) & ~excl.get(sw, 0)
+        return m
+
     def _place(self, groups: set[int], hosts: dict[int, int], exclude: set[int]) -> None:
         h, C = self.h, self.colors
+        fixed: int | None = None          # merge="same-color": the color a merged group is bound to
+        strict_sw = self.scope == "switch"
         while True:
             cnts, level = shape(h, hosts)
             key = next(iter(cnts[level])) if level < h.top else 0
             probe = _MaskProbe(self, hosts, cnts, level, exclude)
             cands = self._candidates(level, key)
+            sw_excl: dict[str, int] = {}
+            if strict_sw:
+                for tid in exclude:
+                    bit = 1 << self._trees[tid].color
+                    for sw in self._sw_of[tid]:
+                        sw_excl[sw] = sw_excl.get(sw, 0) | bit
+            swp = _SwitchProbe(self, cnts, level, cands[0], sw_excl) if strict_sw else None
+            used = functools.partial(self._used, probe, swp, cands)
             found = None
-            if 0 in self._per_color:
-                for tn, x in cands:
-                    free = ~probe.tree_mask(tn, x) & self._full
+            if fixed is not None:
+                bit = 1 << fixed
+                hit = next((i for i in range(len(cands)) if not used(i) & bit), None)
+                if hit is not None:
+                    found = (*cands[hit], fixed)
+            elif 0 in self._per_color:
+                for i, (tn, x) in enumerate(cands):
+                    free = ~used(i) & self._full
                     if free:
                         found = (tn, x, (free & -free).bit_length() - 1)
                         break
             else:
-                masks = [probe.tree_mask(tn, x) for tn, x in cands]
+                masks = [used(i) for i in range(len(cands))]
                 for color in range(C):
                     bit = 1 << color
                     hit = next((i for i, m in enumerate(masks) if not m & bit), None)
@@ -208,7 +283,20 @@ class MR4LMSLike(_Bulk):
                     c = (m & -m).bit_length() - 1
                     m &= m - 1
                     per_color[c].add(own[lk * C + c])
-            conf = min((s for s in per_color if s), key=len)
+            if strict_sw:
+                for sw in self._switch_ids(hosts, cnts, level, tn, x):
+                    m = self._swmask.get(sw, 0) & ~sw_excl.get(sw, 0)
+                    while m:
+                        c = (m & -m).bit_length() - 1
+                        m &= m - 1
+                        per_color[c].add(self._swowner[(sw, c)])
+            if fixed is None:
+                pick = min((c for c in range(C) if per_color[c]), key=lambda c: len(per_color[c]))
+                if self.merge == "same-color":
+                    fixed = pick
+            else:
+                pick = fixed
+            conf = per_color[pick]
             self.merges += 1
             for tid in conf:
                 tree = self._trees[tid]
@@ -226,6 +314,9 @@ class MR4LMSLike(_Bulk):
             for lk in old.links:
                 self._mask[lk] &= ~bit
                 del self._owner[lk * C + old.color]
+            for sw in self._sw_of.pop(tid, ()):
+                self._swmask[sw] &= ~bit
+                del self._swowner[(sw, old.color)]
             cls, cand = self._root(old)
             if old.level:
                 self._load[cls][cand] -= 1
@@ -237,12 +328,41 @@ class MR4LMSLike(_Bulk):
         for lk in links:
             self._mask[lk] = self._mask.get(lk, 0) | bit
             self._owner[lk * C + color] = tree.tid
+        if self.scope == "switch":
+            sws = self._switch_ids(hosts, cnts, level, tn, x)
+            self._sw_of[tree.tid] = sws
+            for sw in sws:
+                self._swmask[sw] = self._swmask.get(sw, 0) | bit
+                self._swowner[(sw, color)] = tree.tid
         self._per_color[color] += 1
         cls, cand = self._root(tree)
         if level:
             self._load[cls][cand] += 1
         for mgid in groups:
             self._tree_of[mgid] = tree.tid
+
+
+class _SwitchProbe:
+    """``scope="switch"``: colors in use on the switches of candidate trees of one virtual group, ignoring the
+    trees being merged into it; the members' L0 switches are the same for every root, the upper switches
+    are cached per root part like :class:`_MaskProbe`'s links."""
+
+    def __init__(self, owner: MR4LMSLike, cnts: list[dict[int, int]], level: int, first: tuple[int, int],
+                 excl: dict[str, int]) -> None:
+        self.owner, self.cnts, self.level, self.excl = owner, cnts, level, excl
+        self.base = owner._switch_mask(owner._lower_switches(cnts, level, *first), excl)
+        self.parts: dict[tuple[int, ...], int] = {}
+
+    def tree_mask(self, tn: int, x: int) -> int:
+        h, m = self.owner.h, self.base
+        for lv in range(self.level):
+            pk = (lv, tn // h.p) if lv == 0 else (lv, tn) if lv < h.top - 1 else (lv, tn, x)
+            part = self.parts.get(pk)
+            if part is None:
+                ups = {self.owner._ends_of(lk)[0] for lk in h.uplinks(lv, self.cnts[lv], tn, x)}
+                part = self.parts[pk] = self.owner._switch_mask(ups, self.excl)
+            m |= part
+        return m
 
 
 class _MaskProbe:

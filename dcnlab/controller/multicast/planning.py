@@ -20,7 +20,8 @@ from dcnlab.controller.multicast.tree import Table, TreeRecord, port_tables
 from dcnlab.controller.multicast.workload import Workload
 from dcnlab.topos.errors import UserError
 
-ALGOS = ("cmr4lms-fixed", "cmr4lms-dynamic", "opensm", "global", "mr4lms")
+ALGOS = ("cmr4lms-fixed", "cmr4lms-dynamic", "opensm", "global", "mr4lms", "mr4lms-strict")
+"""``mr4lms-strict``: MR4LMS-like with ``merge="same-color"`` and ``scope="switch"`` (:class:`.baselines.MR4LMSLike`)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,8 @@ def make_planner(h: Hierarchy, algo: str, colors: int, dual: bool = False, scope
         return OpenSMLike(h, colors)
     if algo == "global":
         return GlobalTree(h)
+    if algo == "mr4lms-strict":
+        return MR4LMSLike(h, colors, merge="same-color", scope="switch")
     return MR4LMSLike(h, colors)
 
 

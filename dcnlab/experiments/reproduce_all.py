@@ -1,0 +1,448 @@
+"""``dcnlab reproduce all``: the five papers in one run and one report (issue 18 §1).
+
+The model parts of the four reproductions (000 and 003 through ``aggregation``, 001 ``multicast``,
+002 ``congestion``, 004 ``cist``) become one list of tasks for one process pool on every core
+(``--workers``), the longest first, under one progress display. As soon as a part's tasks are done
+its outputs are written to ``OUT/<mechanism>/``, exactly what ``dcnlab reproduce <mechanism>`` writes
+(JSON, PNG plots, ``summary.json``). Then, with ``--emulate auto`` where root and the P4 toolchain
+are present (or ``--emulate on``), the four BMv2 experiments run one after the other (each is
+``reproduce <mechanism> --emulate``'s), their outputs in the same directories. Last come
+``OUT/summary.json`` (every headline of the five papers, :mod:`dcnlab.experiments.summary`),
+``OUT/report.md`` and a self-contained ``OUT/report.html`` (every PNG embedded).
+
+``--quick`` keeps every headline, with fewer rounds (and not fewer points) where the full run
+takes long: under three minutes on two cores without BMv2 (about 175 CPU seconds). The multicast
+runs are deterministic, so the quick run has every pattern of the full run with the three algorithms
+the headlines need (MR4LMS-like on the 4-ppn patterns is most of its time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dcnlab.experiments.argtypes import workers
+from dcnlab.experiments.outputs import output_dir, writing
+from dcnlab.experiments.report import table_lines, write_report
+from dcnlab.experiments.summary import VERDICTS, Headline
+
+log = logging.getLogger(__name__)
+
+DEFAULT_OUT = "results/reproduce-all"
+PARTS = ("aggregation", "multicast", "congestion", "cist")
+MODES = ("full", "quick", "smoke")
+"""``smoke`` (hidden ``--smoke``): a few seconds per part, for tests; every headline is still a record."""
+QUICK_ROUNDS = {"003-k": 20, "003-size": 1, "003-delta": 2, "000-k": 20, "000-size": 1}
+"""Rounds per point of ``--quick`` (every point of the full run; the gap part keeps its own quick plan)."""
+QUICK_MC_ALGOS = ("cmr4lms-fixed", "cmr4lms-dynamic", "mr4lms")
+QUICK_MC_GROUP = ("64x32x16", "32x32x32")
+"""Quick multicast: the paper's three algorithms on every pattern, our group-scope variant where a reading
+names it."""
+
+
+# -- what each part runs ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of model work: ``mechanism``, its argument (picklable) and an estimate of its seconds."""
+
+    mechanism: str
+    arg: Any
+    seconds: float
+
+
+def run_task(task: Task) -> tuple[Task, Any]:
+    """Run one task (in a worker process)."""
+    if task.mechanism == "aggregation":
+        from dcnlab.experiments import aggregation_model as am
+        return task, am._task(*task.arg)
+    if task.mechanism == "multicast":
+        from dcnlab.experiments import multicast_model as mm
+        return task, mm.run_task(task.arg)
+    if task.mechanism == "congestion":
+        from dcnlab.experiments import congestion_cmd as cc
+        return task, cc._run_one(task.arg)
+    from dcnlab.experiments import cist_cmd
+    spec, rounds, seed = task.arg
+    return task, cist_cmd.model_case(spec, rounds, 1, seed)
+
+
+def aggregation_plans(mode: str) -> dict[str, Any]:
+    from dcnlab.experiments import aggregation_model as am
+
+    full = am.plans(False, None)
+    if mode == "full":
+        return full
+    if mode == "quick":
+        out = {part: am.Plan(part, full[part].points, QUICK_ROUNDS[part]) for part in QUICK_ROUNDS}
+        out["gap"] = am.plans(True, None)["gap"]
+        return out
+    return {"003-k": am.Plan("003-k", (2, 3), 1), "003-size": am.Plan("003-size", (50, 100), 1),
+            "003-delta": am.Plan("003-delta", (250,), 1), "000-k": am.Plan("000-k", (2, 3), 1),
+            "000-size": am.Plan("000-size", (100, 200), 1)}
+
+
+def _aggregation_seconds(part: str, point: Any) -> float:
+    """Rough seconds of one round (measured on one core of the reference machine)."""
+    p = float(point)
+    return {"003-k": 0.012 * p, "003-size": 0.67 * (p / 1500) ** 2, "003-delta": 0.62 * (p / 1000) ** 2,
+            "000-k": 0.006 * p, "000-size": 0.74 * p / 4000}.get(part, 0.05 * (p % 100))
+
+
+def multicast_tasks(mode: str) -> list[Any]:
+    from dcnlab.experiments import multicast_model as mm
+
+    if mode == "full":
+        return mm.tasks_for(False)
+    if mode == "quick":
+        return [mm.Task(p, a) for p in mm.PATTERNS_1PPN + mm.PATTERNS_4PPN for a in mm.ALGOS
+                if a in QUICK_MC_ALGOS or (a == "cmr4lms-dynamic/group" and p in QUICK_MC_GROUP)]
+    return [mm.Task("64x32x16", a) for a in ("cmr4lms-fixed", "cmr4lms-dynamic")]
+
+
+MC_SECONDS = {("mr4lms", "100x50x26:ppn=4"): 36.0, ("mr4lms", "256x32x16:ppn=4"): 31.0,
+              ("mr4lms", "128x32x32:ppn=4"): 17.0, ("mr4lms", "random:1000:seed=1:ppn=4"): 16.0,
+              ("mr4lms", "25x50x26"): 4.3}
+
+
+def congestion_scenarios(mode: str) -> list[Any]:
+    from dcnlab.experiments import congestion_cmd as cc
+
+    out = cc.build_scenarios(mode != "full")
+    return out if mode != "smoke" else [s for s in out if not s.name.startswith("large_")]
+
+
+def cist_cases(mode: str) -> tuple[tuple[str, ...], int]:
+    from dcnlab.experiments import cist_cmd
+
+    if mode == "full":
+        return cist_cmd.MODEL_SPECS, 20
+    return (cist_cmd.QUICK_MODEL_SPECS, 5) if mode == "quick" else (cist_cmd.MODEL_SPECS[:1], 2)
+
+
+@dataclass
+class PartRun:
+    """One mechanism's model part: its tasks, their results, what it wrote."""
+
+    mechanism: str
+    out: Path
+    tasks: list[Task] = field(default_factory=list)
+    results: list[Any] = field(default_factory=list)
+    context: dict[str, Any] = field(default_factory=dict)
+    model: Any = None
+    """What the headline builder reads (results dict, rows, summary, cases)."""
+    files: list[Path] = field(default_factory=list)
+    seconds: float = 0.0
+    emulation: Any = None
+    emulation_why: str = ""
+    emulation_ok: bool | None = None
+
+    @property
+    def done(self) -> bool:
+        return len(self.results) == len(self.tasks)
+
+
+def plan_parts(mode: str, out: Path, seed: int | None) -> list[PartRun]:
+    """The four parts and their tasks; ``seed`` None: each command's default (aggregation 1, cist 0)."""
+    parts = [PartRun(m, out / m) for m in PARTS]
+    agg, mc, cong, cist = parts
+    pl = aggregation_plans(mode)
+    agg.context = {"plans": pl, "parts": list(pl)}
+    agg.tasks = [Task("aggregation", (part, p, rnd, 1 if seed is None else seed), _aggregation_seconds(part, p))
+                 for part in pl for p in pl[part].points for rnd in range(pl[part].rounds)]
+    mc.tasks = [Task("multicast", t, MC_SECONDS.get((t.algo, t.pattern), 1.5 if "ppn=4" in t.pattern else 0.4))
+                for t in multicast_tasks(mode)]
+    scenarios = congestion_scenarios(mode)
+    cong.context = {"scenarios": scenarios}
+    cong.tasks = [Task("congestion", s, 1.0 + len(s.flows) * s.duration_s / 20) for s in scenarios]
+    specs, rounds = cist_cases(mode)
+    cist.context = {"specs": specs, "rounds": rounds}
+    cist.tasks = [Task("cist", (spec, rounds, 0 if seed is None else seed), 0.5) for spec in specs]
+    return parts
+
+
+def finish(part: PartRun, quick: bool) -> None:
+    """Write the part's outputs, as its own ``reproduce`` command does (``summary.json`` included)."""
+    out, m = part.out, part.mechanism
+    if m == "aggregation":
+        from dcnlab.experiments import aggregation_model as am
+        results = am.collect(part.context["parts"], part.context["plans"], part.results)
+        seed = part.context.get("seed")
+        meta = {"quick": quick, "seed": 1 if seed is None else seed, "workers": part.context.get("workers"),
+                "wall_seconds": round(part.seconds, 1), "load_average": os.getloadavg(),
+                "run_by": "dcnlab reproduce all"}
+        part.files = am.write_outputs(out, results, meta)
+        part.model = results
+    elif m == "multicast":
+        from dcnlab.experiments import multicast_model as mm
+        order = {p: i for i, p in enumerate(mm.PATTERNS_1PPN + mm.PATTERNS_4PPN)}
+        rows = sorted(part.results, key=lambda r: (order[r["pattern"]], mm.ALGOS.index(r["algo"])))
+        _, part.files = mm.write_outputs(out, rows, quick, part.seconds)
+        part.model = rows
+    elif m == "congestion":
+        from dcnlab.experiments import congestion_cmd as cc
+        results = {name: (res, sec) for name, res, sec in part.results}
+        summary = cc.model_outputs(out, part.context["scenarios"], results, quick, "run by dcnlab reproduce all",
+                                   part.seconds)
+        part.files = [Path(f) for f in summary["files"]]
+        part.model = {k: v for k, v in summary.items() if k != "files"}
+    else:
+        from dcnlab.experiments import cist_cmd
+        by = {c["spec"]: c for c in part.results}
+        from dcnlab.topos.spec import parse_spec
+        cases = [by[parse_spec(s).spec] for s in part.context["specs"]]
+        with writing(out, "--out"):
+            cist_cmd.plot_model(cases, out / "model-sweep.png")
+            (out / "model.json").write_text(json.dumps(cases, indent=1))
+        part.files = [out / "model-sweep.png", out / "model.json",
+                      cist_cmd.write_summary(out, cases, None, quick)]
+        part.model = cases
+
+
+def write_part_summary(part: PartRun, quick: bool) -> Path:
+    """(Re)write the part's ``summary.json`` with its BMv2 results, or the reason it has none."""
+    emu, why = part.emulation, part.emulation_why
+    if part.mechanism == "aggregation":
+        from dcnlab.experiments import aggregation_model as am
+        return am.write_summary(part.out, part.model, quick, emu, why)
+    if part.mechanism == "multicast":
+        from dcnlab.experiments import multicast_model as mm
+        return mm.write_summary(part.out, part.model, quick, emu is not None, why)
+    if part.mechanism == "congestion":
+        from dcnlab.experiments import congestion_cmd as cc
+        return cc.write_summary(part.out, part.model, emu, why, quick)
+    from dcnlab.experiments import cist_cmd
+    return cist_cmd.write_summary(part.out, part.model, emu, quick, why)
+
+
+# -- BMv2 --------------------------------------------------------------------------------------------------------
+
+def emulate(part: PartRun, quick: bool, say: Callable[[str], None]) -> None:
+    """Run the part's BMv2 experiment (its command's ``--emulate``) into ``part.out``."""
+    {"aggregation": _emulate_aggregation, "multicast": _emulate_multicast, "congestion": _emulate_congestion,
+     "cist": _emulate_cist}[part.mechanism](part, quick, say)
+
+
+def _emulate_aggregation(part: PartRun, quick: bool, say: Callable[[str], None]) -> None:
+    from dcnlab.experiments import aggregation_bcube as ab
+
+    res = ab.run_experiment(ab.config_from_args(argparse.Namespace(quick=quick, seed=None, topo=None)), say)
+    with writing(part.out, "--out"):
+        part.files += list(ab.write_outputs(res, part.out))
+    part.emulation, part.emulation_why, part.emulation_ok = res.to_json(), ab.emulation_note(res), res.ok
+
+
+def _emulate_multicast(part: PartRun, quick: bool, say: Callable[[str], None]) -> None:
+    from dcnlab.experiments import multicast_fattree as mf
+
+    res = mf.run_experiment(mf.quick(mf.EmuConfig()) if quick else mf.EmuConfig(), progress=say)
+    with writing(part.out, "--out"):
+        part.files += list(mf.write_outputs(res, part.out))
+    part.emulation, part.emulation_why, part.emulation_ok = res.to_json(), mf.emulation_note(res), res.ok()
+
+
+def _emulate_congestion(part: PartRun, quick: bool, say: Callable[[str], None]) -> None:
+    from dcnlab.experiments import bandwidth_partition as bp
+    from dcnlab.experiments import congestion_cmd as cc
+
+    cfg = cc.bmv2_config(quick)
+    res = bp.run_experiment(cfg, progress=say)
+    with writing(part.out, "--out"):
+        part.files += bp.write_outputs(res, part.out)
+    summary = res.summary()
+    part.emulation, part.emulation_ok = summary, res.ok
+    part.emulation_why = f"ran on BMv2 ({cfg.spec}, {summary['wall_s']:.0f} s)"
+
+
+def _emulate_cist(part: PartRun, quick: bool, say: Callable[[str], None]) -> None:
+    from dcnlab.experiments import cist_dragonfly as cd
+
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+    results = []
+    for cfg in [cd.quick(cd.SMALL)] if quick else [cd.SMALL, cd.LARGE]:
+        res = cd.run_experiment(cfg, progress=say)
+        with writing(part.out, "--out"):
+            part.files += list(cd.write_outputs(res, part.out))
+        results.append(res)
+    part.emulation = [r.to_json() for r in results]
+    part.emulation_ok = all(r.ok for r in results)
+    part.emulation_why = "ran on BMv2: broadcasts under failures on " + ", ".join(r.spec for r in results)
+
+
+# -- the run -----------------------------------------------------------------------------------------------------
+
+def run_model(parts: list[PartRun], n_workers: int, quick: bool, bar: Any) -> None:
+    """Every part's tasks in one pool (longest first); each part is finished as soon as its last task is."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from dcnlab.controller.aggregation import engine
+
+    engine.warm_up()            # compile or load the kernels once, before the workers fork
+    tasks = sorted((t for p in parts for t in p.tasks), key=lambda t: -t.seconds)
+    by = {p.mechanism: p for p in parts}
+    t0 = time.perf_counter()
+
+    def record(task: Task, result: Any) -> None:
+        part = by[task.mechanism]
+        part.results.append(result)
+        bar.update()
+        bar.set_postfix(task.mechanism)
+        if part.done:
+            part.seconds = time.perf_counter() - t0
+            finish(part, quick)
+            bar.write(f"{part.mechanism}: {len(part.tasks)} tasks done in {part.seconds:.1f} s; wrote {part.out}/")
+
+    if n_workers <= 1:
+        for t in tasks:
+            record(*run_task(t))
+        return
+    with ProcessPoolExecutor(max_workers=n_workers) as pool:
+        futures = [pool.submit(run_task, t) for t in tasks]
+        for fut in as_completed(futures):
+            record(*fut.result())
+
+
+def emulation_plan(mode: str) -> tuple[bool, str]:
+    """Whether the BMv2 experiments run, and why (or why not)."""
+    from dcnlab.experiments import preflight
+
+    if mode == "off":
+        return False, "not run: --emulate off"
+    why = preflight.problems()
+    if why:
+        return False, "not run: " + "; ".join(why)
+    return True, "root and the P4 toolchain are present" + (" (--emulate on)" if mode == "on" else
+                                                             " (--emulate auto)")
+
+
+def cmd_reproduce_all(args: argparse.Namespace) -> int:
+    from dcnlab.experiments import preflight
+    from dcnlab.experiments.progress import Progress
+
+    if args.emulate == "on":    # before anything is written
+        preflight.require("dcnlab reproduce all --emulate on")
+    out = output_dir(args.out, "--out")
+    for m in PARTS:
+        output_dir(str(out / m), "--out")
+    mode = "smoke" if args.smoke else ("quick" if args.quick else "full")
+    quick = mode != "full"
+    emulate_on, emu_why = emulation_plan(args.emulate)
+    n_workers = args.workers or os.cpu_count() or 1
+    t0 = time.perf_counter()
+    parts = plan_parts(mode, out, args.seed)
+    for p in parts:
+        p.context.update(seed=args.seed, workers=n_workers)
+    papers = [] if mode == "smoke" else list(readings_modules())
+    total = sum(len(p.tasks) for p in parts) + (len(parts) if emulate_on else 0) + len(papers)
+    failures: list[str] = []
+    with Progress(total, "reproduce all", unit="task") as bar:
+        run_model(parts, n_workers, quick, bar)
+        model_seconds = time.perf_counter() - t0
+        found = run_readings(papers, quick, n_workers, bar)
+        readings_seconds = time.perf_counter() - t0 - model_seconds
+        for p in parts:
+            p.emulation_why = emu_why
+            if not emulate_on:
+                continue
+            bar.set_postfix(f"{p.mechanism} on BMv2")
+            t1 = time.perf_counter()
+            def say(msg: str, m: str = p.mechanism) -> None:
+                bar.write(f"  {m} (BMv2): {msg}")
+
+            try:
+                emulate(p, quick, say)
+            except Exception as e:      # one broken emulation must not lose the others and the report
+                log.exception("%s on BMv2", p.mechanism)
+                p.emulation, p.emulation_ok = None, False
+                p.emulation_why = f"failed on BMv2: {type(e).__name__}: {e}"
+                failures.append(p.mechanism)
+            bar.update()
+            bar.write(f"{p.mechanism} (BMv2): {time.perf_counter() - t1:.0f} s; {p.emulation_why}")
+    for p in parts:
+        write_part_summary(p, quick)
+    wall = time.perf_counter() - t0
+    run = {"mode": mode, "emulate": args.emulate, "workers": n_workers, "wall_seconds": round(wall, 1),
+           "model_seconds": round(model_seconds, 1), "readings_seconds": round(readings_seconds, 1), "seed": args.seed, "emulation_why": emu_why,
+           "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cpus": os.cpu_count()}
+    heads = collect(parts)
+    files = write_report(out, parts, heads, run, found)
+    if args.json:
+        print(json.dumps({"run": run, "headlines": [h.to_json() for h in heads], "files": [str(f) for f in files]}))
+    else:
+        print("\n".join(table_lines(heads)))
+        counts = {v: sum(h.verdict == v for h in heads) for v in VERDICTS}
+        print(f"\n{len(heads)} headlines: " + ", ".join(f"{n} {v}" for v, n in counts.items())
+              + f"; {wall:.0f} s on {n_workers} workers (model {model_seconds:.0f} s); BMv2: {emu_why}")
+        for f in files:
+            print(f"wrote {f}")
+    bad = failures or [p.mechanism for p in parts if p.emulation_ok is False]
+    if bad:
+        print(f"dcnlab: BMv2 experiments with failed checks or errors: {', '.join(bad)} (see {out / 'report.md'})",
+              file=sys.stderr)
+    return 1 if bad else 0
+
+
+def readings_modules() -> dict[str, Callable[[bool, int], list[Any]]]:
+    from dcnlab.experiments.readings import modules
+    return modules()
+
+
+def run_readings(papers: Sequence[str], quick: bool, n_workers: int, bar: Any) -> list[Any]:
+    """Every reading of the headlines that deviate (:mod:`dcnlab.experiments.readings`), paper by paper,
+    each on ``n_workers`` processes; quick: fewer rounds and points."""
+    fns = readings_modules()
+    found: list[Any] = []
+    for paper in papers:
+        bar.set_postfix(f"readings of {paper}")
+        t = time.perf_counter()
+        found += fns[paper](quick, n_workers)
+        bar.update()
+        bar.write(f"readings of {paper}: {time.perf_counter() - t:.0f} s")
+    return found
+
+
+def collect(parts: Sequence[PartRun]) -> list[Headline]:
+    """Every part's headlines, plot paths relative to the report's directory, by paper."""
+    from dcnlab.experiments import summary
+
+    heads = []
+    for p in parts:
+        for h in summary.read(p.out / "summary.json").headlines:
+            if h.plot:
+                h.plot = f"{p.mechanism}/{h.plot}" if (p.out / h.plot).exists() else None
+            heads.append(h)
+    return sorted(heads, key=lambda h: h.seed)
+
+
+# -- the command line ----------------------------------------------------------------------------------------------
+
+def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
+    from dcnlab.experiments.argtypes import seed
+
+    p = sub.add_parser("all", help="all five papers: every reproduction's model parts on every core, BMv2 where "
+                                   "possible, one report (report.md, report.html, summary.json)",
+                       description="Runs the model parts of reproduce aggregation (papers 000 and 003), multicast "
+                                   "(001), congestion (002) and cist (004) in one process pool, then their BMv2 "
+                                   "experiments (--emulate), and writes OUT/report.md, a self-contained "
+                                   "OUT/report.html, OUT/summary.json (every headline: paper, model, BMv2, verdict) "
+                                   "and each part's outputs in OUT/<mechanism>/.")
+    p.add_argument("--quick", action="store_true", help="fewer rounds, every headline (under 3 minutes on 2 cores "
+                                                        "without BMv2; BMv2 experiments in their quick form)")
+    p.add_argument("--emulate", choices=("auto", "on", "off"), default="auto",
+                   help="BMv2 experiments: auto (default) where root and the P4 toolchain are present, on (an "
+                        "error without them), off")
+    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default {DEFAULT_OUT})")
+    p.add_argument("--workers", type=workers(), help="model processes (default: every core)")
+    p.add_argument("--seed", type=seed(), help="base seed of the random draws (default: each command's, "
+                                               "aggregation 1, cist 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (run, headlines, files)")
+    p.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_reproduce_all)

@@ -1,0 +1,158 @@
+"""``dcnlab reproduce all`` (issue 18 §1): one run, one report, every paper's headlines (no BMv2).
+
+The run uses the hidden ``--smoke`` plan (a few points per part, about half a minute on two cores);
+``--quick`` has the same code path with more rounds.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+
+import pytest
+
+from dcnlab.experiments import preflight, report, reproduce_all, summary
+from dcnlab.experiments.cli import main
+from dcnlab.experiments.summary import VERDICTS
+
+SEEDS = {"000", "001", "002", "003", "004"}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("all") / "report"
+    code = main(["reproduce", "all", "--smoke", "--emulate", "off", "--out", str(out), "--workers", "2"])
+    return code, out
+
+
+def test_exit_status_and_files(run):
+    code, out = run
+    assert code == 0
+    for name in ("report.md", "report.html", "summary.json"):
+        assert (out / name).stat().st_size > 0
+    for m in reproduce_all.PARTS:
+        assert (out / m / "summary.json").is_file()
+        assert list((out / m).glob("*.png")), m
+    assert (out / "aggregation" / "aggregation.json").is_file()
+    assert (out / "multicast" / "multicast.json").is_file()
+    assert (out / "congestion" / "results.json").is_file()
+    assert (out / "cist" / "model.json").is_file()
+
+
+def test_summary_has_every_paper_and_valid_verdicts(run):
+    _, out = run
+    s = summary.read(out / "summary.json")
+    assert set(s.seeds) == SEEDS
+    assert {h.seed for h in s.headlines} == SEEDS
+    assert all(h.verdict in VERDICTS for h in s.headlines)
+    assert any(h.verdict == "reproduced" for h in s.headlines)
+    assert not s.emulation_ran and "--emulate off" in s.emulation_why
+    for h in s.headlines:
+        assert h.statement and h.tolerance
+        if h.verdict == "not run":
+            assert h.reading, h.statement      # the reason is given
+        else:
+            assert h.model is not None or h.emulation is not None
+        if h.plot is not None:
+            assert (out / h.plot).is_file(), h.plot
+    data = json.loads((out / "summary.json").read_text())
+    assert set(data["parts"]) == set(reproduce_all.PARTS)
+    assert data["run"]["mode"] == "smoke"
+    # each part's own summary.json has the same shape, with its own papers
+    for m, seeds in report.SEEDS.items():
+        part = summary.read(out / m / "summary.json")
+        assert set(part.seeds) == set(seeds) and {h.seed for h in part.headlines} == set(seeds)
+        assert part.extra and part.extra["mechanism"] == m
+
+
+def test_report_md_states_the_rule_and_lists_every_plot(run):
+    _, out = run
+    md = (out / "report.md").read_text()
+    assert summary.RULE in md
+    assert "| paper | headline | paper's figure | model | BMv2 | unit |" in md
+    heads = summary.read(out / "summary.json").headlines
+    rows = [line for line in md.splitlines() if re.match(r"\| 00[0-4] \|", line)]
+    assert len(rows) == len(heads)
+    for m in reproduce_all.PARTS:
+        assert report.TITLES[m] in md
+        for png in (out / m).glob("*.png"):
+            assert f"({m}/{png.name})" in md
+
+
+def test_report_html_embeds_every_png(run):
+    _, out = run
+    page = (out / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "</html>" in page
+    pngs = sorted(p for m in reproduce_all.PARTS for p in (out / m).glob("*.png"))
+    uris = re.findall(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", page)
+    assert len(uris) == len(pngs)
+    assert {base64.b64decode(u)[:8] for u in uris} == {b"\x89PNG\r\n\x1a\n"}
+    assert not re.search(r"src=['\"](?!data:)", page)     # nothing loaded from elsewhere
+    assert "Verdict rule" in page
+
+
+def test_printed_table_fits_in_100_columns(run, capsys):
+    heads = summary.read(run[1] / "summary.json").headlines
+    lines = report.table_lines(heads)
+    assert max(len(line) for line in lines) <= 100
+    assert len(lines) == len(heads) + 2
+
+
+def test_bad_emulate_value_is_one_line_exit_2(capsys, tmp_path):
+    with pytest.raises(SystemExit) as e:
+        main(["reproduce", "all", "--emulate", "maybe", "--out", str(tmp_path / "x")])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "--emulate" in err and "maybe" in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_emulate_on_without_bmv2_is_refused_up_front(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(preflight.Needs, "problems", lambda self: ["p4c not found on PATH", "not root"])
+    assert main(["reproduce", "all", "--emulate", "on", "--out", str(tmp_path / "y")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "needs root and the P4 toolchain" in err
+    assert not (tmp_path / "y").exists()
+
+
+def test_emulate_auto_without_bmv2_says_why(monkeypatch):
+    monkeypatch.setattr(preflight.Needs, "problems", lambda self: ["p4c not found on PATH"])
+    ran, why = reproduce_all.emulation_plan("auto")
+    assert not ran and "p4c not found" in why
+    assert reproduce_all.emulation_plan("off") == (False, "not run: --emulate off")
+
+
+def test_bad_out_is_refused_before_work(capsys, tmp_path):
+    f = tmp_path / "file"
+    f.write_text("")
+    assert main(["reproduce", "all", "--emulate", "off", "--out", str(f)]) == 2
+    assert "is not a directory" in capsys.readouterr().err
+
+
+def test_quick_plan_keeps_every_point_of_the_full_run():
+    quick, full = reproduce_all.aggregation_plans("quick"), reproduce_all.aggregation_plans("full")
+    for part in reproduce_all.QUICK_ROUNDS:
+        assert quick[part].points == full[part].points
+        assert quick[part].rounds <= full[part].rounds
+    tasks = {(t.pattern, t.algo) for t in reproduce_all.multicast_tasks("quick")}
+    needed = {(p, "mr4lms") for p in ("100x50x26:ppn=4", "random:1000:seed=1:ppn=4", "256x32x16:ppn=4",
+                                      "128x32x32:ppn=4", "512x64", "181x181", "100x327")}
+    assert needed <= tasks
+
+
+def test_readings_tables_go_into_both_reports(run):
+    from dcnlab.experiments.readings import Reading
+    out = run[1]
+    rs = [Reading("003 Steiner baseline on BCube(6,k)", "(a) KMB", "one tree per receiver", 47.24, 28.76, "%",
+                  default=True),
+          Reading("003 Steiner baseline on BCube(6,k)", "(d) one tree over all members", "Definition 3", 30.1, 28.76,
+                  "%")]
+    heads = summary.read(out / "summary.json").headlines
+    runinfo = json.loads((out / "summary.json").read_text())["run"]
+    md = report.report_md(out, [], heads, runinfo, rs)
+    assert "## Readings of the headlines that deviate" in md and "(d) one tree over all members" in md
+    assert "(a) KMB *" in md
+    page = report.report_html(out, [], heads, runinfo, rs)
+    assert "<h3>003</h3><pre>" in page
+    assert [r.holds for r in rs] == [False, True]

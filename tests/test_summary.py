@@ -1,0 +1,145 @@
+"""The headline records and the verdict rule of issue 18 §1 (dcnlab.experiments.summary)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dcnlab.experiments import headlines, summary
+from dcnlab.experiments.summary import VERDICTS, Headline, difference, verdict
+
+
+@pytest.mark.parametrize(("kind", "paper", "ours", "expected"), [
+    ("percent", 28.76, 30.0, "reproduced"),        # 1.24 points
+    ("percent", 28.76, 32.0, "deviates"),          # 3.24 points
+    ("percent", 30.0, 28.76, "reproduced"),
+    ("percent", 30.0, 33.0, "reproduced"),         # exactly 3 points
+    ("percent", 30.0, 26.99, "deviates"),
+    ("ratio", 0.61, 0.50, "deviates"),             # 18% below
+    ("ratio", 0.61, 0.56, "reproduced"),           # 8% below
+    ("ratio", 2.0, 2.2, "reproduced"),             # exactly 10%
+    ("ratio", 2.0, 1.79, "deviates"),
+    ("count", 7, 7, "reproduced"),
+    ("count", 7, 7.0, "reproduced"),
+    ("count", 7, 6, "deviates"),
+    ("count", 1, 2, "deviates"),
+    ("percent", 45.05, None, "not run"),
+    ("count", 32, float("nan"), "not run"),
+])
+def test_verdict_rule(kind, paper, ours, expected):
+    assert verdict(kind, paper, ours) == expected
+
+
+@pytest.mark.parametrize(("direction", "reference", "ours", "expected"), [
+    ("up", 0.0, 5.97, "reproduced"),
+    ("up", 0.0, -0.5, "deviates"),
+    ("up", 0.0, 0.0, "deviates"),                  # no growth is not growth
+    ("down", 1.0, 0.82, "reproduced"),
+    ("down", 1.0, 1.06, "deviates"),
+    ("at least", 512, 512, "reproduced"),
+    ("at least", 512, 511, "deviates"),
+    ("at most", 0.0, 0.0, "reproduced"),
+    ("at most", 0.0, 2.0, "deviates"),
+])
+def test_trend_in_the_stated_direction(direction, reference, ours, expected):
+    assert verdict("trend", None, ours, direction, reference) == expected
+
+
+def test_a_trend_without_reference_compares_with_the_paper():
+    assert verdict("trend", 35.0, 1.6, "down") == "reproduced"
+    assert verdict("trend", 35.0, 40.0, "down") == "deviates"
+
+
+def test_a_figure_off_its_tolerance_in_the_stated_direction_is_a_trend():
+    # 000: "M2 saves about 19% of IRS's data"; ours 10.56%: out of +-3 points, but M2 does save
+    assert verdict("percent", 19.0, 10.56, "up", 0.0) == "trend"
+    assert verdict("percent", 19.0, -2.0, "up", 0.0) == "deviates"
+    assert verdict("percent", 19.0, 20.0, "up", 0.0) == "reproduced"
+    assert verdict("ratio", 3.4, 3.79, "up", 0.0) == "trend"
+
+
+def test_bad_declarations_are_errors():
+    with pytest.raises(ValueError):
+        verdict("share", 1.0, 1.0)
+    with pytest.raises(ValueError):
+        verdict("trend", None, 1.0)                 # a trend needs its direction
+    with pytest.raises(ValueError):
+        verdict("percent", None, 1.0)               # a percent needs the paper's figure
+    with pytest.raises(ValueError):
+        verdict("trend", None, 1.0, "sideways")
+    with pytest.raises(ValueError):
+        Headline("003", "x", 1.0, 1.0, verdict="maybe")
+
+
+def test_headline_computes_tolerance_verdict_and_difference():
+    h = Headline("003", "SRS saves 32.87%", 32.87, 35.75, kind="percent", unit="%")
+    assert (h.tolerance, h.verdict, h.basis, h.difference) == ("±3 points", "reproduced", "model", None)
+    h = Headline("002", "1:2 gives 2:1", 2.0, 1.98, emulation=2.05, kind="ratio")
+    assert h.tolerance == "±10%" and h.verdict == "reproduced"
+    assert h.difference == pytest.approx(100 * (2.05 - 1.98) / 1.98)
+    assert Headline("001", "c", 7, 7, kind="count").tolerance == "exact"
+    assert Headline("001", "t", 512, 600, kind="trend", direction="at least").tolerance == "at least"
+    assert Headline("003", "t", None, 0.8, kind="trend", direction="down", reference=1.0).tolerance == "below 1"
+
+
+def test_without_a_model_figure_the_emulation_is_judged():
+    h = Headline("000", "wait 2/3 shorter", 66.7, None, emulation=51.0, kind="percent", direction="up", reference=0.0)
+    assert (h.basis, h.verdict) == ("emulation", "trend")
+    h = Headline("000", "wait 3/4 shorter", 75.0, None, kind="percent")
+    assert (h.basis, h.verdict) == (None, "not run")
+
+
+def test_difference():
+    assert difference(10.0, 10.4) == pytest.approx(4.0)
+    assert difference(10.0, None) is None
+    assert difference(0.0, 0.0) == 0.0
+    assert difference(0.0, 1.0) is None
+    assert difference(-2.0, -1.0) == pytest.approx(50.0)
+
+
+def test_summary_json_round_trip(tmp_path):
+    heads = [Headline("003", "SRS saves 32.87%", 32.87, 35.75, unit="%", kind="percent", reading="mean over k",
+                      plot="003-k-saving.png"),
+             Headline("002", "BECNs 2 vs 1: 0.61", 0.61, 0.50, emulation=0.55, unit="ratio", kind="ratio",
+                      paper_text="0.61 (target 1/2)"),
+             Headline("001", "keeps >= 512", 512, None, kind="trend", direction="at least", reading="not run: quick"),
+             Headline("004", "CISTs", None, 100.0, unit="% of instances", kind="trend", direction="at least",
+                      reference=100.0)]
+    path = summary.write(tmp_path / "summary.json", ["003", "002", "001", "004", "003"], heads, False,
+                         "not run: --emulate off", mechanism="test", quick=True)
+    data = json.loads(path.read_text())
+    assert data["seed"] == ["001", "002", "003", "004"]
+    assert data["emulation"] == {"ran": False, "why": "not run: --emulate off"}
+    assert data["mechanism"] == "test" and data["quick"] is True
+    rec = data["headlines"][1]
+    for key in ("seed", "statement", "paper", "model", "emulation", "unit", "tolerance", "verdict", "reading", "plot"):
+        assert key in rec
+    assert rec["verdict"] == "deviates" and rec["emulation"] == 0.55
+    back = summary.read(path)
+    assert back.headlines == heads
+    assert back.seeds == ["001", "002", "003", "004"] and not back.emulation_ran
+    assert back.counts() == {"reproduced": 2, "trend": 0, "deviates": 1, "not run": 1}
+    assert back.extra == {"mechanism": "test", "quick": True}
+
+
+def test_read_refuses_other_json(tmp_path):
+    p = tmp_path / "results.json"
+    p.write_text(json.dumps({"rows": []}))
+    with pytest.raises(ValueError, match="not a summary.json"):
+        summary.read(p)
+
+
+def test_builders_emit_every_headline_without_results():
+    """A command that computed nothing still lists its paper's headlines, each 'not run' with a reason."""
+    heads = (headlines.aggregation(None, why="x") + headlines.multicast(None, "x") + headlines.congestion(None)
+             + headlines.cist(None))
+    assert {h.seed for h in heads} == {"000", "001", "002", "003", "004"}
+    assert all(h.verdict == "not run" and h.reading for h in heads)
+    assert all(h.verdict in VERDICTS for h in heads)
+
+
+def test_worked_example_of_report_003():
+    ex = headlines.bcube41_examples()
+    assert [(t["cost"], t["links"]) for t in ex["trees"]] == [(16, 12), (14, 11), (14, 11), (12, 9)]
+    assert ex["entry_costs"] == [46, 48, 42]
