@@ -311,7 +311,7 @@ def plot_all(scenarios: list[Any], results: dict[str, tuple[Any, float]], summar
         fig, axes = plt.subplots(1, 2, figsize=(14, 5.5), layout="constrained")
         lo, hi = 1.0, 0.0
         styles = plotstyle.series_styles(len(large))
-        for name, st in zip(large, styles):
+        for i, (name, st) in enumerate(zip(large, styles)):
             s, r = by[name], results[name][0]
             w = s.windows[0]
             rates = r.mean_rates(w.t0, w.t1)
@@ -321,7 +321,8 @@ def plot_all(scenarios: list[Any], results: dict[str, tuple[Any, float]], summar
             got = [rates[[i for i, x in enumerate(r.tenants) if x == t.name]].sum() / total for t in s.tenants]
             lo, hi = min(lo, *tgt, *got), max(hi, *tgt, *got)
             axes[0].plot(tgt, got, linestyle="none", marker=st["marker"], color=st["color"],
-                         markersize=st["markersize"], markerfacecolor="none", label=f"{s.meta['n_flows']} flows/{s.meta['n_tenants']} tenants, "
+                         # earlier cases drawn larger: cases whose shares coincide stay visible as rings
+                         markersize=st["markersize"] + 0.8 * (len(large) - i), markerfacecolor="none", label=f"{s.meta['n_flows']} flows/{s.meta['n_tenants']} tenants, "
                                                         f"{s.meta['timer_mode']}, seed {s.meta['seed']}")
         axes[0].plot([lo, hi], [lo, hi], color="k", linestyle="--", linewidth=0.8, label="model share = target")
         plotstyle.log_scale(axes[0], "x")
