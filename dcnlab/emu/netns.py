@@ -18,7 +18,8 @@ from pathlib import Path
 from dcnlab.controller.runtime.netns import NETNS_DIR, enter, exec_prefix
 from dcnlab.topos.errors import UserError
 
-__all__ = ["NetnsError", "create", "delete", "enter", "exec_prefix", "exists", "path", "pids", "sysctl"]
+__all__ = ["NetnsError", "create", "delete", "enter", "exec_prefix", "exists", "path", "pids", "sysctl",
+           "system_tool"]
 
 log = logging.getLogger(__name__)
 
@@ -75,10 +76,14 @@ def sysctl(name: str, values: dict[str, str]) -> None:
         raise NetnsError(f"cannot set {', '.join(values)} in network namespace {name}: {r.stderr.strip()}")
 
 
+def system_tool(name: str) -> str:
+    """A system administration tool (``sysctl``, ``tc``, ``ip``): on PATH, else in /usr/sbin or /sbin (a
+    PATH without the sbin directories is common under ``su``, sudo, cron or ``env PATH=/usr/bin:/bin``)."""
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin") or name
+
+
 def _sysctl_binary() -> str:
-    """sysctl(8): on PATH, else in /usr/sbin or /sbin (a PATH without the sbin directories is common
-    under sudo, cron or ``env PATH=/usr/bin:/bin``)."""
-    return shutil.which("sysctl") or shutil.which("sysctl", path="/usr/sbin:/sbin") or "sysctl"
+    return system_tool("sysctl")
 
 
 def inode(name: str) -> int | None:
