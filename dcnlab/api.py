@@ -52,7 +52,7 @@ from dcnlab.topos.errors import UserError
 from dcnlab.topos.files import load_topology, looks_like_file
 from dcnlab.topos.model import Fabric
 from dcnlab.topos.spec import parse_spec
-from dcnlab.traffic.hostctl import AgentHandle, agent_path
+from dcnlab.traffic.hostctl import AgentHandle, agent_path, stop_child
 
 log = logging.getLogger(__name__)
 
@@ -86,13 +86,7 @@ class Capture:
             raise UserError(f"tcpdump on {iface} did not start: {line.decode(errors='replace').strip()}")
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_child(self.proc)
         if self.proc.stderr is not None:
             self.proc.stderr.close()
 

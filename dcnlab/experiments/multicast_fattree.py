@@ -273,13 +273,8 @@ class LinkWatcher:
                 self.errors.append(f"{name}: {type(e).__name__}: {e}")
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        from dcnlab.traffic.hostctl import stop_child
+        stop_child(self.proc)
         self.thread.join(timeout=5)
         if self.proc.stdout is not None:
             self.proc.stdout.close()

@@ -22,6 +22,17 @@ class AgentError(RuntimeErrorBase):
     pass
 
 
+def stop_child(proc: subprocess.Popen, grace: float = 5.0) -> None:
+    """SIGTERM a child process we started, wait up to ``grace`` seconds, then SIGKILL it."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 @dataclass(frozen=True)
 class HostAddr:
     name: str

@@ -63,6 +63,7 @@ import numpy as np
 from numba import njit
 
 from dcnlab.controller.aggregation import engine
+from dcnlab.controller.aggregation.engine import _find   # union-find of the KMB kernel, shared
 from dcnlab.controller.aggregation.labels import LabelSpace
 
 
@@ -118,18 +119,6 @@ def check_reading(reading: SteinerReading) -> SteinerReading:
 
 
 # -- the per-tree kernel ------------------------------------------------------------------------------
-
-@njit(cache=True)
-def _find(uf, a):
-    root = a
-    while uf[root] != root:
-        root = uf[root]
-    while uf[a] != root:
-        nxt = uf[a]
-        uf[a] = root
-        a = nxt
-    return root
-
 
 @njit(cache=True)
 def _tree_flows(ea, eb, ew, nn, root, terminal, sender, agg, is_server, delta, bundle):
