@@ -108,8 +108,8 @@ class SwitchClient:
                         if not self._established:
                             self._arbitration.put(msg)
                             continue
-                        change = self._apply_role(msg)
-                    self._log_role(change)
+                        # logged under the lock: whoever sees the new role (properties below) sees its log line
+                        self._log_role(self._apply_role(msg))
                 elif kind == "error":
                     log.warning("%s: stream error: %s", self.name, msg.error)
                 else:
@@ -173,8 +173,8 @@ class SwitchClient:
                     break
                 if later is not None:
                     changes.append(self._apply_role(later))
-        for change in changes:
-            self._log_role(change)
+            for change in changes:
+                self._log_role(change)
 
     @property
     def alive(self) -> bool:
@@ -183,12 +183,14 @@ class SwitchClient:
     @property
     def primary(self) -> bool:
         """Whether this client is the switch's primary controller (as the switch last told it)."""
-        return self._primary
+        with self._role_lock:
+            return self._primary
 
     @property
     def lost_primary(self) -> bool:
         """Another controller took the primary role (not handed over by :meth:`step_down`)."""
-        return self._established and not self._primary and not self._handed_over
+        with self._role_lock:
+            return self._established and not self._primary and not self._handed_over
 
     @property
     def handed_over(self) -> bool:
