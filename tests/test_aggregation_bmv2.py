@@ -260,3 +260,19 @@ def test_fattree_switches_aggregate_an_exact_incast(tmp_path, monkeypatch):
         assert r.exact and r.agrees(0.05), r
     assert up.aggregators >= 3 and up.model_bytes < none.model_bytes
     assert leftovers(tmp_path / "runs") == []
+
+
+def test_waiting_time_m2_against_none_matches_the_link_bound_model(tmp_path, monkeypatch):
+    """000's waiting time on BMv2 (quick setting: BCube(4,1), 6 senders, 2 runs): M2 finishes sooner than no
+    aggregation, every result is exact, and each completion is within 25% of the link-bound model's."""
+    from dcnlab.experiments import aggregation_waiting as aw
+
+    monkeypatch.setenv("DCNLAB_RUN_ROOT", str(tmp_path / "runs"))
+    res = aw.run_waiting(aw.QUICK)
+    assert res.ok, res.summary_lines()
+    for j in res.jobs:
+        assert j.completion_s is not None and j.model_s > 0
+        assert abs(j.completion_s / j.model_s - 1) < 0.25, j
+    p = res.point(6)
+    assert p["saving"] > 20, p
+    assert leftovers(tmp_path / "runs") == []

@@ -22,7 +22,8 @@ from dcnlab.controller.congestion.dataplane import PortMarks, TenantKey
 from dcnlab.controller.congestion.params import SwitchParams
 from dcnlab.controller.congestion.policy import MeterRate
 from dcnlab.emu.cleanup import leftovers
-from dcnlab.experiments import bandwidth_partition as bp
+from dcnlab.experiments import congestion_emu as bp
+from dcnlab.experiments.congestion_emu import checks
 
 pytestmark = pytest.mark.bmv2
 
@@ -130,7 +131,7 @@ def test_meter_mode_caps_a_tenant(bed):
 ATTEMPTS = 4
 """Scenario runs are timing measurements on a shared 2-core machine: a run that misses its tolerance is
 repeated (after waiting up to 5 s for a quieter machine), at most ``ATTEMPTS`` times; every attempt is
-reported, with the experiment's own verdict on it (:func:`dcnlab.experiments.bandwidth_partition.disturbed`)."""
+reported, with the experiment's own verdict on it (:func:`dcnlab.experiments.congestion_emu.disturbed`)."""
 
 
 def _restore(tb: bp.Testbed) -> None:
@@ -196,7 +197,7 @@ def test_tenant_fairness(bed, mode):
         ok = abs(pooled - 1) <= bp.TENANT_TOLERANCE and all(abs(r - 1) <= per_phase for r in ratios)
         info: dict = {"pooled": round(pooled, 3), "ratios": ratios, "jain": round(jain, 3)}
         if mode == "cc":            # one meter per tenant divides nothing inside a tenant: reported only
-            b = bp._becn_scaling(ph)
+            b = checks._becn_scaling(ph)
             info["becns"] = [round(x, 2) for x in b]
             ok = ok and jain >= 0.95 and 0.3 <= b[1] <= 0.75 and 0.2 <= b[2] <= 0.55 and b[2] < b[1]
         return ok, info

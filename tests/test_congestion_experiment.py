@@ -12,8 +12,9 @@ import pytest
 from dcnlab.controller.congestion import scenarios as sc
 from dcnlab.controller.congestion.dataplane import PortMarks
 from dcnlab.controller.congestion.params import CongestionParamError
-from dcnlab.experiments import bandwidth_partition as bp
+from dcnlab.experiments import congestion_emu as bp
 from dcnlab.experiments import cli, congestion_cmd
+from dcnlab.experiments.congestion_emu import checks, runs
 
 CFG = bp.EmuConfig()
 
@@ -56,14 +57,14 @@ def test_fairness_schedule_and_parking_lot_routes():
 
 def test_tenant_schedule_pushes_the_flow_count():
     p = bp.tenant_plan(CFG, "cc")
-    ev = [(e.t, e.kind, e.flow, e.params.ccti_increase if e.params else None) for e in bp._events(p)]
+    ev = [(e.t, e.kind, e.flow, e.params.ccti_increase if e.params else None) for e in runs._events(p)]
     P = CFG.phase_c
     assert ev == [(0, "start", "C->A", 1), (0, "start", "D->B", 1),
                   (P, "start", "E->B", 2), (P, "push", "D->B", 2),
                   (2 * P, "start", "F->B", 3), (2 * P, "push", "D->B", 3), (2 * P, "push", "E->B", 3),
                   (3 * P, "stop", "F->B", None), (3 * P, "push", "D->B", 2), (3 * P, "push", "E->B", 2),
                   (4 * P, "stop", "E->B", None), (4 * P, "push", "D->B", 1)]
-    assert all(e.params.ccti_timer == CFG.ccti_timer for e in bp._events(p) if e.params)
+    assert all(e.params.ccti_timer == CFG.ccti_timer for e in runs._events(p) if e.params)
     m = bp.tenant_plan(CFG, "meter")
     assert not m.changes and all(x.rate_bps == pytest.approx(CFG.link_bps / 2) for x in m.meters if x.time_s == 0
                                  and x.rate_bps != CFG.link_bps)
@@ -87,7 +88,7 @@ def test_model_prediction_of_tenants_and_meters():
         phases = sc.summarize_tenants(plan, bp.predict(plan, CFG), CFG.settle_c)
         assert all(abs(ph.tenant_ratio - 1) <= bp.TENANT_TOLERANCE for ph in phases), mode
     p = bp.fairness_plan(CFG, "off")
-    assert bp._mean_rate_jain(p, bp.predict(p, CFG)) == pytest.approx(0.9, abs=0.01)   # A+B = D = E
+    assert checks._mean_rate_jain(p, bp.predict(p, CFG)) == pytest.approx(0.9, abs=0.01)   # A+B = D = E
 
 
 def _fake_replies(plan, cfg, rate_of, becn_of):

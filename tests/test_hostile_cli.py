@@ -58,8 +58,8 @@ WORK_STARTS = (
     "dcnlab.experiments.bench_topo.run", "dcnlab.experiments.aggregation_model.run_tasks", "dcnlab.experiments.aggregation_model.model_rows",
     "dcnlab.experiments.aggregation_bcube.run", "dcnlab.experiments.aggregation_bcube.bench_dataplane",
     "dcnlab.experiments.multicast_model.run_all", "dcnlab.experiments.multicast_model._workload",
-    "dcnlab.experiments.multicast_fattree.run_experiment", "dcnlab.experiments.congestion_cmd.build_scenarios",
-    "dcnlab.experiments.bandwidth_partition.run_experiment", "dcnlab.controller.congestion.fluid.simulate",
+    "dcnlab.experiments.multicast_emu.run_experiment", "dcnlab.experiments.congestion_cmd.build_scenarios",
+    "dcnlab.experiments.congestion_emu.run_experiment", "dcnlab.controller.congestion.fluid.simulate",
     "dcnlab.experiments.cist_cmd.model_case", "dcnlab.experiments.cist_cmd.bench_case", "dcnlab.experiments.cist_dragonfly.run_experiment",
 )
 """Where real work starts: each is replaced by a sentinel that ends the child with :data:`REACHED_WORK`."""

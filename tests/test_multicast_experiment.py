@@ -11,7 +11,8 @@ import pytest
 
 from dcnlab.controller.multicast.dataplane import MulticastDataplane
 from dcnlab.controller.multicast.hierarchy import hierarchy_for
-from dcnlab.experiments import multicast_fattree as exp
+from dcnlab.experiments import multicast_emu as exp
+from dcnlab.experiments.multicast_emu import failure
 from dcnlab.topos.errors import UserError
 from dcnlab.topos.spec import parse_spec
 
@@ -80,7 +81,7 @@ def test_watcher_reads_carrier_loss_from_ip_monitor_lines():
         "3: l1_0_0-eth2@l2_0_0-eth0: <BROADCAST,MULTICAST> mtu 1500 qdisc noqueue state DOWN": ("l1_0_0-eth2", False),
     }
     for line, (name, up) in lines.items():
-        m = exp._MONITOR_LINE.match(line)
+        m = failure._MONITOR_LINE.match(line)
         assert m and m.group(1) == name and ("LOWER_UP" in m.group(2).split(",")) == up
 
 

@@ -163,7 +163,7 @@ def test_aggregation_reproduction(figures, tmp_path, capsys):
 
     assert main(["reproduce", "aggregation", "--quick", "--rounds", "1", "--workers", "1", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert_clean(figures, 15)
+    assert_clean(figures, 18)
     results = __import__("json").loads((tmp_path / "aggregation.json").read_text())["results"]
     table = aggregation_model.table(results)
     assert_table(table)
@@ -236,7 +236,7 @@ def test_multicast_plots_and_tables(figures, tmp_path):
 
 
 def test_multicast_emulation_plot(figures, tmp_path):
-    from dcnlab.experiments import multicast_fattree as exp
+    from dcnlab.experiments import multicast_emu as exp
 
     def window(name, **kw):
         base = dict(name=name, flow=1, count=2, streams=2, messages=4, frames=4, receptions=4, delivered=4, lost=0,
@@ -277,7 +277,7 @@ def test_congestion_model_plots_and_table(figures, tmp_path):
 
 def test_congestion_emulation_plots_and_table(figures, tmp_path):
     from dcnlab.controller.congestion.dataplane import PortMarks
-    from dcnlab.experiments import bandwidth_partition as bp
+    from dcnlab.experiments import congestion_emu as bp
     from test_congestion_experiment import _fake_replies
 
     cfg = bp.quick()
@@ -383,7 +383,7 @@ def test_cist_tree_drawings(figures, tmp_path, capsys, spec):
 # -- the BMv2 experiments' printed tables -----------------------------------------------------------------------
 def test_emulation_summaries_fit():
     from dcnlab.experiments import aggregation_bcube as agg
-    from dcnlab.experiments import multicast_fattree as mf
+    from dcnlab.experiments import multicast_emu as mf
 
     jobs = tuple(_job(agg, a, kind, m, int(m * (1.08 if a == "srs" else 1.01)), t)
                  for a, kind, m, t in (("irs", "incast", 6000, 0.7), ("m2", "incast", 5600, 0.69),

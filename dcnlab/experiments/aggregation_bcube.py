@@ -190,6 +190,11 @@ class JobResult:
     duplicate_results: int
     entries: int
     aggregators: int
+    busiest_units: int = 0
+    """Streams on the most loaded directed link of the job's trees, host links included (the model's count)."""
+    model_completion_s: float = 0.0
+    """The link-bound model of this job's completion: ``busiest_units`` x one stream's chunks at the link rate
+    (:func:`dcnlab.controller.aggregation.waiting.link_seconds`; 0 on unshaped links)."""
 
     @property
     def error(self) -> float:
@@ -252,20 +257,22 @@ class EmuResult:
             for j in f.jobs:
                 meas, model = f.savings(j)
                 rows.append((j.kind, LABELS.get(j.algorithm, j.algorithm), "yes" if j.exact else "NO", j.model_bytes,
-                             j.measured_bytes, f"{100 * j.error:+.2f}", "yes" if j.agrees(tol) else "NO",
+                             j.measured_bytes, f"{100 * j.error:+.1f}", "yes" if j.agrees(tol) else "NO",
                              f"{100 * j.total_error:+.1f}", f"{100 * meas:.1f} ({100 * model:.1f})",
-                             _secs(j.completion_s), f"{j.retransmitted}/{j.fabric_losses}"))
+                             f"{_secs(j.completion_s)} ({j.model_completion_s:.2f})",
+                             f"{j.retransmitted}/{j.fabric_losses}"))
             lines += ["  " + line for line in table(
                 [Column("job"), Column("algorithm"), Column("exact", "check"), Column("model", "B", ">"),
                  Column("BMv2", "B", ">"), Column("diff", "%", ">"), Column("agree", f"±{100 * tol:g}%"),
-                 Column("+retx", "%", ">"), Column("saving", "%, model", ">"), Column("time", "s", ">"),
+                 Column("+retx", "%", ">"), Column("saving", "%, model", ">"), Column("time", "s, model", ">"),
                  Column("retx/lost", "frames", ">")], rows, label_columns=2, max_width=MAX_WIDTH - 2).splitlines()]
             off = [f"{j.kind} {LABELS.get(j.algorithm, j.algorithm)}" for j in f.jobs if not j.agrees(tol)]
             if off:
                 lines += textwrap.wrap(f"  <-- off by more than {100 * tol:g}%: {', '.join(off)}", MAX_WIDTH,
                                        subsequent_indent="  ")
             lines += textwrap.wrap("  busiest links: " + "; ".join(
-                f"{j.kind} {LABELS.get(j.algorithm, j.algorithm)} {j.busiest_link} {j.busiest_bytes / 1e3:.1f} kB"
+                f"{j.kind} {LABELS.get(j.algorithm, j.algorithm)} {j.busiest_link} {j.busiest_bytes / 1e3:.1f} kB "
+                f"({j.busiest_units} streams in the model)"
                 for j in f.jobs) + "; acknowledgement bytes on the model's links: " + ", ".join(
                 str(j.control_bytes) for j in f.jobs), MAX_WIDTH, subsequent_indent="    ")
         checks = self.checks()
@@ -385,6 +392,7 @@ def _compile(dp: Any, fabric: Any, sc: Scenario, algo: str, cfg: EmuConfig) -> t
 
 
 def run_job(net: Any, dp: Any, sc: Scenario, algo: str, cfg: EmuConfig, say: Progress) -> JobResult:
+    from dcnlab.controller.aggregation.waiting import link_seconds
     from dcnlab.traffic import measure
     from dcnlab.traffic.aggregation_agent import FRAME_SIZE, chunk_frame, chunks_for
 
@@ -459,10 +467,13 @@ def run_job(net: Any, dp: Any, sc: Scenario, algo: str, cfg: EmuConfig, say: Pro
         *_busiest(got, again),
         sum(s["sent"] for s in sends), sum(s["retransmitted"] for s in sends),
         sum(r["requests"] for r in recv.values()), sum(r["duplicates"] for r in recv.values()),
-        len(program.rules()), len({a for t in program.trees for a in t.aggregators}))
+        len(program.rules()), len({a for t in program.trees for a in t.aggregators}),
+        busiest_units=max(units.values(), default=0),
+        model_completion_s=link_seconds(units, chunks, FRAME_SIZE, cfg.bw_mbps) if cfg.bw_mbps else 0.0)
     say(f"{fabric.spec} {sc.kind} {algo}: exact {result.exact}, {result.measured_bytes} B measured vs "
         f"{result.model_bytes} B model ({100 * result.error:+.2f}%; with recovery {100 * result.total_error:+.2f}%), "
-        f"{_secs(result.completion_s)} s, {result.retransmitted} resent, {result.fabric_losses} lost between switches")
+        f"{_secs(result.completion_s)} s (model {result.model_completion_s:.2f} s), {result.retransmitted} resent, "
+        f"{result.fabric_losses} lost between switches")
     return result
 
 
@@ -578,15 +589,20 @@ def run(args: argparse.Namespace) -> int:
     result = run_experiment(cfg, say)
     with writing(out, "--out"):
         png, js = write_outputs(result, out)
+    emu, waited = result.to_json(), None
+    if not getattr(args, "topo", None):      # 000's waiting time, on the largest BCube (aggregation_waiting)
+        from dcnlab.experiments import aggregation_waiting
+        waited = aggregation_waiting.run_and_write(cfg == QUICK, getattr(args, "seed", None), out, say)
+        emu["waiting"] = waited.to_json()
     from dcnlab.experiments.aggregation_model import write_summary
-    write_summary(out, None, cfg == QUICK, result.to_json(), emulation_note(result),
+    write_summary(out, None, cfg == QUICK, emu, emulation_note(result),
                   model_why="--emulate runs the BMv2 experiment instead of the model")
     if getattr(args, "json", False):
-        print(json.dumps(result.to_json(), default=str))
+        print(json.dumps(emu, default=str))
     else:
-        print("\n".join(result.summary_lines()))
+        print("\n".join(result.summary_lines() + (waited.summary_lines() if waited else [])))
         print(f"wrote {png} and {js}")
-    return 0 if result.ok else 1
+    return 0 if result.ok and (waited is None or waited.ok) else 1
 
 
 # -- benchmark ---------------------------------------------------------------------------------------------------

@@ -50,13 +50,15 @@ GAP_SIZES = (4, 8, 16, 32)
 SHUFFLE_METHODS = ("srs", "incast", "kmb", "unicast")
 INCAST_METHODS = ("m2", "irs", "mib", "mc", "unicast")
 DELTAS = tuple(i / 20 for i in range(21))
+WAIT_COLUMNS = {"000-k": (2, 3, 4, 5, 6), "000-size": (1000, 1500, 2000, 3000)}
+"""000 Tables 1 and 2 (shuffle+reduce waiting time; values missing): their columns."""
 
 PAPER = {
     "003-k": {"srs": 32.87, "incast": 32.69, "kmb": 28.76, "unicast": 17.64},
     "003-size": {"srs": 55.33, "incast": 55.29, "kmb": 44.89, "unicast": 34.46},
     "003-delta": {"srs@250": 28.78, "srs@1000": 45.05},
-    "000-k": {"m2 vs irs": 3.0},
-    "000-size": {"m2 vs irs": 19.0},
+    "000-k": {"m2 vs irs": 3.0, "m2 wait vs none": 100 * 2 / 3},
+    "000-size": {"m2 vs irs": 19.0, "m2 wait vs none": 75.0},
     "gap": {},
 }
 """Saving vs no aggregation (003) or M2's data reduction vs IRS-based (000), in percent."""
@@ -110,6 +112,7 @@ def _incast_round(n: int, k: int, m: int, seed: Sequence[int]) -> dict[str, Any]
     from dcnlab.controller.aggregation import engine
     from dcnlab.controller.aggregation.labels import LabelSpace
     from dcnlab.controller.aggregation.mib import m2_family
+    from dcnlab.controller.aggregation.waiting import busiest_link, none_busiest
 
     space = LabelSpace(n, k)
     pick = _draw(space.N, m + 1, seed)
@@ -121,13 +124,18 @@ def _incast_round(n: int, k: int, m: int, seed: Sequence[int]) -> dict[str, Any]
         t0 = time.perf_counter()
         forests[algo] = m2_family(space, r, s, algo)
         seconds[algo] = time.perf_counter() - t0
-    out: dict[str, Any] = {"traffic": {}, "links": {}, "aggregators": {}, "new_servers": {}, "seconds": seconds}
+    out: dict[str, Any] = {"traffic": {}, "links": {}, "aggregators": {}, "new_servers": {}, "seconds": seconds,
+                           "busiest": {}, "receiver_input": {}}
     for algo, f in forests.items():
         out["traffic"][algo] = float(f.costs()[0])
         out["links"][algo] = int(f.links()[0])
         out["aggregators"][algo] = int(f.aggregators()[0])
         out["new_servers"][algo] = int(f.sizes()[0]) - 1 - m
+        out["busiest"][algo] = int(busiest_link(f)[0])
+        out["receiver_input"][algo] = float(f.receiver_input()[0])
     out["traffic"]["none"] = float(2 * space.layer(space.relabel(s, r)).sum())
+    out["busiest"]["none"] = none_busiest(space, r, s)
+    out["receiver_input"]["none"] = float(m)
     return out
 
 
@@ -263,7 +271,8 @@ def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any]) -> d
         for p, rs in by_point.items():
             per_point[str(p)] = {
                 key: {mth: _mean([r[key][mth] for r in rs]) for mth in rs[0][key]}
-                for key in ("traffic", "links", "aggregators", "new_servers")}
+                for key in ("traffic", "links", "aggregators", "new_servers", "busiest", "receiver_input")
+                if key in rs[0]}
             per_point[str(p)]["m2_worse_than_irs"] = _mean([float(r["traffic"]["m2"] > r["traffic"]["irs"]) for r in rs])
             per_point[str(p)]["seconds"] = {a: _mean([r["seconds"][a] for r in rs]) for a in ("m2", "mib", "mc")}
         overall = {
@@ -273,6 +282,10 @@ def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any]) -> d
             "irs saving vs none": 100 * _mean([1 - v["traffic"]["irs"] / v["traffic"]["none"] for v in per_point.values()]),
             "m2 worse than irs (share of rounds)": 100 * _mean([v["m2_worse_than_irs"] for v in per_point.values()]),
         }
+        if "busiest" in rs[0]:      # 000's waiting time, link-bound model, over the table's columns
+            cols = [str(c) for c in WAIT_COLUMNS[part] if str(c) in per_point] or list(per_point)
+            overall["m2 wait vs none"] = 100 * _mean([1 - per_point[c]["busiest"]["m2"] / per_point[c]["busiest"]["none"]
+                                                      for c in cols])
     return {"points": per_point, "overall": overall, "paper": PAPER[part]}
 
 
@@ -301,7 +314,9 @@ def _measure(part: str, key: str) -> tuple[str, str]:
             "m2 vs unicast": ("M2 traffic below unicast-based", "%"),
             "m2 saving vs none": ("M2 traffic saving vs none", "%"),
             "irs saving vs none": ("IRS traffic saving vs none", "%"),
-            "m2 worse than irs (share of rounds)": ("rounds where M2 costs more than IRS", "%")}.get(key, (key, ""))
+            "m2 worse than irs (share of rounds)": ("rounds where M2 costs more than IRS", "%"),
+            "m2 wait vs none": ("shuffle+reduce wait shorter with M2 than none (link-bound model, Table "
+                                f"{1 if part == '000-k' else 2} columns)", "%")}.get(key, (key, ""))
 
 
 def table(results: dict[str, Any]) -> str:
@@ -403,10 +418,15 @@ def plots(results: dict[str, Any], out: Path) -> list[Path]:
         files.append(f)
     figures = {("000-k", "traffic"): "Fig. 5(a)", ("000-k", "aggregators"): "Fig. 5(b)",
                ("000-k", "new_servers"): "Fig. 5(c)", ("000-k", "links"): "Fig. 5(d)",
-               ("000-size", "traffic"): "Fig. 6(a)", ("000-size", "links"): "Fig. 6(b)"}
+               ("000-size", "traffic"): "Fig. 6(a)", ("000-size", "links"): "Fig. 6(b)",
+               ("000-k", "receiver_input"): "Fig. 5(e)", ("000-k", "busiest"): "Table 1 (values missing)",
+               ("000-size", "busiest"): "Table 2 (values missing)"}
     panel = {"traffic": ("traffic", TRAFFIC), "aggregators": ("aggregation points", "aggregating servers (count)"),
              "links": ("links the tree uses", "active links (count)"),
-             "new_servers": ("servers added to the tree", "servers added besides the members (count)")}
+             "new_servers": ("servers added to the tree", "servers added besides the members (count)"),
+             "receiver_input": ("data arriving at the receiver", "receiver input (units of one sender's data)"),
+             "busiest": ("the most loaded link\n(it bounds the shuffle+reduce wait in a link-bound model)",
+                         "busiest link (units of one sender's data, log)")}
     for part, label, setting in (("000-k", K_LABEL, "120-sender incasts on BCube(6,k)"),
                                  ("000-size", "senders (count)", "incasts on BCube(4,8)")):
         if part in results:
@@ -417,11 +437,13 @@ def plots(results: dict[str, Any], out: Path) -> list[Path]:
             names = dict(INCAST_NAMES)
             names["m2"] += (f" ({ov['m2 vs irs']:.1f}% below IRS-based"
                             + (f"; paper about {paper:g}%)" if paper is not None else ")"))
-            for key in ("traffic", "aggregators", "links", "new_servers"):
+            for key in ("traffic", "aggregators", "links", "new_servers", "receiver_input", "busiest"):
+                if key not in pts[next(iter(pts))] or (part, key) == ("000-size", "receiver_input"):
+                    continue
                 f = out / f"{part}-{key}.png"
                 series = {m: [pts[p][key][m] for p in pts] for m in pts[next(iter(pts))][key]}
                 line_chart(f, title("000", figures.get((part, key)), f"{setting}: {panel[key][0]}"), label,
-                           panel[key][1], x, series, names=names)
+                           panel[key][1], x, series, names=names, logy=key in ("busiest", "receiver_input"))
                 files.append(f)
     return files
 

@@ -88,9 +88,16 @@ def line_chart(path: Path, title: str, xlabel: str, ylabel: str, x: Sequence[flo
             label = names.get(key, key)
             twin = next((names.get(k, k) for k, other in drawn if other.shape == arr.shape
                          and np.allclose(other, arr, equal_nan=True)), None)
+            near = twin or next((names.get(k, k).split(":")[0].split(" (")[0] for k, other in drawn if other.shape == arr.shape
+                                 and np.allclose(other, arr, rtol=0.02, atol=0.05, equal_nan=True)), None)
+            style = dict(styles[key])
             if twin is not None:
                 label += f" (= {twin} at every point)"
-            ax.plot(x, arr, label=label, **styles[key])
+            elif near is not None:
+                label += f" (within 2% of {near} at every point)"
+            if near is not None:     # drawn over an (almost) equal series: small and filled, inside its marker
+                style.update(markerfacecolor=style["color"], markersize=max(3.0, style["markersize"] - 4.0))
+            ax.plot(x, arr, label=label, **style)
             drawn.append((key, arr))
         keys = []
         for key, value in (paper or {}).items():
@@ -104,9 +111,9 @@ def line_chart(path: Path, title: str, xlabel: str, ylabel: str, x: Sequence[flo
         plotstyle.legend_outside(ax, handles=handles, labels=labels)
         if logy:
             plotstyle.log_scale(ax)
-    if "\n" not in title and len(title) > 95:
-        import textwrap
-        title = "\n".join(textwrap.wrap(title, max(60, len(title) // 2 + 12)))
+    import textwrap
+    title = "\n".join(w for line in title.split("\n")      # the axes are narrower than the figure: wrap each line
+                      for w in (textwrap.wrap(line, max(60, len(line) // 2 + 12)) if len(line) > 85 else [line]))
     ax.set_title(title, fontsize=10)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)

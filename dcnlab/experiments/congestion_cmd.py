@@ -5,7 +5,7 @@
   found), else on the model backend, and says which one ran (``--model`` and ``--emulate`` force
   one; ``--emulate`` without the toolchain is an error).
 
-  * **BMv2** (:mod:`dcnlab.experiments.bandwidth_partition`, issue 10 §5): (a) 4 senders, CC off / on / meter
+  * **BMv2** (:mod:`dcnlab.experiments.congestion_emu`, issue 10 §5): (a) 4 senders, CC off / on / meter
     mode, Jain's index over time; (b) ``CCTI_Increase`` 1:2 and 1:3 and the same ratios as meters;
     (c) tenant 1 with one flow against tenant 2 with 1 -> 2 -> 3 -> 2 -> 1 flows, with the policy's
     pushes and in meter mode; per-flow and per-tenant throughput every 100 ms with the fluid model's
@@ -483,11 +483,11 @@ def write_summary(out: Path, model: dict[str, Any] | None, emulation: dict[str, 
 
 def bmv2_config(quick: bool, spec: str | None = None, queue_rate: int | None = None, timer_mode: str | None = None,
                 ccti_timer: int | None = None, max_load: float | None = None) -> Any:
-    """The BMv2 experiment's configuration (:class:`dcnlab.experiments.bandwidth_partition.EmuConfig`) from the
+    """The BMv2 experiment's configuration (:class:`dcnlab.experiments.congestion_emu.EmuConfig`) from the
     command's options (None: the defaults)."""
     from dataclasses import replace
 
-    from dcnlab.experiments import bandwidth_partition as bp
+    from dcnlab.experiments import congestion_emu as bp
 
     cfg = bp.quick(bp.EmuConfig()) if quick else bp.EmuConfig()
     mode: TimerMode = "reset" if timer_mode == "reset" else "free"
@@ -496,7 +496,7 @@ def bmv2_config(quick: bool, spec: str | None = None, queue_rate: int | None = N
 
 
 def _reproduce_bmv2(args: argparse.Namespace, out: Path) -> int:
-    from dcnlab.experiments import bandwidth_partition as bp
+    from dcnlab.experiments import congestion_emu as bp
 
     cfg = bmv2_config(bool(args.quick), args.spec, args.queue_rate, args.timer_mode, args.ccti_timer, args.max_load)
     print(BMV2_NOTE, file=sys.stderr)
@@ -667,7 +667,7 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
                    help="BMv2: before each scenario wait (up to 5 min) until the 1-minute load average is below LOAD")
     p.add_argument("--timer-mode", choices=("reset", "free"), default=None,
                    help="BMv2: CCTI timer, Algorithm 1 (reset on BECN) or the spec's free-running timer "
-                        "(default: free; see experiments/bandwidth_partition.py)")
+                        "(default: free; see experiments/congestion_emu/config.py)")
     p.add_argument("--ccti-timer", type=ranged(int, 1, 65535, "x 1.024 us"), default=None,
                    help="BMv2: CCTI_Timer (default: 20 free-running, 30 reset)")
     p.add_argument("--out", default="results/congestion", metavar="DIR", help="output directory for PNG and JSON")

@@ -164,7 +164,7 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     import sys
     from dataclasses import replace
 
-    from dcnlab.experiments import multicast_fattree as exp
+    from dcnlab.experiments import multicast_emu as exp
     from dcnlab.experiments import preflight
 
     preflight.require("dcnlab reproduce multicast --emulate")
@@ -204,7 +204,7 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
                    help="with --emulate: edge switches feed both trees (default, the paper's) or the first only")
     p.add_argument("--cut", choices=("drop", "down"),
                    help="with --emulate: cut the link by dropping every frame on both ends (default) or by setting "
-                        "both ends down (freezes BMv2's end switches; see experiments/multicast_fattree.py)")
+                        "both ends down (freezes BMv2's end switches; see experiments/multicast_emu/setup.py)")
     p.set_defaults(func=cmd_reproduce)
 
 

@@ -234,14 +234,21 @@ def emulate(part: PartRun, quick: bool, say: Callable[[str], None]) -> None:
 def _emulate_aggregation(part: PartRun, quick: bool, say: Callable[[str], None]) -> None:
     from dcnlab.experiments import aggregation_bcube as ab
 
+    from dcnlab.experiments import aggregation_waiting as aw
+
     res = ab.run_experiment(ab.config_from_args(argparse.Namespace(quick=quick, seed=None, topo=None)), say)
     with writing(part.out, "--out"):
         part.files += list(ab.write_outputs(res, part.out))
-    part.emulation, part.emulation_why, part.emulation_ok = res.to_json(), ab.emulation_note(res), res.ok
+    waited = aw.run_and_write(quick, None, part.out, say)
+    part.files.append(part.out / aw.PLOT)
+    part.emulation = res.to_json() | {"waiting": waited.to_json()}
+    part.emulation_why = (f"{ab.emulation_note(res)}; waiting time: {len(waited.jobs)} incasts on "
+                          f"{waited.config.spec} ({waited.seconds:.0f} s)")
+    part.emulation_ok = res.ok and waited.ok
 
 
 def _emulate_multicast(part: PartRun, quick: bool, say: Callable[[str], None]) -> None:
-    from dcnlab.experiments import multicast_fattree as mf
+    from dcnlab.experiments import multicast_emu as mf
 
     res = mf.run_experiment(mf.quick(mf.EmuConfig()) if quick else mf.EmuConfig(), progress=say)
     with writing(part.out, "--out"):
@@ -250,7 +257,7 @@ def _emulate_multicast(part: PartRun, quick: bool, say: Callable[[str], None]) -
 
 
 def _emulate_congestion(part: PartRun, quick: bool, say: Callable[[str], None]) -> None:
-    from dcnlab.experiments import bandwidth_partition as bp
+    from dcnlab.experiments import congestion_emu as bp
     from dcnlab.experiments import congestion_cmd as cc
 
     cfg = cc.bmv2_config(quick)

@@ -20,6 +20,12 @@ IRS-based across sender counts" (headline ``000-size-m2-vs-irs``):
 The same readings of the network-size figure (``000-k-m2-vs-irs``, 3%) are reported beside them, since
 one reading should explain both (``table-1-columns``: k = 2..6, Table 1's columns).
 
+The waiting-time headlines (``000-k-wait``, 2/3 shorter; ``000-size-wait``, 3/4 shorter; Tables 1 and 2,
+whose values the text lacks) are read from the same rounds, over the tables' columns, in the models of
+:mod:`dcnlab.controller.aggregation.waiting`: ``link-bound`` (the default: the busiest directed link's
+units, no aggregation on primary BCubeRouting paths), ``link-bound-ecmp`` (no aggregation spread evenly
+over the receiver's k+1 links, the best multipath case) and ``reduce-bound`` (the receiver's input).
+
 Members are drawn as ``dcnlab reproduce aggregation`` draws them (same seeds). Rounds: 100 on
 BCube(6,k) (the paper's), 5 per point on BCube(4,8) (the paper gives none; today's reproduction runs
 10; at hundreds of senders a round's figure varies by tenths of a percent). ``quick``: 10 rounds on
@@ -55,15 +61,22 @@ def _task(n: int, k: int, m: int, seed: tuple[int, ...]) -> dict[str, float]:
     from dcnlab.controller.aggregation import engine
     from dcnlab.controller.aggregation.labels import LabelSpace
     from dcnlab.controller.aggregation.mib import m2_family
+    from dcnlab.controller.aggregation.waiting import busiest_link, none_busiest
 
     space = LabelSpace(n, k)
     pick = _draw(space.N, m + 1, seed)
     r, s = pick[:1], pick[1:]
-    return {"m2": float(m2_family(space, int(r[0]), s, "m2").costs()[0]),
+    m2 = m2_family(space, int(r[0]), s, "m2")
+    return {"m2": float(m2.costs()[0]),
             "irs": float(engine.irs_costs(space, r, s).traffic[0, 0]),
             "irs-nointra": float(engine.irs_costs(space, r, s, intra_stage=False).traffic[0, 0]),
             "unicast": float(engine.unicast_costs(space, r, s, seed=int(seed[-1])).traffic[0, 0]),
-            "none": float(2 * space.layer(space.relabel(s, int(r[0]))).sum())}
+            "none": float(2 * space.layer(space.relabel(s, int(r[0]))).sum()),
+            # the waiting-time readings (:mod:`dcnlab.controller.aggregation.waiting`)
+            "busiest:m2": float(busiest_link(m2)[0]),
+            "busiest:none": float(none_busiest(space, int(r[0]), s)),
+            "busiest:none-ecmp": float(none_busiest(space, int(r[0]), s, spread=True)),
+            "input:m2": float(m2.receiver_input()[0]), "input:none": float(m)}
 
 
 @lru_cache(maxsize=4)
@@ -89,7 +102,7 @@ def _sweep(part: str, quick: bool, workers: int) -> tuple[dict[int, dict[str, fl
     acc: dict[int, list[dict[str, float]]] = {}
     for t, r in zip(tasks, res):
         acc.setdefault(t[3][2], []).append(r)
-    mean = {p: {a: float(np.mean([r[a] for r in acc[p]])) for a in ALGOS} for p in points}
+    mean = {p: {a: float(np.mean([r[a] for r in acc[p]])) for a in acc[p][0]} for p in points}
     return mean, wall, rounds
 
 
@@ -113,6 +126,27 @@ def _values(mean: dict[int, dict[str, float]], columns: Sequence[int]) -> dict[s
     }
 
 
+WAIT_PAPER = {"000-k": 100 * 2 / 3, "000-size": 75.0}
+"""000's abstract: shuffle+reduce wait about 2/3 shorter across network sizes, 3/4 across sender counts."""
+
+
+def _wait_values(mean: dict[int, dict[str, float]], columns: Sequence[int]) -> dict[str, tuple[float, str]]:
+    """The waiting-time readings over the table's columns (Table 1: k = 2..6; Table 2: 1000..3000 senders)."""
+    cols = [p for p in columns if p in mean] or list(mean)
+
+    def saved(a: str, b: str) -> float:
+        return 100 * float(np.mean([1 - mean[p][a] / mean[p][b] for p in cols]))
+
+    return {
+        "link-bound": (saved("busiest:m2", "busiest:none"),
+                       "1 - busiest link (M2) / busiest link (none, primary BCubeRouting paths) (default)"),
+        "link-bound-ecmp": (saved("busiest:m2", "busiest:none-ecmp"),
+                            "as link-bound, no aggregation spread evenly over the receiver's k+1 links"),
+        "reduce-bound": (saved("input:m2", "input:none"),
+                         "1 - data arriving at the receiver (M2) / (none): the reducer's input bounds the wait"),
+    }
+
+
 def readings(quick: bool, workers: int) -> list[Reading]:
     workers = max(1, workers or os.cpu_count() or 1)
     out: list[Reading] = []
@@ -128,4 +162,7 @@ def readings(quick: bool, workers: int) -> list[Reading]:
                 name, desc = col_name, col_desc
             out.append(Reading(f"{part}-m2-vs-irs", name, desc, value, PAPER[part], "%",
                                name == "mean-of-points", setting))
+        for name, (value, desc) in _wait_values(mean, columns).items():
+            out.append(Reading(f"{part}-wait", name, desc, value, WAIT_PAPER[part], "%", name == "link-bound",
+                               setting))
     return out
