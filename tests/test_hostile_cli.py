@@ -61,6 +61,7 @@ WORK_STARTS = (
     "dcnlab.experiments.multicast_emu.run_experiment", "dcnlab.experiments.congestion_cmd.build_scenarios",
     "dcnlab.experiments.congestion_emu.run_experiment", "dcnlab.controller.congestion.fluid.simulate",
     "dcnlab.experiments.cist_cmd.model_case", "dcnlab.experiments.cist_cmd.bench_case", "dcnlab.experiments.cist_dragonfly.run_experiment",
+    "dcnlab.experiments.pool.Cluster.connect",
 )
 """Where real work starts: each is replaced by a sentinel that ends the child with :data:`REACHED_WORK`."""
 PRELOAD = ("numpy", "matplotlib.pyplot", "networkx", "scipy.sparse.csgraph", "dcnlab.controller.aggregation",
@@ -223,6 +224,9 @@ TEXT_KINDS: dict[str, Callable[[], Split]] = {
     "program": lambda: pool(("dcnlab", "forwarding"), ("../x", "", "nonexistent", "/etc/passwd", "dcnlab.p4")),
     "algo": lambda: pool(("irs", "m2", "kmb", "unicast", "updown", "srs", "none", "incast", "mib", "mc", "optimal"),
                          ("wat", "", "IRS")),
+    "cluster": lambda: pool(("127.0.0.1:8786", "tcp://127.0.0.1:8786", "tcp://localhost:1", "[::1]:8786"),
+                            ("x", "", "tcp://h:0", "h:65536", "http://h:1", "h:port", "h:٤", "٤:1", "tcp://", ":1",
+                             "a b:1", "h:1:2")),
 }
 """How to fuzz a free-text option, by its dest; any other gets arbitrary text (None: can't tell)."""
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from dcnlab.experiments.argtypes import exclusive, needs, number, ranged, seed, workers
+from dcnlab.experiments.pool import add_cluster_option
 from dcnlab.experiments.errors import UserError
 from dcnlab.experiments.outputs import image_file, writing
 from dcnlab.topos.numbers import parse_uint
@@ -230,8 +231,9 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """Model backend by default; ``--emulate`` runs the BMv2 experiment (:mod:`dcnlab.experiments.aggregation_bcube`)."""
-    for option in ("--rounds", "--workers", "--only"):
+    for option in ("--rounds", "--workers", "--only", "--cluster"):
         exclusive(args, option, "--emulate", why="the BMv2 experiment has its own jobs (see --help)")
+    exclusive(args, "--workers", "--cluster", why="the cluster's workers run the rounds")
     if args.emulate:
         from dcnlab.experiments import preflight
         from dcnlab.experiments.aggregation_model import dataplane_missing
@@ -260,6 +262,7 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rounds", type=ranged(int, 1, 10_000), help="rounds per point (default: 100 for the k sweeps, 20 for 003-size and "
                                               "003-delta, 10 for 000-size and gap; --quick: 1 to 5)")
     p.add_argument("--workers", type=workers(), help="processes (default: all cores)")
+    add_cluster_option(p)
     p.add_argument("--only", nargs="+", choices=PARTS, help="run only these parts")
     p.add_argument("--seed", type=seed(), default=1, help="base seed (rounds use seed, round, point; default 1)")
     p.add_argument("--emulate", action="store_true", help="run the BMv2 experiment instead of the model "
@@ -276,8 +279,9 @@ BENCH_DEFAULTS = {"rounds": 100, "dp_frames": 6000, "dp_rate": 1500.0, "dp_round
 def cmd_bench(args: argparse.Namespace) -> int:
     from dcnlab.experiments import aggregation_model
 
-    for option in ("--rounds", "--workers"):
+    for option in ("--rounds", "--workers", "--cluster"):
         needs(args, option, not args.no_model, "to the model timings (not with --no-model)")
+    exclusive(args, "--workers", "--cluster", why="the cluster's workers run the rounds")
     for option in ("--dp-frames", "--dp-rate", "--dp-rounds"):
         needs(args, option, not args.no_dataplane, "to the BMv2 benchmark (not with --no-dataplane)")
     for key, value in BENCH_DEFAULTS.items():
@@ -296,6 +300,7 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rounds", type=ranged(int, 1, 10_000),
                    help=f"rounds of the 1500x1500 point (default {BENCH_DEFAULTS['rounds']})")
     p.add_argument("--workers", type=workers(), help="processes (default: all cores)")
+    add_cluster_option(p, "1500x1500 point's rounds")
     p.add_argument("--no-model", action="store_true", help="skip the model timings")
     p.add_argument("--no-dataplane", action="store_true", help="skip the BMv2 benchmark")
     p.add_argument("--dp-frames", type=ranged(int, 1, 10_000_000),

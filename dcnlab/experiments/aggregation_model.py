@@ -25,7 +25,8 @@ m = n = 1,500 point at the full 100 rounds.
 IRS-, unicast- and KMB-based trees come from the compiled engine
 (:mod:`dcnlab.controller.aggregation.engine`, the same trees as the reference implementations); it is
 compiled (or loaded from numba's on-disk cache) once in the parent by :func:`engine.warm_up` before
-the process pool starts, so that workers only load cached kernels. M2, MIB and MC are numpy
+the process pool starts, so that workers only load cached kernels, or once in every worker process of a
+Dask cluster (``--cluster``; :mod:`dcnlab.experiments.pool`). M2, MIB and MC are numpy
 (:mod:`dcnlab.controller.aggregation.mib`).
 """
 
@@ -181,32 +182,23 @@ def _task(part: str, point: Any, rnd: int, seed: int) -> tuple[str, Any, int, di
 
 # -- driver ----------------------------------------------------------------------------------------------
 
-def run_tasks(tasks: list[tuple[str, Any, int, int]], workers: int | None,
-              progress: bool = True) -> list[tuple[str, Any, int, dict[str, Any]]]:
-    """Run rounds in a process pool (largest first), with a progress bar on stderr.
+def run_tasks(tasks: list[tuple[str, Any, int, int]], workers: int | None, progress: bool = True,
+              cluster: Any = None) -> list[tuple[str, Any, int, dict[str, Any]]]:
+    """Run rounds (largest first) with a progress bar on stderr; the results in the order of ``tasks``.
 
-    The engine's kernels are compiled (or loaded) here first, so that the workers only load them."""
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
+    They run on ``workers`` local processes or on a Dask ``cluster`` (:func:`dcnlab.experiments.pool.fan_out`,
+    default: the enclosing ``with Cluster(...)``); the engine's kernels are compiled (or loaded) first, here
+    before the local pool forks, or once in every worker of the cluster."""
     from dcnlab.controller.aggregation import engine
+    from dcnlab.experiments.pool import fan_out
     from dcnlab.experiments.progress import Progress
 
-    engine.warm_up()
-    workers = workers or os.cpu_count() or 1
-    tasks = sorted(tasks, key=lambda t: -_weight(t[0], t[1]))
-    out = []
-    bar = Progress(len(tasks), "aggregation rounds", unit="round", enabled=progress)
-    if workers == 1:
-        for t in tasks:
-            out.append(_task(*t))
+    order = sorted(range(len(tasks)), key=lambda i: -_weight(tasks[i][0], tasks[i][1]))
+    out: list[Any] = [None] * len(tasks)
+    with Progress(len(tasks), "aggregation rounds", unit="round", enabled=progress) as bar:
+        for j, res in fan_out(_task, [tasks[i] for i in order], workers, cluster, warm=engine.warm_up):
+            out[order[j]] = res
             bar.update()
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_task, *t) for t in tasks]
-            for fut in as_completed(futures):
-                out.append(fut.result())
-                bar.update()
-    bar.close()
     return out
 
 
@@ -499,18 +491,24 @@ def reproduce(args: argparse.Namespace) -> int:
     parts = args.only or list(PARTS)
     pl = plans(args.quick, args.rounds)
     tasks = [(part, p, rnd, args.seed) for part in parts for p in pl[part].points for rnd in range(pl[part].rounds)]
-    t0 = time.perf_counter()
-    done = run_tasks(tasks, args.workers)
-    wall = time.perf_counter() - t0
+    from dcnlab.experiments import pool
+
+    with pool.connect(getattr(args, "cluster", None)) as cluster:
+        t0 = time.perf_counter()
+        done = run_tasks(tasks, args.workers, cluster=cluster)
+        wall = time.perf_counter() - t0
+        where = pool.describe(args.workers, cluster)
+        n_workers = cluster.workers if cluster is not None else args.workers or os.cpu_count()
     results = collect(parts, pl, done)
-    meta = {"quick": args.quick, "seed": args.seed, "workers": args.workers or os.cpu_count(),
+    meta = {"quick": args.quick, "seed": args.seed, "workers": n_workers,
+            "cluster": cluster.address if cluster is not None else None,
             "wall_seconds": round(wall, 1), "load_average": os.getloadavg()}
     files = write_outputs(out, results, meta)
     if getattr(args, "json", False):
         print(json.dumps({"meta": meta, "results": results, "table": table(results).splitlines()}))
         return 0
     print(table(results))
-    print(f"\n{len(tasks)} rounds in {wall:.1f} s on {meta['workers']} workers; wrote {out / 'aggregation.json'}, "
+    print(f"\n{len(tasks)} rounds in {wall:.1f} s on {where}; wrote {out / 'aggregation.json'}, "
           f"{out / 'summary.json'} and {len(files)} plots in {out}/")
     return 0
 
@@ -531,8 +529,10 @@ def dataplane_missing(tools: Sequence[str] = ("simple_switch_grpc", "p4c")) -> l
     return preflight.problems(tools, root=True)
 
 
-def model_rows(workers: int | None, rounds: int, progress: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Model timings: single trees at paper scale, one 1500x1500 round per method, the 1500 point."""
+def model_rows(workers: int | None, rounds: int, progress: bool, cluster: Any = None
+               ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Model timings: single trees at paper scale, one 1500x1500 round per method, the 1500 point (on ``workers``
+    local processes or the Dask ``cluster``)."""
     from dcnlab.controller.aggregation import engine
     from dcnlab.controller.aggregation.labels import LabelSpace
     from dcnlab.controller.aggregation.mib import m2_family
@@ -569,11 +569,12 @@ def model_rows(workers: int | None, rounds: int, progress: bool) -> tuple[list[d
         rows.append({"case": f"1500x1500 shuffle round, BCube(8,5): {'+'.join(methods)} (1 core)",
                      "seconds": time.perf_counter() - t0})
     tasks = [("003-size", 1500, rnd, 11) for rnd in range(rounds)]
-    workers = workers or os.cpu_count() or 1
+    workers = cluster.workers if cluster is not None else workers or os.cpu_count() or 1
     done: list[tuple[str, Any, int, dict[str, Any]]] = []
-    wall = _timed(lambda: done.extend(run_tasks(tasks, workers, progress=progress)))
+    wall = _timed(lambda: done.extend(run_tasks(tasks, workers, progress=progress, cluster=cluster)))
     cpu = sum(res["cpu_seconds"] for *_, res in done)
-    rows.append({"case": f"1500x1500 point, {rounds} rounds, all methods, {workers} workers",
+    where = f"{workers} workers" if cluster is None else f"{workers} Dask workers"
+    rows.append({"case": f"1500x1500 point, {rounds} rounds, all methods, {where}",
                  "seconds": wall, "goal": 60.0})
     point = {"rounds": rounds, "workers": workers, "wall_seconds": wall, "cpu_seconds": cpu,
              "cpu_seconds_per_round": cpu / max(rounds, 1), "idle_machine_estimate": cpu / workers,
@@ -590,7 +591,13 @@ def bench(args: argparse.Namespace) -> int:
         raise UserError(f"--rounds {args.rounds}: valid: at least 1")
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers {args.workers}: valid: at least 1")
-    rows, point = model_rows(args.workers, args.rounds, progress=not args.json) if not args.no_model else ([], {})
+    from dcnlab.experiments import pool
+
+    rows: list[dict[str, Any]] = []
+    point: dict[str, Any] = {}
+    if not args.no_model:
+        with pool.connect(getattr(args, "cluster", None)) as cluster:
+            rows, point = model_rows(args.workers, args.rounds, progress=not args.json, cluster=cluster)
     load_model = os.getloadavg()
     why = ["disabled by --no-dataplane"] if args.no_dataplane else dataplane_missing()
     dataplane: dict[str, Any] = {"skipped": "; ".join(why)} if why else {}

@@ -32,5 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     t.set_defaults(func=cmd_bench_topo)
     bench_emu.add_parser(bsub)
     bench_chaos.add_parser(bsub)
+    from dcnlab.experiments import bench_rounds
+    bench_rounds.add_parser(bsub)
     from dcnlab.experiments.plan_cmd import add_bench_parsers
     add_bench_parsers(bsub)

@@ -33,9 +33,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dcnlab.experiments.argtypes import emulation_limit, fabric_spec, needs, ranged, workers
+from dcnlab.experiments.argtypes import emulation_limit, exclusive, fabric_spec, needs, ranged, workers
 from dcnlab.experiments.errors import UserError
 from dcnlab.experiments.outputs import output_dir, writing
+from dcnlab.experiments.pool import add_cluster_option
 from dcnlab.topos.numbers import parse_float, parse_int
 
 if TYPE_CHECKING:
@@ -90,28 +91,18 @@ def _run_one(scenario: Any) -> tuple[str, Any, float]:
     return scenario.name, result, time.perf_counter() - t0
 
 
-def run_all(scenarios: list[Any], workers: int) -> dict[str, tuple[Any, float]]:
-    """Run the scenarios on ``workers`` processes (progress on stderr); name -> (result, seconds)."""
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
+def run_all(scenarios: list[Any], workers: int, cluster: Any = None) -> dict[str, tuple[Any, float]]:
+    """Run the scenarios on ``workers`` processes or a Dask ``cluster`` (:func:`dcnlab.experiments.pool.fan_out`;
+    progress on stderr); name -> (result, seconds), in the order of ``scenarios``."""
+    from dcnlab.experiments.pool import fan_out
     from dcnlab.experiments.progress import Progress
 
-    out: dict[str, tuple[Any, float]] = {}
-    bar = Progress(len(scenarios), "model", unit="run")
-    if workers <= 1:
-        for s in scenarios:
-            name, res, sec = _run_one(s)
-            out[name] = (res, sec)
+    done: dict[int, tuple[str, Any, float]] = {}
+    with Progress(len(scenarios), "model", unit="run") as bar:
+        for i, row in fan_out(_run_one, [(s,) for s in scenarios], workers, cluster):
+            done[i] = row
             bar.update()
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futs = [pool.submit(_run_one, s) for s in scenarios]
-            for f in as_completed(futs):
-                name, res, sec = f.result()
-                out[name] = (res, sec)
-                bar.update()
-    bar.close()
-    return out
+    return {name: (res, sec) for name, res, sec in (done[i] for i in range(len(scenarios)))}
 
 
 def _check(ok: bool) -> str:
@@ -414,6 +405,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for option in BMV2_OPTIONS:
         needs(args, option, bmv2, f"to the BMv2 backend; the model backend runs here ({reason})")
     needs(args, "--workers", not bmv2, "to the model backend; the BMv2 backend runs here")
+    needs(args, "--cluster", not bmv2, "to the model backend; the BMv2 backend runs here")
+    exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
     out = output_dir(args.out, "--out")
     if bmv2:
         return _reproduce_bmv2(args, out)
@@ -421,16 +414,21 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     note = f"{BACKEND_NOTE}; {reason}"
     print(note, file=sys.stderr)
     scenarios = build_scenarios(args.quick)
-    t0 = time.perf_counter()
-    results = run_all(scenarios, n_workers)
-    summary = model_outputs(out, scenarios, results, bool(args.quick), reason, time.perf_counter() - t0)
+    from dcnlab.experiments import pool
+
+    with pool.connect(args.cluster) as cluster:
+        t0 = time.perf_counter()
+        results = run_all(scenarios, n_workers)     # on the cluster when there is one (pool.active())
+        wall = time.perf_counter() - t0
+        where = pool.describe(n_workers, cluster)
+    summary = model_outputs(out, scenarios, results, bool(args.quick), reason, wall)
     if args.json:
         print(json.dumps(summary))
         return 0
     print(note)
     print_table(summary)
     print(f"\n{sum(c['ok'] for c in summary['checks'])}/{len(summary['checks'])} checks ok; "
-          f"{summary['wall_seconds']:.1f} s on {n_workers} workers")
+          f"{summary['wall_seconds']:.1f} s on {where}")
     for f in summary["files"]:
         print(f"wrote {f}")
     return 0
@@ -672,6 +670,7 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
                    help="BMv2: CCTI_Timer (default: 20 free-running, 30 reset)")
     p.add_argument("--out", default="results/congestion", metavar="DIR", help="output directory for PNG and JSON")
     p.add_argument("--workers", type=workers(), help="model processes (default: every core)")
+    add_cluster_option(p, "model runs")
     p.add_argument("--json", action="store_true", help="print one JSON object (the summary) on stdout")
     p.set_defaults(func=cmd_reproduce)
 

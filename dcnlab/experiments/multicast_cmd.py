@@ -31,6 +31,7 @@ from dcnlab.experiments.argtypes import (
 )
 from dcnlab.experiments.errors import UserError
 from dcnlab.experiments.outputs import output_dir, writing
+from dcnlab.experiments.pool import add_cluster_option
 from dcnlab.topos.limits import SizeLimit
 
 ALGOS = ("cmr4lms-fixed", "cmr4lms-dynamic", "opensm", "global", "mr4lms")
@@ -150,6 +151,8 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     exclusive(args, "--workers", "--emulate", why="the BMv2 experiment runs no model processes")
+    exclusive(args, "--cluster", "--emulate", why="the BMv2 experiment runs no model processes")
+    exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
     if args.emulate:
         return cmd_emulate(args)
     extra = [f"--{n}" for n in ("topo", "colors", "feed", "cut") if getattr(args, n) is not None]
@@ -192,6 +195,7 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quick", action="store_true", help="fewer patterns, no MR4LMS on the big ones (under a minute)")
     p.add_argument("--out", default="results/multicast", help="output directory (default results/multicast)")
     p.add_argument("--workers", type=workers(), help="processes (default: all cores)")
+    add_cluster_option(p, "model runs")
     p.add_argument("--emulate", action="store_true",
                    help="run the BMv2 experiment instead (issue 9 §8: small midplane, jobs joining and leaving, "
                         "exactly-once delivery, per-link copies vs the model, link cut with dual trees); needs root")

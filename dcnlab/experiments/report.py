@@ -123,7 +123,8 @@ def _intro(run: dict[str, Any], heads: Sequence[Headline]) -> tuple[str, str]:
     kind = {"full": "full run", "quick": "quick run (--quick: fewer rounds)", "smoke": "smoke test (a few points)"}
     seeds = "each command's default seeds" if run["seed"] is None else f"base seed {run['seed']}"
     how = (f"{kind[run['mode']]}, {run['date']}, {run['wall_seconds']:.0f} s on {run['workers']} workers "
-           f"({run['cpus']} CPUs; model parts {run['model_seconds']:.0f} s), {seeds}")
+           + (f"of the Dask cluster {run['cluster']} " if run.get("cluster") else "")
+           + f"({run['cpus']} CPUs; model parts {run['model_seconds']:.0f} s), {seeds}")
     verdicts = f"{len(heads)} headlines: " + ", ".join(f"{n} {v}" for v, n in counts.items())
     return how, verdicts
 

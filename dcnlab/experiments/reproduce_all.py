@@ -2,7 +2,8 @@
 
 The model parts of the four reproductions (000 and 003 through ``aggregation``, 001 ``multicast``,
 002 ``congestion``, 004 ``cist``) become one list of tasks for one process pool on every core
-(``--workers``), the longest first, under one progress display. As soon as a part's tasks are done
+(``--workers``), or on the workers of a Dask cluster (``--cluster ADDRESS``, :mod:`dcnlab.experiments.pool`),
+the longest first, under one progress display. As soon as a part's tasks are done
 its outputs are written to ``OUT/<mechanism>/``, exactly what ``dcnlab reproduce <mechanism>`` writes
 (JSON, PNG plots, ``summary.json``). Then, with ``--emulate auto`` where root and the P4 toolchain
 are present (or ``--emulate on``), the four BMv2 experiments run one after the other (each is
@@ -29,8 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dcnlab.experiments.argtypes import workers
+from dcnlab.experiments.argtypes import exclusive, workers
 from dcnlab.experiments.outputs import output_dir, writing
+from dcnlab.experiments.pool import add_cluster_option
 from dcnlab.experiments.report import table_lines, write_report
 from dcnlab.experiments.summary import VERDICTS, Headline
 
@@ -286,35 +288,27 @@ def _emulate_cist(part: PartRun, quick: bool, say: Callable[[str], None]) -> Non
 
 # -- the run -----------------------------------------------------------------------------------------------------
 
-def run_model(parts: list[PartRun], n_workers: int, quick: bool, bar: Any) -> None:
-    """Every part's tasks in one pool (longest first); each part is finished as soon as its last task is."""
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
+def run_model(parts: list[PartRun], n_workers: int, quick: bool, bar: Any, cluster: Any = None) -> None:
+    """Every part's tasks in one fan-out (longest first) on ``n_workers`` processes or a Dask ``cluster``
+    (:func:`dcnlab.experiments.pool.fan_out`); each part is finished as soon as its last task is, its results
+    in the order of its tasks (so that its averages add up in the same order wherever the tasks ran)."""
     from dcnlab.controller.aggregation import engine
+    from dcnlab.experiments.pool import fan_out
 
-    engine.warm_up()            # compile or load the kernels once, before the workers fork
-    tasks = sorted((t for p in parts for t in p.tasks), key=lambda t: -t.seconds)
-    by = {p.mechanism: p for p in parts}
+    slots = sorted(((p, i, t) for p in parts for i, t in enumerate(p.tasks)), key=lambda s: -s[2].seconds)
+    got: dict[str, dict[int, Any]] = {p.mechanism: {} for p in parts}
     t0 = time.perf_counter()
-
-    def record(task: Task, result: Any) -> None:
-        part = by[task.mechanism]
-        part.results.append(result)
+    for j, (task, result) in fan_out(run_task, [(t,) for _, _, t in slots], n_workers, cluster,
+                                     warm=engine.warm_up):     # compile or load the kernels once
+        part, pos, _ = slots[j]
+        got[part.mechanism][pos] = result
         bar.update()
         bar.set_postfix(task.mechanism)
-        if part.done:
+        if len(got[part.mechanism]) == len(part.tasks):
+            part.results = [got[part.mechanism][i] for i in range(len(part.tasks))]
             part.seconds = time.perf_counter() - t0
             finish(part, quick)
             bar.write(f"{part.mechanism}: {len(part.tasks)} tasks done in {part.seconds:.1f} s; wrote {part.out}/")
-
-    if n_workers <= 1:
-        for t in tasks:
-            record(*run_task(t))
-        return
-    with ProcessPoolExecutor(max_workers=n_workers) as pool:
-        futures = [pool.submit(run_task, t) for t in tasks]
-        for fut in as_completed(futures):
-            record(*fut.result())
 
 
 def emulation_plan(mode: str) -> tuple[bool, str]:
@@ -334,6 +328,7 @@ def cmd_reproduce_all(args: argparse.Namespace) -> int:
     from dcnlab.experiments import preflight
     from dcnlab.experiments.progress import Progress
 
+    exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
     if args.emulate == "on":    # before anything is written
         preflight.require("dcnlab reproduce all --emulate on")
     out = output_dir(args.out, "--out")
@@ -342,41 +337,28 @@ def cmd_reproduce_all(args: argparse.Namespace) -> int:
     mode = "smoke" if args.smoke else ("quick" if args.quick else "full")
     quick = mode != "full"
     emulate_on, emu_why = emulation_plan(args.emulate)
-    n_workers = args.workers or os.cpu_count() or 1
-    t0 = time.perf_counter()
-    parts = plan_parts(mode, out, args.seed)
-    for p in parts:
-        p.context.update(seed=args.seed, workers=n_workers)
-    papers = [] if mode == "smoke" else list(readings_modules())
-    total = sum(len(p.tasks) for p in parts) + (len(parts) if emulate_on else 0) + len(papers)
-    failures: list[str] = []
-    with Progress(total, "reproduce all", unit="task") as bar:
-        run_model(parts, n_workers, quick, bar)
-        model_seconds = time.perf_counter() - t0
-        found = run_readings(papers, quick, n_workers, bar)
-        readings_seconds = time.perf_counter() - t0 - model_seconds
-        for p in parts:
-            p.emulation_why = emu_why
-            if not emulate_on:
-                continue
-            bar.set_postfix(f"{p.mechanism} on BMv2")
-            t1 = time.perf_counter()
-            def say(msg: str, m: str = p.mechanism) -> None:
-                bar.write(f"  {m} (BMv2): {msg}")
+    from dcnlab.experiments import pool
 
-            try:
-                emulate(p, quick, say)
-            except Exception as e:      # one broken emulation must not lose the others and the report
-                log.exception("%s on BMv2", p.mechanism)
-                p.emulation, p.emulation_ok = None, False
-                p.emulation_why = f"failed on BMv2: {type(e).__name__}: {e}"
-                failures.append(p.mechanism)
-            bar.update()
-            bar.write(f"{p.mechanism} (BMv2): {time.perf_counter() - t1:.0f} s; {p.emulation_why}")
+    with pool.connect(args.cluster) as cluster:     # before the work: an unreachable scheduler fails at once
+        n_workers = cluster.workers if cluster is not None else args.workers or os.cpu_count() or 1
+        where = pool.describe(n_workers, cluster)
+        t0 = time.perf_counter()
+        parts = plan_parts(mode, out, args.seed)
+        for p in parts:
+            p.context.update(seed=args.seed, workers=n_workers)
+        papers = [] if mode == "smoke" else list(readings_modules())
+        total = sum(len(p.tasks) for p in parts) + (len(parts) if emulate_on else 0) + len(papers)
+        with Progress(total, "reproduce all", unit="task") as bar:
+            run_model(parts, n_workers, quick, bar, cluster)
+            model_seconds = time.perf_counter() - t0
+            found = run_readings(papers, quick, n_workers, bar)     # their fan-outs run on the cluster too
+            readings_seconds = time.perf_counter() - t0 - model_seconds
+            failures = emulate_all(parts, emulate_on, emu_why, quick, bar)
     for p in parts:
         write_part_summary(p, quick)
     wall = time.perf_counter() - t0
-    run = {"mode": mode, "emulate": args.emulate, "workers": n_workers, "wall_seconds": round(wall, 1),
+    run = {"mode": mode, "emulate": args.emulate, "workers": n_workers,
+           "cluster": cluster.address if cluster is not None else None, "wall_seconds": round(wall, 1),
            "model_seconds": round(model_seconds, 1), "readings_seconds": round(readings_seconds, 1), "seed": args.seed, "emulation_why": emu_why,
            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cpus": os.cpu_count()}
     heads = collect(parts)
@@ -387,7 +369,7 @@ def cmd_reproduce_all(args: argparse.Namespace) -> int:
         print("\n".join(table_lines(heads)))
         counts = {v: sum(h.verdict == v for h in heads) for v in VERDICTS}
         print(f"\n{len(heads)} headlines: " + ", ".join(f"{n} {v}" for v, n in counts.items())
-              + f"; {wall:.0f} s on {n_workers} workers (model {model_seconds:.0f} s); BMv2: {emu_why}")
+              + f"; {wall:.0f} s on {where} (model {model_seconds:.0f} s); BMv2: {emu_why}")
         for f in files:
             print(f"wrote {f}")
     bad = failures or [p.mechanism for p in parts if p.emulation_ok is False]
@@ -395,6 +377,31 @@ def cmd_reproduce_all(args: argparse.Namespace) -> int:
         print(f"dcnlab: BMv2 experiments with failed checks or errors: {', '.join(bad)} (see {out / 'report.md'})",
               file=sys.stderr)
     return 1 if bad else 0
+
+
+def emulate_all(parts: list[PartRun], emulate_on: bool, emu_why: str, quick: bool, bar: Any) -> list[str]:
+    """Each part's BMv2 experiment (when ``emulate_on``), one after the other; the mechanisms that failed."""
+    failures: list[str] = []
+    for p in parts:
+        p.emulation_why = emu_why
+        if not emulate_on:
+            continue
+        bar.set_postfix(f"{p.mechanism} on BMv2")
+        t1 = time.perf_counter()
+
+        def say(msg: str, m: str = p.mechanism) -> None:
+            bar.write(f"  {m} (BMv2): {msg}")
+
+        try:
+            emulate(p, quick, say)
+        except Exception as e:      # one broken emulation must not lose the others and the report
+            log.exception("%s on BMv2", p.mechanism)
+            p.emulation, p.emulation_ok = None, False
+            p.emulation_why = f"failed on BMv2: {type(e).__name__}: {e}"
+            failures.append(p.mechanism)
+        bar.update()
+        bar.write(f"{p.mechanism} (BMv2): {time.perf_counter() - t1:.0f} s; {p.emulation_why}")
+    return failures
 
 
 def readings_modules() -> dict[str, Callable[[bool, int], list[Any]]]:
@@ -448,6 +455,7 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
                         "error without them), off")
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default {DEFAULT_OUT})")
     p.add_argument("--workers", type=workers(), help="model processes (default: every core)")
+    add_cluster_option(p, "model tasks and readings")
     p.add_argument("--seed", type=seed(), help="base seed of the random draws (default: each command's, "
                                                "aggregation 1, cist 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object (run, headlines, files)")

@@ -37,7 +37,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
 
 import numpy as np
@@ -83,6 +82,7 @@ def _task(n: int, k: int, m: int, seed: tuple[int, ...]) -> dict[str, float]:
 def _sweep(part: str, quick: bool, workers: int) -> tuple[dict[int, dict[str, float]], float, int]:
     """Mean traffic per point and algorithm, the wall time and the rounds."""
     from dcnlab.controller.aggregation import engine
+    from dcnlab.experiments.pool import run_all
 
     if part == "000-k":
         points, rounds, (n, k_of) = tuple(range(2, 9)), (10 if quick else 100), (6, None)
@@ -91,13 +91,8 @@ def _sweep(part: str, quick: bool, workers: int) -> tuple[dict[int, dict[str, fl
         rounds, (n, k_of) = (1 if quick else 5), (4, 8)
     tasks = [(n, (p if k_of is None else k_of), (120 if k_of is None else p), (SEED, PART[part], p, rnd))
              for p in sorted(points, reverse=True) for rnd in range(rounds)]
-    engine.warm_up()
     t0 = time.perf_counter()
-    if workers <= 1:
-        res = [_task(*t) for t in tasks]
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            res = list(pool.map(_task, *zip(*tasks)))
+    res = run_all(_task, tasks, workers, warm=engine.warm_up)
     wall = time.perf_counter() - t0
     acc: dict[int, list[dict[str, float]]] = {}
     for t, r in zip(tasks, res):

@@ -30,7 +30,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
 from typing import Any
 
@@ -109,15 +108,23 @@ def _delta_task(m: int, rnd: int, draws: int) -> dict[str, Any]:
 
 
 def _run(tasks: list[tuple], workers: int) -> list[Any]:
+    """``task[0](*task[1:])`` for every task, in order (:func:`dcnlab.experiments.pool.run_all`: local processes,
+    or the Dask cluster of ``reproduce all --cluster``)."""
+    from dcnlab.experiments.pool import run_all
+
+    return run_all(_call, tasks, workers, warm=_warm)
+
+
+def _call(fn: Any, *args: Any) -> Any:
+    return fn(*args)
+
+
+def _warm() -> None:
+    """The engine's kernels and the readings' (compiled or loaded once per process)."""
     from dcnlab.controller.aggregation import engine
 
     engine.warm_up()
     _warm_readings()
-    if workers <= 1:
-        return [t[0](*t[1:]) for t in tasks]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futs = [pool.submit(*t) for t in tasks]
-        return [f.result() for f in futs]
 
 
 def _warm_readings() -> None:

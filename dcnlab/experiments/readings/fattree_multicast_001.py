@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
 
+from dcnlab.experiments.pool import run_all
 from dcnlab.experiments.readings import Reading
 
 SPEC = "midplane:"
@@ -70,11 +70,7 @@ def _runs(quick: bool, workers: int) -> tuple[dict[str, tuple[int, int, float]],
     names = (*VARIANTS, "cmr4lms-fixed")
     pattern = QUICK_PATTERN if quick else PATTERN
     t0 = time.perf_counter()
-    if workers <= 1:
-        res = [_run(n, pattern) for n in names]
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            res = list(pool.map(_run, names, [pattern] * len(names)))
+    res = run_all(_run, [(n, pattern) for n in names], workers)
     return {n: (trees, tfi, sec) for n, trees, tfi, sec in res}, time.perf_counter() - t0
 
 

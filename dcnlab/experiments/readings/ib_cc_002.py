@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
@@ -34,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from dcnlab.controller.congestion.params import TimerMode
+from dcnlab.experiments.pool import run_all
 from dcnlab.experiments.readings import Reading
 
 PAPER = {1: 790.0, 2: 480.0, 3: 320.0}
@@ -65,11 +65,7 @@ def _run(timer_mode: TimerMode, phase_s: float) -> dict[str, Any]:
 def _runs(quick: bool, workers: int) -> tuple[dict[str, dict[str, Any]], float, float]:
     phase = 0.4 if quick else 2.0
     t0 = time.perf_counter()
-    if workers <= 1:
-        res = [_run(m, phase) for m in TIMER_MODES]
-    else:
-        with ProcessPoolExecutor(max_workers=min(workers, len(TIMER_MODES))) as pool:
-            res = list(pool.map(_run, TIMER_MODES, [phase] * len(TIMER_MODES)))
+    res = run_all(_run, [(m, phase) for m in TIMER_MODES], workers)
     return dict(zip(TIMER_MODES, res)), time.perf_counter() - t0, phase
 
 
