@@ -88,3 +88,4 @@ def test_bench_small_spec(capsys):
     r = data[0]
     assert r["valid"] is True and r["trees"] == 3 and r["switches"] == 6 * 19
     assert set(r["phases"]) == {"switch graph", "partition (+ Araki check)", "trees", "full validation"}
+    assert set(r["slope"]) == {"partition", "alg3_per_tree", "alg3", "roots"}     # values are timings

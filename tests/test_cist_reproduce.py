@@ -14,7 +14,7 @@ def test_reproduce_quick_json(capsys, tmp_path):
     out, _ = capsys.readouterr()
     assert rc == 0
     data = json.loads(out)
-    assert set(data) == {"model", "emulation", "ok"} and data["ok"] is True and data["emulation"] == []
+    assert set(data) == {"model", "scaling", "emulation", "ok"} and data["ok"] is True and data["emulation"] == []
     specs = [c["spec"] for c in data["model"]]
     assert specs[0] == "dragonfly:p=1,a=4,h=2,arrangement=relative" and len(specs) == 5
     for c in data["model"]:
@@ -29,6 +29,17 @@ def test_reproduce_quick_json(capsys, tmp_path):
     assert d42["diameters"] == [11, 9] and d42["switches"] == 36
     assert (tmp_path / "model-sweep.png").stat().st_size > 10_000
     assert json.loads((tmp_path / "model.json").read_text()) == data["model"]
+    # Theorems 5-7: the construction timed over the quick sizes, a slope per algorithm and arrangement (the
+    # slope's value is a timing and is not asserted)
+    scaling = data["scaling"]
+    assert json.loads((tmp_path / "scaling.json").read_text()) == scaling
+    assert (tmp_path / "scaling.png").stat().st_size > 10_000
+    assert set(scaling["fits"]) == {"relative", "absolute", "circulant"} and scaling["quick"] is True
+    assert all({"alg3", "alg3_per_tree", "roots"} <= set(f) for f in scaling["fits"].values())
+    assert len(scaling["points"]) == 12 and isinstance(scaling["slope"], float)
+    heads = json.loads((tmp_path / "summary.json").read_text())["headlines"]
+    on = next(h for h in heads if "O(N)" in h["statement"])
+    assert on["model"] == pytest.approx(scaling["slope"]) and on["verdict"] in ("reproduced", "deviates")
 
 
 @pytest.mark.parametrize("argv, msg", [(["--workers", "0"], "--workers: 0 is out of range; valid: 1..256"),

@@ -7,13 +7,16 @@ diameters and the validation. ``--json`` prints exactly one object,
 ``--adversary`` it has one more key, ``"failures"``, with the delivery of the CISTs and of a single BFS tree.
 
 ``dcnlab bench cist`` times construction plus validation of Dragonfly(a=16,h=8) for every arrangement
-(goal <= 2 s each).
+(goal <= 2 s each), and in its last columns the log-log slopes of the construction time against N
+(Theorems 5-7; :mod:`dcnlab.experiments.cist_scaling`, the ``--quick`` sizes) of the case's arrangement.
 
 ``dcnlab reproduce cist [--emulate] [--quick] [--out DIR] [--json] [--workers N]`` (issue 11 §4; the paper has
 no experiments, so this reproduces its claims): on the model backend, for Dragonfly instances from D(4,2) to
 D(16,8), the k = ⌊a/2⌋ CISTs are built and validated, random failures are swept (delivered fraction vs failed
 elements, CISTs vs a single BFS tree; nothing may be lost with f <= k-1) and the adversary's k failures are
-costed. With ``--emulate`` it then runs the BMv2 experiment of :mod:`dcnlab.experiments.cist_dragonfly` on
+costed. The construction time is fitted against N (Theorems 5-7, O(N);
+:mod:`dcnlab.experiments.cist_scaling`: ``scaling.png`` and ``scaling.json``, about 35 CPU seconds, 5 with
+``--quick``). With ``--emulate`` it then runs the BMv2 experiment of :mod:`dcnlab.experiments.cist_dragonfly` on
 Dragonfly(p=1,a=4,h=2) and, without ``--quick``, on Dragonfly(p=1,a=6,h=2). PNG and JSON go to ``--out``
 (default ``results/cist``).
 """
@@ -263,24 +266,45 @@ def cmd_bench(args: argparse.Namespace) -> int:
     import scipy.sparse.csgraph  # noqa: F401
 
     specs = args.spec or BENCH_SPECS
-    for spec in specs:      # every case bounded before the first is timed
-        cist_fabric(spec, "bench cist")
+    fabrics = [cist_fabric(spec, "bench cist") for spec in specs]  # every case bounded before the first is timed
     results = []
     for spec in specs:
         runs = [bench_case(spec) for _ in range(args.repeat)]
         best = min(runs, key=lambda r: r["seconds"])
         best["runs_seconds"] = [r["seconds"] for r in runs]
         results.append(best)
+    slopes = bench_slopes(sorted({str(getattr(f, "arrangement", "relative")) for f in fabrics}))
+    for r, f in zip(results, fabrics):
+        r["slope"] = slopes[str(getattr(f, "arrangement", "relative"))]
     if args.json:
         print(json.dumps(results))
         return 0
-    print(f"{'case':<46} {'switches':>8} {'trees':>5} {'best s':>7} {'worst s':>7}  goal  phases (best run)")
+    print(f"{'case':<46} {'switches':>8} {'trees':>5} {'best s':>7} {'worst s':>7}  goal  {'A1/2':>4} {'A3/tree':>7}  "
+          f"phases (best run)")
     for r in results:
         ok = "ok" if r["seconds"] <= BENCH_GOAL_SECONDS and r["valid"] else "MISS"
         phases = ", ".join(f"{k} {v:.2f}" for k, v in r["phases"].items())
         print(f"{r['spec']:<46} {r['switches']:>8,} {r['trees']:>5} {r['seconds']:7.2f} "
-              f"{max(r['runs_seconds']):7.2f}  {ok:<4}  {phases}")
+              f"{max(r['runs_seconds']):7.2f}  {ok:<4}  {r['slope']['partition']:4.2f} "
+              f"{r['slope']['alg3_per_tree']:7.2f}  {phases}")
+    from dcnlab.experiments import cist_scaling as cs
+    print(f"A1/2, A3/tree: log-log slope of the time of Algorithm 1 or 2 (partition) and of Algorithm 3 per tree\n"
+          f"  against N, the case's arrangement, balanced Dragonfly a = 2h, a = {', '.join(map(str, cs.QUICK_A))}\n"
+          f"  (Theorems 5-7: O(N) is slope 1; at most {cs.SLOPE_THRESHOLD:g} counts)")
     return 0
+
+
+def bench_slopes(arrangements: list[str]) -> dict[str, dict[str, float]]:
+    """Per arrangement, ``{"partition", "alg3_per_tree", "alg3", "roots"}`` slopes of the quick scaling
+    measurement (:func:`dcnlab.experiments.cist_scaling.measure`)."""
+    from dcnlab.experiments import cist_scaling as cs
+
+    data = cs.measure(True, arrangements=arrangements)
+    out = {}
+    for arr, f in data["fits"].items():
+        out[arr] = {"partition": f["alg2" if "alg2" in f else "alg1"]["slope"]}
+        out[arr].update({key: f[key]["slope"] for key in ("alg3_per_tree", "alg3", "roots")})
+    return out
 
 
 def add_plan_parser(sub: argparse._SubParsersAction) -> None:
@@ -300,7 +324,7 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
 
 def add_bench_parser(bsub: argparse._SubParsersAction) -> None:
     b = bsub.add_parser("cist", help=f"CIST construction + validation time, Dragonfly(a=16,h=8) "
-                                     f"(goal <= {BENCH_GOAL_SECONDS:.0f} s)")
+                                     f"(goal <= {BENCH_GOAL_SECONDS:.0f} s), and the slope of construction time vs N")
     b.add_argument("--spec", action="append", help="fabric spec instead of the three Dragonfly(16,8) cases "
                                                    "(repeatable)")
     b.add_argument("--repeat", type=ranged(int, 1, 100), default=3, help="runs per case (best is reported)")
@@ -457,6 +481,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         (out / "model.json").write_text(json.dumps(cases, indent=1))
     ok = all(c["valid"] and c["no_loss_below_k"] for c in cases)
     lines = model_lines(cases) + [f"wrote {out / 'model-sweep.png'} and {out / 'model.json'}"]
+    from dcnlab.experiments.cist_scaling import plan_size
+    with Progress(plan_size(args.quick), "construction time vs N", unit="instance") as bar:
+        def timed(name: str) -> None:
+            bar.update()
+            bar.set_postfix(name)
+
+        scaling, scaling_files = scaling_outputs(out, args.quick, timed)
+    lines += [""] + scaling_lines(scaling) + [f"wrote {' and '.join(map(str, scaling_files))}"]
     emulations = []
     if args.emulate:
         from dcnlab.experiments import cist_dragonfly as exp
@@ -473,7 +505,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             lines += [""] + result.summary_lines() + [f"wrote {png} and {js}"]
     lines.append(f"wrote {write_summary(out, cases, emulations if args.emulate else None, args.quick)}")
     if args.json:
-        print(json.dumps({"model": cases, "emulation": emulations, "ok": ok}))
+        print(json.dumps({"model": cases, "scaling": scaling, "emulation": emulations, "ok": ok}))
     else:
         print("\n".join(lines))
     return 0 if ok else 1
@@ -482,15 +514,49 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 NO_EMULATION = "not asked for (dcnlab reproduce cist --emulate also runs the BMv2 experiment)"
 
 
+def scaling_outputs(out: Path, quick: bool, say: Callable[[str], None] | None = None
+                    ) -> tuple[dict[str, Any], list[Path]]:
+    """Theorems 5-7: time the construction over the balanced Dragonfly sizes
+    (:func:`dcnlab.experiments.cist_scaling.measure`), write ``scaling.png`` and ``scaling.json`` into ``out``
+    (which :func:`write_summary` reads); (the measurement, the files)."""
+    from dcnlab.experiments import cist_scaling
+
+    data = cist_scaling.measure(quick, progress=say)
+    with writing(out, "--out"):
+        return data, cist_scaling.write_outputs(data, out)
+
+
+def scaling_lines(data: dict[str, Any]) -> list[str]:
+    """The slopes as a few lines of text."""
+    from dcnlab.experiments import cist_scaling as cs
+
+    ns = sorted({int(p["switches"]) for p in data["points"]})
+    verdict = "O(N) reproduced" if data["slope"] is not None and data["slope"] <= data["threshold"] else "DEVIATES"
+    lines = [f"Theorems 5-7 (O(N)): log-log slope of construction time vs N (± standard error), balanced Dragonfly "
+             f"a = 2h, N = {ns[0]:,}..{ns[-1]:,}; {data['statistic']}"]
+    lines += [f"  {line}" for line in cs.algorithm_lines(data)]
+    lines.append("  per arrangement:")
+    for arr, f in data["fits"].items():
+        part = "alg2" if "alg2" in f else "alg1"
+        lines.append(f"    {arr:<9}  Algorithm {part[-1]} {cs.slope_text(f, part)}, Algorithm 3 per tree "
+                     f"{cs.slope_text(f, 'alg3_per_tree')} (all k trees {cs.slope_text(f, 'alg3')}), skeleton roots "
+                     f"{cs.slope_text(f, 'roots')}")
+    lines.append(f"  largest judged slope {data['slope']:.2f} ({data['slope_of']}); at most {data['threshold']:g}: "
+                 f"{verdict}")
+    return lines
+
+
 def write_summary(out: Path, cases: list[dict[str, Any]] | None, emulations: list[dict[str, Any]] | None,
                   quick: bool, why: str = "") -> Path:
-    """``summary.json``: the headlines of 004 (:func:`dcnlab.experiments.headlines.cist`)."""
-    from dcnlab.experiments import headlines, summary
+    """``summary.json``: the headlines of 004 (:func:`dcnlab.experiments.headlines.cist`), with the
+    construction-time measurement of ``out/scaling.json`` when :func:`scaling_outputs` wrote one."""
+    from dcnlab.experiments import cist_scaling, headlines, summary
 
     if emulations is not None and not why:
         why = "ran on BMv2: broadcasts under failures on " + ", ".join(e["spec"] for e in emulations)
+    scaling = cist_scaling.load(out)
     with writing(out, "--out"):
-        return summary.write(out / "summary.json", ("004",), headlines.cist(cases, emulations),
+        return summary.write(out / "summary.json", ("004",), headlines.cist(cases, emulations, scaling=scaling),
                              emulations is not None, why or NO_EMULATION, mechanism="cist", quick=quick)
 
 

@@ -16,6 +16,9 @@
   * **Model** (report §6; :mod:`dcnlab.controller.congestion.scenarios` on :mod:`dcnlab.controller.congestion.fluid`):
     the same experiments at paper scale in IB time plus a large-scale exploration (hundreds of
     flows and tenants); PNGs in the style of the paper's Fig. 3 and Fig. 5 and everything as JSON.
+    Also (a) without CC on one FIFO queue (BMv2's arbitration; A and B on their own inputs or on one
+    shared input, as BMv2 runs them), (c') the recovery after Fig. 5(a)'s departures at 1 ms
+    resolution (``fig5_recovery.png``) and (d) Fig. 4's CCT rate limit (one QP pinned to an IRD).
 * ``dcnlab plan congestion --tenant NAME:WEIGHT:FLOWS ...`` prints the policy: per-flow
   ``CCTI_Increase``, target shares, meter rates, and with ``--model`` the model's predicted shares.
 * ``dcnlab bench congestion`` measures the model's speed (simulated seconds per second) by flow count.
@@ -56,6 +59,13 @@ MAX_MODEL_FLOW_SECONDS = 1000
 """Flows x simulated seconds of one model run (``plan --model``; ``bench`` per case): about 10 s of CPU."""
 MAX_BENCH_FLOW_SECONDS = 10_000
 PLAN_SECONDS = 0.4
+PARKING_PHASE_S = 0.01
+"""Phases of the FIFO variants of (a) without CC: no control loop runs, the shares settle within one
+buffer fill (128 packets, 0.13 ms), so 10 ms phases (20 ms of four active flows) measure them."""
+RECOVERY_PHASE_QUICK_S = 0.2
+"""(c')'s phases with ``--quick`` (2 s, the paper's, otherwise): the recovery times do not depend on it."""
+CCT_IRDS_US = (2.048, 20.48, 204.8)
+"""Fig. 4's IRDs (µs)."""
 BMV2_SPEC = "dragonfly:p=5,a=1,h=1"
 BMV2_QUEUE_RATE = 1000
 BMV2_OPTIONS = ("--spec", "--queue-rate", "--max-load", "--timer-mode", "--ccti-timer")
@@ -74,13 +84,19 @@ def _large_points(quick: bool) -> list[tuple[int, int, TimerMode, int]]:
 
 def build_scenarios(quick: bool) -> list[Any]:
     """Every scenario of the reproduction; the longest first so that the worker pool stays balanced."""
+    from dataclasses import replace
+
     from dcnlab.controller.congestion import scenarios as sc
 
     phase_a, phase_c, dur_b = (0.3, 0.4, 0.6) if quick else (1.0, 2.0, 2.0)
     large_dur, large_warm = (0.4, 0.2) if quick else (0.6, 0.3)
     out = [sc.fairness_incast(False, phase_a), sc.fairness_incast(True, phase_a),
            sc.tenant_fair(phase_c, "cc"), sc.tenant_fair(phase_c, "meter"),
+           sc.tenant_recovery(RECOVERY_PHASE_QUICK_S if quick else phase_c),
            sc.proportional(2, dur_b), sc.proportional(3, dur_b)]
+    out += [sc.fairness_incast(False, PARKING_PHASE_S, replace(sc.fifo_config(shared), sample_s=PARKING_PHASE_S / 10))
+            for shared in (False, True)]
+    out += [sc.cct_rate_limit(ird) for ird in CCT_IRDS_US]
     out += [sc.large_scale(n, t, seed, large_dur, large_warm, mode) for n, t, mode, seed in _large_points(quick)]
     return out
 
@@ -113,6 +129,8 @@ def summarize(scenarios: list[Any], results: dict[str, tuple[Any, float]]) -> di
     """The reproduction's numbers and checks, as one JSON-able dict (no time series)."""
     from dataclasses import asdict
 
+    import numpy as np
+
     from dcnlab.controller.congestion import scenarios as sc
 
     by = {s.name: s for s in scenarios}
@@ -141,6 +159,17 @@ def summarize(scenarios: list[Any], results: dict[str, tuple[Any, float]]) -> di
     add("(a) 4 senders, CC on", "Jain index, 4 flows active",
         f"{on.jain_all_active:.3f} (min {on.min_jain_all_active:.3f})", "~1 (fair, in sync)",
         on.jain_all_active >= 0.98, "CC on", "index", ">= 0.98")
+    parking = {name: sc.parking_ratio(by[name], results[name][0])
+               for name in ("fairness_cc_off", "fairness_cc_off_fifo", "fairness_cc_off_fifo_shared") if name in by}
+    for name, label, paper, target, kind in (
+            ("fairness_cc_off", "CC off, round robin per input (paper)", "1 (A+B = D = E)", 1.0, "paper"),
+            ("fairness_cc_off_fifo", "CC off, one FIFO, A, B on own inputs", "2 (by offered load)", 2.0, "target"),
+            ("fairness_cc_off_fifo_shared", "CC off, one FIFO, A+B on one NIC (BMv2)", "1 (by offered load)", 1.0,
+             "target")):
+        if name in parking:
+            add(f"(a) 4 senders, {label}", "(A+B) / mean(D, E)", f"{parking[name]:.3f}", paper,
+                abs(parking[name] / target - 1) <= TENANT_TOLERANCE, label, "(A+B)/D", f"±{TENANT_TOLERANCE:.0%}",
+                kind)
     for r in ratios:
         add(f"(b) CCTI_Increase 1:{r.ratio}", "bandwidth ratio", f"{r.measured:.2f} ({r.error:+.1%})",
             f"{r.ratio}:1", abs(r.error) <= RATIO_TOLERANCE, f"CCTI_Increase 1:{r.ratio}", "ratio",
@@ -160,6 +189,32 @@ def summarize(scenarios: list[Any], results: dict[str, tuple[Any, float]]) -> di
         + " (" + ":".join(f"{x:.2f}" for x in norm) + ")", "790/480/320 (1:0.61:0.41)",
         all(abs(norm[k - 1] * k - 1) <= RATIO_TOLERANCE for k in (1, 2, 3)), "cc, D->B BECNs (1/2/3 T2)",
         f"/{1000 * results['tenant_fair_cc'][0].sample_s:.0f} ms", f"±{RATIO_TOLERANCE:.0%} of 1:1/2:1/3")
+    rec = (sc.summarize_recovery(by["tenant_recovery"], results["tenant_recovery"][0])
+           if "tenant_recovery" in by else None)
+    if rec is not None:
+        got = [x for x in rec.recovery_s if x is not None]
+        add("(c) cc, recovery after departures", "1st / 2nd departure",
+            " / ".join("-" if x is None else f"{1000 * x:.0f} ms" for x in rec.recovery_s),
+            " / ".join(f"{x:g} s" for x in rec.paper_s) + " (5-7 s, 7-8 s)",
+            len(got) == 2 and all(abs(x / y - 1) <= TENANT_TOLERANCE for x, y in zip(got, rec.paper_s)),
+            f"cc, recovery to {rec.fraction:.0%} after the 1st / 2nd departure", "time",
+            f"±{TENANT_TOLERANCE:.0%}")
+        add("(c) cc, departures vs arrivals", "recovery / convergence",
+            "-" if rec.leave_over_join is None else
+            f"{rec.leave_over_join:.1f} ({1000 * float(np.mean(got)):.1f} vs "
+            f"{1000 * float(np.mean([x for x in rec.join_s if x is not None])):.1f} ms)",
+            "> 1 (slowly vs very fast)", rec.leave_over_join is not None and rec.leave_over_join > 1,
+            "cc, after departures vs after arrivals", "ratio", "> 1")
+    cct = [sc.summarize_cct(by[n], results[n][0]) for n in by if n.startswith("cct_limit_")]
+    for c in cct:
+        add(f"(d) IRD {c.ird_us:g} us", "rate of one QP", f"{c.measured_bps / 1e6:.0f}",
+            "-" if c.paper_mbps is None else f"{c.paper_mbps:g}", c.paper_mbps is not None and abs(
+                c.measured_bps / 1e6 / c.paper_mbps - 1) <= TENANT_TOLERANCE,
+            f"IRD {c.ird_us:g} us, {c.aggregate} x {c.packet_bytes} B per IRD", "Mb/s", f"±{TENANT_TOLERANCE:.0%}")
+    if cct:
+        worst = max(abs(c.error) for c in cct)
+        add("(d) pacer", "rate against Algorithm 2", f"{100 * worst:.2f}", "0",
+            worst <= 0.01, "measured vs 4 x l x 8 / IRD (<= 8 Gb/s)", "% max error", "<= 1", "target")
     for lg in large:
         add(f"large {lg.n_flows} flows / {lg.n_tenants} tenants, {lg.timer_mode}, seed {lg.seed}",
             "tenant share error max/mean", f"{100 * lg.max_share_error:.1f}/{100 * lg.mean_share_error:.1f}",
@@ -175,6 +230,9 @@ def summarize(scenarios: list[Any], results: dict[str, tuple[Any, float]]) -> di
         "becn_per_sample": {"model": {str(k): v for k, v in becn.items()}, "paper": sc.PAPER_BECN,
                             "model_normalized": norm, "paper_normalized": paper_norm},
         "large": [asdict(x) for x in large],
+        "parking": parking,
+        "recovery": asdict(rec) if rec is not None else None,
+        "cct_limit": [asdict(c) for c in cct],
         "checks": checks,
         "seconds": {n: round(sec, 2) for n, (_, sec) in results.items()},
     }
@@ -296,6 +354,10 @@ def plot_all(scenarios: list[Any], results: dict[str, tuple[Any, float]], summar
         fig.suptitle(plotstyle.title("002", "Fig. 5", f"tenant-level fairness, {mode} (model)"))
         files.append(plotcheck.save(fig, out / f"fig5_tenants_{mode}.png", dpi=110))
 
+    rec = summary.get("recovery")
+    if rec and rec["leaves"] and "tenant_recovery" in results:
+        files.append(plot_recovery(results["tenant_recovery"][0], rec, out))
+
     # large scale: achieved vs target tenant share
     large = [n for n in by if n.startswith("large_")]
     if large:
@@ -341,6 +403,43 @@ def plot_all(scenarios: list[Any], results: dict[str, tuple[Any, float]], summar
     return files
 
 
+def plot_recovery(r: Any, rec: dict[str, Any], out: Path) -> Path:
+    """(c') Fig. 5(a)'s departures at 1 ms: each remaining tenant-2 flow's rate over its new steady rate, the
+    recovery threshold and the measured recovery time (:func:`dcnlab.controller.congestion.scenarios.summarize_recovery`)."""
+    from dcnlab.experiments import plotcheck, plotstyle
+
+    plt = plotstyle.pyplot()
+    leaves = rec["leaves"]
+    names = sorted({f for tr in leaves for f in tr["flows"]})
+    styles = dict(zip(names, plotstyle.series_styles(len(names))))
+    fig, axes = plt.subplots(1, len(leaves), figsize=(6 * len(leaves), 4.6), sharey=True, layout="constrained",
+                             squeeze=False)
+    span = max(0.04, 3 * max((tr["seconds"] or 0.0) for tr in leaves))
+    for ax, tr, paper in zip(axes[0], leaves, rec["paper_s"]):
+        t0 = tr["time_s"]
+        m = (r.times > t0 - 0.005) & (r.times <= t0 + span + 1e-9)
+        for f, steady in zip(tr["flows"], tr["steady_bps"]):
+            ax.plot((r.times[m] - t0) * 1000, r.throughput_bps[m, r.column(f)] / steady, drawstyle="steps-pre",
+                    label=f, markevery=5, **(styles[f] | {"markersize": 5}))
+        ax.axhline(rec["fraction"], color="#555555", linestyle=":", linewidth=1)
+        took = tr["seconds"]
+        if took is not None:
+            ax.axvline(took * 1000, color="#999999", linestyle="--", linewidth=1)
+        ax.set_title(f"{tr['flow']} leaves at {t0:g} s: recovered in "
+                     f"{'-' if took is None else f'{1000 * took:.0f} ms'} (paper: {paper:g} s)", fontsize=10)
+        ax.set_xlabel("time after the departure (ms, IB time)")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("rate / new steady rate (ratio)")
+    handles = [plt.Line2D([], [], **(styles[f] | {"markersize": 5}), label=f) for f in names]
+    handles += [plotstyle.style_key(f"{rec['fraction']:.0%} of the new steady rate", ":", color="#555555"),
+                plotstyle.style_key("measured recovery time", "--", color="#999999")]
+    plotstyle.legend_below(fig, handles, ncol=len(handles))
+    joins = ", ".join(f"{1000 * x:.0f}" for x in rec["join_s"] if x is not None)
+    fig.suptitle(plotstyle.title("002", "Fig. 5(a)", f"recovery after departures, 1 ms samples (model; after "
+                                                     f"arrivals: {joins} ms)"))
+    return plotcheck.save(fig, out / "fig5_recovery.png", dpi=110)
+
+
 def check_verdict(check: dict[str, Any]) -> str:
     """The table's verdict of one check: a paper statement is ``reproduced`` or ``deviates``, a target of
     ours (``kind`` ``target``) is ``met`` or ``MISSED``; ``ok`` None: reported only."""
@@ -351,9 +450,11 @@ def check_verdict(check: dict[str, Any]) -> str:
     return "reproduced" if check["ok"] else "deviates"
 
 
-SECTIONS = {"(a)": "(a) Fig. 3, 4 senders -> C: Jain's index while all four flows are on (1: fair)",
+SECTIONS = {"(a)": "(a) Fig. 3, 4 senders -> C: Jain's index while all four flows are on (1: fair); (A+B)/D "
+                   "without CC",
             "(b)": "(b) Theorem 1: rate of the CCTI_Increase 1 flow over the 1:n flow's",
             "(c)": "(c) Fig. 5: tenant 1 (T1, 1 flow) against tenant 2 (T2, 1-2-3-2-1 flows), by phase; CC or meters",
+            "(d)": "(d) Fig. 4: one QP alone, CCTI pinned to an entry of a fixed IRD",
             "lar": "large scale, our exploration (a target of ours): tenant share error |share - w_t/sum(w)|, "
                    "seed 1"}
 """Headings of the table's sections, by the first three letters of a check's ``scenario``."""
@@ -459,11 +560,14 @@ def model_outputs(out: Path, scenarios: list[Any], results: dict[str, tuple[Any,
 
 
 def fairness_rates(scenarios: list[Any], results: dict[str, tuple[Any, float]]) -> dict[str, dict[str, float]]:
-    """(a): each flow's mean rate (b/s) while all four run (phases 3 to 5), CC off and on."""
+    """(a): each flow's mean rate (b/s) while all four run (phases 3 to 5), CC off and on, and without CC on
+    one FIFO (``cc_off_fifo``; ``cc_off_fifo_shared``: A and B on one input) when those ran."""
     by = {s.name: s for s in scenarios}
     out = {}
-    for mode in ("off", "on"):
+    for mode in ("off", "on", "off_fifo", "off_fifo_shared"):
         name = f"fairness_cc_{mode}"
+        if name not in by:
+            continue
         r, p = results[name][0], by[name].meta["phase_s"]
         out[f"cc_{mode}"] = dict(zip(r.flows, (float(x) for x in r.mean_rates(3 * p, 5 * p))))
     return out

@@ -204,7 +204,8 @@ def finish(part: PartRun, quick: bool) -> None:
         with writing(out, "--out"):
             cist_cmd.plot_model(cases, out / "model-sweep.png")
             (out / "model.json").write_text(json.dumps(cases, indent=1))
-        part.files = [out / "model-sweep.png", out / "model.json",
+        _, scaling_files = cist_cmd.scaling_outputs(out, quick)     # Theorems 5-7: construction time vs N
+        part.files = [out / "model-sweep.png", out / "model.json", *scaling_files,
                       cist_cmd.write_summary(out, cases, None, quick)]
         part.model = cases
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from math import gcd
 
 from dcnlab.controller.cist.errors import CistError
@@ -61,8 +62,9 @@ class DragonflyPartition:
     def g(self) -> int:
         return len(self.part_of)
 
-    @property
+    @cached_property
     def k(self) -> int:
+        """Number of parts (computed once: it reads every router, and the tree builders ask per group)."""
         return 1 + max(max(row) for row in self.part_of)
 
     def members(self, t: int, group: int) -> tuple[int, ...]:

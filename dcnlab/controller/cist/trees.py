@@ -17,6 +17,19 @@ as a leaf hung on a V_t router *of its own group* over a local link:
     m0 if m0 < r < ⌊a/2⌋ or r > m1, and on m1 if r < m0 or ⌈a/2⌉ <= r < m1. (The printed conditions share
     edges between trees and leave router a/2 unattached for even a.)
 
+Three steps, kept apart so that ``reproduce cist`` can time Algorithm 3 on its own (paper Theorem 7, O(N)):
+
+1. :func:`skeleton_roots` — the root of each skeleton (a centre of G[V_t]; not in the paper, it only shortens
+   the trees). Exact in every case. When the partition and the graph are invariant under the group rotation
+   router (i, j) -> (i+1 mod g, j) — the pair partitions of the relative and circulant arrangements, whose
+   links depend only on the group difference — that rotation is an automorphism of G[V_t], so every router
+   has the eccentricity of its copy in group 0 and a BFS from the 2-3 routers of V_t in group 0 finds the
+   centre (the lowest-numbered one is in group 0): O(|E(G[V_t])|) per part. Otherwise (the absolute label
+   partition has no such symmetry) all-pairs shortest paths in G[V_t] (scipy), O(|V_t|·|E(G[V_t])|).
+2. :func:`tree_edges` — Algorithm 3 proper: the BFS skeleton from the root plus the leaf edges, per tree
+   O(|E(G[V_t])| + N). Groups with the same row of the partition get the same leaf pattern, computed once.
+3. :func:`build_trees` — both, plus names and each tree's diameter (a measurement, two BFS per tree).
+
 Trees are returned as plain data (:class:`CistTree`): edges oriented parent -> child from the skeleton root,
 which for broadcast are used undirected (:mod:`dcnlab.controller.cist.forwarding`). The builders do not validate;
 :func:`dcnlab.controller.cist.plan.plan_cists` runs the independent validator before returning anything.
@@ -110,30 +123,78 @@ def _centre(vertices: Sequence[int], adj: Sequence[Sequence[int]]) -> int:
     return vertices[int(np.argmin(ecc))]  # argmin takes the first: lowest router number among ties
 
 
-def _skeleton(part: Sequence[int], graph: SwitchGraph) -> tuple[int, list[tuple[int, int]]]:
+def _rotation_invariant(partition: DragonflyPartition, graph: SwitchGraph) -> bool:
+    """Whether router (i, j) -> (i+1 mod g, j) maps the partition and the graph onto themselves (O(|E|))."""
+    rows = partition.part_of
+    if any(row != rows[0] for row in rows):
+        return False
+    a, n, adj = partition.a, len(graph.adj), graph.adj
+    return all({(w + a) % n for w in adj[v]} == set(adj[(v + a) % n]) for v in range(n))
+
+
+def _induced(part: Sequence[int], graph: SwitchGraph) -> dict[int, list[int]]:
     members = set(part)
-    induced = {v: [w for w in graph.adj[v] if w in members] for v in part}
-    root = _centre(sorted(part), graph.adj)
-    seen = {root}
+    return {v: [w for w in graph.adj[v] if w in members] for v in part}
+
+
+def _centre_by_rotation(part: Sequence[int], graph: SwitchGraph, a: int) -> int:
+    """The centre :func:`_centre` finds, for a rotation-invariant part: only the routers of group 0 are tried."""
+    induced = _induced(part, graph)
+    best: tuple[int, int] | None = None
+    for v in sorted(v for v in part if v < a):
+        dist = _bfs(induced, v)
+        if len(dist) != len(induced):
+            raise CistError(f"part with router {graph.names[v]} induces a disconnected subgraph "
+                            f"({len(dist)} of {len(induced)} routers reachable)")
+        ecc = max(dist.values())
+        if best is None or ecc < best[0]:
+            best = (ecc, v)
+    if best is None:
+        raise CistError("a rotation-invariant part has no router in group 0")
+    return best[1]
+
+
+def skeleton_roots(partition: DragonflyPartition, graph: SwitchGraph) -> list[int]:
+    """Per part t, the root of tree t's skeleton: the lowest-numbered vertex of minimum eccentricity in G[V_t]
+    (exact; module docstring, step 1)."""
+    parts = partition.vertex_parts()
+    if _rotation_invariant(partition, graph):
+        return [_centre_by_rotation(part, graph, partition.a) for part in parts]
+    return [_centre(part, graph.adj) for part in parts]
+
+
+def _skeleton(part: Sequence[int], graph: SwitchGraph, root: int) -> list[tuple[int, int]]:
+    """BFS spanning tree of G[V_t] from ``root``, as (parent, child) vertex pairs. One set holds the part's
+    routers not reached yet, so each scanned link costs one set lookup (no induced subgraph is built)."""
+    adj = graph.adj
+    unseen = set(part)
+    unseen.discard(root)
     edges: list[tuple[int, int]] = []
     queue = deque([root])
     while queue:
         u = queue.popleft()
-        for w in induced[u]:
-            if w not in seen:
-                seen.add(w)
+        for w in adj[u]:
+            if w in unseen:
+                unseen.remove(w)
                 edges.append((u, w))
                 queue.append(w)
-    if len(seen) != len(members):
+    if unseen:
         raise CistError(f"part with root {graph.names[root]} induces a disconnected subgraph "
-                        f"({len(seen)} of {len(members)} routers reachable)")
-    return root, edges
+                        f"({len(part) - len(unseen)} of {len(part)} routers reachable)")
+    return edges
+
+
+def _row_members(row: Sequence[int], k: int) -> list[list[int]]:
+    members: list[list[int]] = [[] for _ in range(k)]
+    for j, t in enumerate(row):
+        members[t].append(j)
+    return members
 
 
 def _generic_leaves(partition: DragonflyPartition, group: int) -> list[list[tuple[int, int]]]:
     """Per tree t, the (hub, leaf) router pairs inside ``group`` (router numbers within the group)."""
     k = partition.k
-    members = [partition.members(t, group) for t in range(k)]
+    members = _row_members(partition.part_of[group], k)
     for t, m in enumerate(members):
         if len(m) != 2 and not (t == 0 and len(m) == 3):
             raise CistError(f"leaf rule 'generic' needs 2 routers of every part in every group (3 allowed in "
@@ -151,11 +212,12 @@ def _generic_leaves(partition: DragonflyPartition, group: int) -> list[list[tupl
 def _algorithm3_leaves(partition: DragonflyPartition, group: int) -> list[list[tuple[int, int]]]:
     a, k = partition.a, partition.k
     c = (a - 1) // 2 if a % 2 else None
+    members = _row_members(partition.part_of[group], k)
     leaves: list[list[tuple[int, int]]] = [[] for _ in range(k)]
     for t in range(k):
         m0, m1 = t, a - 1 - t
         expected = {m0, m1} | ({c} if t == 0 and c is not None else set())
-        if set(partition.members(t, group)) != expected:
+        if set(members[t]) != expected:
             raise CistError("leaf rule 'algorithm3' needs the pair partition {t, a-1-t} of the relative and "
                             "circulant arrangements; use rule 'generic'")
         for r in range(a):
@@ -170,22 +232,36 @@ def _algorithm3_leaves(partition: DragonflyPartition, group: int) -> list[list[t
     return leaves
 
 
-def build_trees(partition: DragonflyPartition, graph: SwitchGraph, rule: Rule = "generic") -> tuple[CistTree, ...]:
-    """The k = partition.k trees (unvalidated; see :func:`dcnlab.controller.cist.plan.plan_cists`)."""
+def _check_fits(partition: DragonflyPartition, graph: SwitchGraph, rule: str) -> None:
     if rule not in RULES:
         raise CistError(f"cist: leaf rule {rule!r} is invalid; valid: {', '.join(RULES)}")
-    a, names = partition.a, graph.names
-    if len(names) != a * partition.g:
-        raise CistError(f"partition of {a * partition.g} routers does not fit a graph of {len(names)} switches")
+    if len(graph.names) != partition.a * partition.g:
+        raise CistError(f"partition of {partition.a * partition.g} routers does not fit a graph of "
+                        f"{len(graph.names)} switches")
+
+
+def tree_edges(partition: DragonflyPartition, graph: SwitchGraph, roots: Sequence[int],
+               rule: Rule = "generic") -> list[list[tuple[int, int]]]:
+    """Algorithm 3 (corrected): per tree t, its N-1 edges as (parent, child) vertex pairs — the BFS skeleton of
+    G[V_t] from ``roots[t]`` (:func:`skeleton_roots`), then the leaves hung on their group's V_t routers."""
+    _check_fits(partition, graph, rule)
+    a, k = partition.a, partition.k
     leaf_fn = _generic_leaves if rule == "generic" else _algorithm3_leaves
-    per_tree: list[list[tuple[int, int]]] = [[] for _ in range(partition.k)]
-    for i in range(partition.g):
+    pattern: dict[tuple[int, ...], list[list[tuple[int, int]]]] = {}
+    per_tree: list[list[tuple[int, int]]] = [[] for _ in range(k)]
+    for i, row in enumerate(partition.part_of):
+        if row not in pattern:
+            pattern[row] = leaf_fn(partition, i)
         base = i * a
-        for t, pairs in enumerate(leaf_fn(partition, i)):
+        for t, pairs in enumerate(pattern[row]):
             per_tree[t].extend((base + hub, base + leaf) for hub, leaf in pairs)
-    trees = []
-    for t, part in enumerate(partition.vertex_parts()):
-        root, skeleton = _skeleton(part, graph)
-        edges = skeleton + per_tree[t]
-        trees.append(CistTree(t, names[root], tuple((names[u], names[v]) for u, v in edges), tree_diameter(edges)))
-    return tuple(trees)
+    return [_skeleton(part, graph, roots[t]) + per_tree[t] for t, part in enumerate(partition.vertex_parts())]
+
+
+def build_trees(partition: DragonflyPartition, graph: SwitchGraph, rule: Rule = "generic") -> tuple[CistTree, ...]:
+    """The k = partition.k trees (unvalidated; see :func:`dcnlab.controller.cist.plan.plan_cists`)."""
+    _check_fits(partition, graph, rule)
+    names = graph.names
+    roots = skeleton_roots(partition, graph)
+    return tuple(CistTree(t, names[roots[t]], tuple((names[u], names[v]) for u, v in edges), tree_diameter(edges))
+                 for t, edges in enumerate(tree_edges(partition, graph, roots, rule)))

@@ -20,6 +20,13 @@ the same shares within 1%):
   (FIFO). The fabric is lossless: when a port's buffer is full, the sources are held back (credit
   back-pressure); for a lossy BMv2 queue the same traffic would be dropped instead, which gives
   the same receiver throughput.
+* **Input links.** By default every flow reaches the bottleneck over a link of its own at the NIC
+  rate. ``Link.shared_input`` makes the flows of one ``port`` share one such link (BMv2's A and B
+  on one host NIC, the paper's S1->S2 link): their offered rates are scaled down together to the
+  NIC rate before the bottleneck. Under ``"round_robin"`` this changes nothing at line-rate loads
+  (the port gets its share either way); under ``"fifo"`` it decides the parking lot of Fig. 3(a)
+  without CC: four flows each on its own input share a FIFO 1:1:1:1, so (A+B)/D = 2, while A
+  and B on one input share it with D and E 1:1:1, so (A+B)/D = 1, as under round robin.
 * **Marking.** Traffic admitted while the total queue of the output is at or above the threshold
   depth is eligible (the switch compares ``enq_qdepth``); a fraction ``1/(Marking_Rate+1)`` of it is
   marked: as a fractional count (``"nth"``: every n-th packet, deterministic) or a Poisson draw
@@ -78,6 +85,8 @@ class Link:
     arbitration: Arbitration = "round_robin"
     feedback_delay_s: float = 2e-6
     nic_rate_bps: float | None = None
+    shared_input: bool = False
+    """Flows with the same ``port`` reach the switch over one link at the NIC rate (module docstring)."""
 
     def __post_init__(self) -> None:
         if not self.rate_bps > 0:
@@ -282,6 +291,9 @@ class _Plan:
     port_of: np.ndarray
     n_ports: int
     own_ports: bool
+    input_of: np.ndarray | None
+    """Input link of each flow when flows share them (``Link.shared_input``), else None."""
+    n_inputs: int
     thr_bytes: float
     alpha_per_byte: float
     random_marks: bool
@@ -334,6 +346,10 @@ def _plan(flows: Sequence[FlowDef], duration_s: float, cfg: ModelConfig, changes
         port_of = np.array([keys.setdefault(f.port if f.port is not None else f"\0{f.name}", len(keys))
                             for f in flows], dtype=np.int64)
     n_ports = int(port_of.max()) + 1
+    inputs: dict[str, int] = {}
+    input_of = np.array([inputs.setdefault(f.port if f.port is not None else f"\0{f.name}", len(inputs))
+                         for f in flows], dtype=np.int64)
+    shared = link.shared_input and len(inputs) < n
     buf = link.buffer_packets * l_bytes
     thr_bytes = sw.threshold_packets * l_bytes if sw.enabled and sw.min_marked_bytes <= l_bytes else math.inf
 
@@ -364,6 +380,7 @@ def _plan(flows: Sequence[FlowDef], duration_s: float, cfg: ModelConfig, changes
         nic_step=link.nic_bps / 8 * dt, serve_step=link_Bps * dt, link_Bps=link_Bps, buf=buf,
         feedback_s=link.feedback_delay_s, port_of=port_of, n_ports=n_ports,
         own_ports=n_ports == n and bool((port_of == np.arange(n)).all()),
+        input_of=input_of if shared else None, n_inputs=len(inputs),
         thr_bytes=thr_bytes, alpha_per_byte=sw.mark_probability / l_bytes,
         random_marks=sw.marking_mode == "random", c_marks=float(cfg.receiver.becn_every), seed=cfg.seed,
         cc=np.array([f.cc for f in flows], dtype=bool),
@@ -468,6 +485,9 @@ def _run_numpy(p: _Plan) -> _Out:
         if not all_cc:
             a[no_cc] = p.nic_step
         a *= active
+        if p.input_of is not None:      # flows of one input link share its NIC rate
+            per_input = np.bincount(p.input_of, weights=a, minlength=p.n_inputs)
+            a *= np.divide(p.nic_step, per_input, out=np.ones(p.n_inputs), where=per_input > p.nic_step)[p.input_of]
         if metered:
             per_tenant = np.bincount(p.tenant_of, weights=a, minlength=p.n_tenants)
             cap = np.divide(meter_step, per_tenant, out=np.ones(p.n_tenants), where=per_tenant > meter_step)
@@ -560,6 +580,7 @@ def _run_python(p: _Plan) -> _Out:
     inc, cmin, climit = p.inc.tolist(), p.cmin.tolist(), p.climit.tolist()
     tper, reset, start_ccti = p.tper.tolist(), p.reset.tolist(), p.start_ccti.tolist()
     port_of, n_ports, tenant_of = p.port_of.tolist(), p.n_ports, p.tenant_of.tolist()
+    input_of = None if p.input_of is None else p.input_of.tolist()
     rnd = random.Random(p.seed)
     rng_n = range(n)
     active = [False] * n
@@ -619,6 +640,11 @@ def _run_python(p: _Plan) -> _Out:
             timer[i] = t
 
         a = [(rate[ccti[i]] if cc[i] else nic) if active[i] else 0.0 for i in rng_n]
+        if input_of is not None:
+            per_input = [0.0] * p.n_inputs
+            for i in rng_n:
+                per_input[input_of[i]] += a[i]
+            a = [a[i] * (nic / per_input[input_of[i]]) if per_input[input_of[i]] > nic else a[i] for i in rng_n]
         if metered:
             per_tenant = [0.0] * p.n_tenants
             for i in rng_n:

@@ -1,4 +1,5 @@
-"""002 (IB CC bandwidth partition): readings of Fig. 5(b)'s BECN counts 790 / 480 / 320.
+"""002 (IB CC bandwidth partition): readings of Fig. 5(b)'s BECN counts 790 / 480 / 320, of Fig. 5(a)'s
+recovery times after departures (2 s and 1 s) and of Fig. 4's CCT rate limit (100 Mb/s at 20.48 µs).
 
 002 §5 (report 002 §6.4): the D->B source, captured with ``ibdump``, receives "790, 480 and 320"
 BECNs with 1, 2 and 3 tenant-2 flows; the paper calls the ratio "5:3:2" (1 : 0.61 : 0.41) and close to
@@ -20,13 +21,29 @@ model's default) and ``free`` (the specification's free-running timer), suffixed
 ``/free``. The ratio headlines ``002-becn-ratio-2`` and ``002-becn-ratio-3`` (0.608 and 0.405 of the
 1-flow count, unit ratio) are read the same ways (the 1 s and 100 ms windows give the same ratio, so
 only ``settled``, ``per-phase`` and ``median`` are listed). ``quick``: phases of 0.4 s.
+
+**Recovery after departures** (002 §5, Fig. 5(a): after flows leave, tenant 2's remaining flows speed up
+"relatively slowly", over 5-7 s and 7-8 s: 2 s after the first departure, 1 s after the second). The
+model's schedule of (c) sampled every 1 ms (:func:`~dcnlab.controller.congestion.scenarios.tenant_recovery`,
+phases of 2 s; ``quick``: 0.2 s, which gives the same times within 2 ms). Headlines ``002-recovery-1st``
+and ``002-recovery-2nd`` (seconds, against 2 and 1) and ``002-recovery-ratio`` (1st / 2nd, against 2),
+unit ratio (within 10%). Readings: the recovery threshold, ``90%`` (today's), ``80%`` or ``95%`` of each
+remaining flow's new steady rate, under timer ``reset`` (Algorithm 1) or ``free`` (the specification's).
+
+**CCT rate limit** (002 §5, Fig. 4: CCTI fixed at 1, 4 x 1024-byte packets per IRD comparison,
+"(1024 x 8) / (20.48 x 4 x 10^-6) = 100MB", 204.8 µs "10MB", 2.048 µs "1GB"). Headlines
+``002-cct-<IRD>us`` (Mb/s against the paper's 1000 / 100 / 10, unit ratio). Each reading is the model's
+measured rate of one QP alone with CCTI pinned (:func:`~dcnlab.controller.congestion.scenarios.cct_rate_limit`):
+``aggregate-4`` (today's: Algorithm 2, 4 packets per IRD), ``per-packet`` (one packet per IRD) and
+``paper-formula`` (one packet per four IRDs: the only pacing the paper's arithmetic describes). The
+paper's "MB" as megabytes (800 Mb/s at 20.48 µs) matches none of them.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import time
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -40,14 +57,46 @@ PAPER = {1: 790.0, 2: 480.0, 3: 320.0}
 TIMER_MODES: tuple[TimerMode, ...] = ("reset", "free")
 
 
+RECOVERY_FRACTIONS = (0.9, 0.8, 0.95)
+"""Recovery thresholds (fraction of the new steady rate); the first is today's."""
+CCT_READINGS = {"aggregate-4": ("4 x 1024 B per IRD (Algorithm 2, the model's pacer)", 4, 1.0),
+                "per-packet": ("one 1024 B packet per IRD", 1, 1.0),
+                "paper-formula": ("one 1024 B packet per four IRDs (the paper's arithmetic as a pacing)", 1, 4.0)}
+"""Reading -> (description, packets per interval, interval in IRDs)."""
+
+
+def _task(kind: str, timer_mode: TimerMode, phase_s: float) -> dict[str, Any]:
+    """One model run of the fan-out: ``becn`` (:func:`_run`) or ``recovery`` (:func:`_recovery`)."""
+    return _run(timer_mode, phase_s) if kind == "becn" else _recovery(timer_mode, phase_s)
+
+
+def _recovery(timer_mode: TimerMode, phase_s: float) -> dict[str, Any]:
+    """Fig. 5(a) at 1 ms: recovery times after the two departures per threshold of :data:`RECOVERY_FRACTIONS`."""
+    from dcnlab.controller.congestion import scenarios as sc
+
+    s = sc.tenant_recovery(phase_s, timer_mode=timer_mode)
+    t0 = time.perf_counter()
+    r = s.run()
+    return {"seconds": time.perf_counter() - t0,
+            "recovery": {f: list(sc.summarize_recovery(s, r, f).recovery_s) for f in RECOVERY_FRACTIONS}}
+
+
+def _cct(ird_us: float, reading: str) -> float:
+    """The model's measured rate (Mb/s) of one QP pinned to ``ird_us`` under a reading of :data:`CCT_READINGS`."""
+    from dcnlab.controller.congestion import scenarios as sc
+
+    _, packets, irds = CCT_READINGS[reading]
+    s = sc.cct_rate_limit(ird_us * irds, packets)
+    return sc.summarize_cct(s, s.run()).measured_bps / 1e6
+
+
 def _run(timer_mode: TimerMode, phase_s: float) -> dict[str, Any]:
     """One tenant-fairness run; per phase: settled BECN rate, whole-phase count, median 100 ms sample."""
     from dcnlab.controller.congestion import scenarios as sc
 
     s = sc.tenant_fair(phase_s, "cc")
     if timer_mode != "reset":
-        s = replace(s, flows=tuple(replace(f, params=replace(f.params, timer_mode=timer_mode)) for f in s.flows),
-                    changes=tuple(replace(c, params=replace(c.params, timer_mode=timer_mode)) for c in s.changes))
+        s = sc.with_timer_mode(s, timer_mode)
     t0 = time.perf_counter()
     r = s.run()
     db = r.column("D->B")
@@ -62,11 +111,16 @@ def _run(timer_mode: TimerMode, phase_s: float) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=4)
-def _runs(quick: bool, workers: int) -> tuple[dict[str, dict[str, Any]], float, float]:
-    phase = 0.4 if quick else 2.0
+def _runs(quick: bool, workers: int) -> tuple[dict[str, dict[str, Any]], float, float, dict[str, dict[str, Any]],
+                                              float]:
+    """The BECN runs and the recovery runs (one fan-out), per timer mode; their wall time and phases."""
+    phase, rec_phase = (0.4, 0.2) if quick else (2.0, 2.0)
     t0 = time.perf_counter()
-    res = run_all(_run, [(m, phase) for m in TIMER_MODES], workers)
-    return dict(zip(TIMER_MODES, res)), time.perf_counter() - t0, phase
+    tasks = [("becn", m, phase) for m in TIMER_MODES] + [("recovery", m, rec_phase) for m in TIMER_MODES]
+    res = run_all(_task, tasks, workers)
+    n = len(TIMER_MODES)
+    return (dict(zip(TIMER_MODES, res[:n])), time.perf_counter() - t0, phase, dict(zip(TIMER_MODES, res[n:])),
+            rec_phase)
 
 
 def _first(phases: list[dict[str, Any]], n: int) -> dict[str, Any]:
@@ -76,8 +130,9 @@ def _first(phases: list[dict[str, Any]], n: int) -> dict[str, Any]:
 
 def readings(quick: bool, workers: int) -> list[Reading]:
     workers = max(1, workers or os.cpu_count() or 1)
-    runs, wall, phase = _runs(quick, workers)
-    setting = f"fluid model, phases of {phase:g} s, D->B source; {wall:.0f} s wall for both timer modes"
+    runs, wall, phase, recs, rec_phase = _runs(quick, workers)
+    setting = (f"fluid model, phases of {phase:g} s, D->B source; {wall:.0f} s wall for both timer modes and the "
+               "recovery runs")
     windows = {"per-100ms": ("settled mean per 100 ms sample (Fig. 3's sampling interval)", lambda p: p["rate"] * 0.1),
                "per-1s": ("settled mean per second", lambda p: p["rate"]),
                "per-phase": (f"all BECNs of the {phase:g} s phase, transients included", lambda p: p["total"]),
@@ -102,4 +157,39 @@ def readings(quick: bool, workers: int) -> list[Reading]:
                 val = fn(_first(ph, n)) / base if base else float("nan")
                 out.append(Reading(f"002-becn-ratio-{n}", f"{wname}/{mode}", f"{n} flows : 1 flow, {desc}; timer {mode}",
                                    val, PAPER[n] / PAPER[1], "ratio", wname == "settled" and mode == "reset", setting))
+    return out + _recovery_readings(recs, rec_phase) + _cct_readings()
+
+
+def _recovery_readings(recs: dict[str, dict[str, Any]], phase: float) -> list[Reading]:
+    """``002-recovery-1st``, ``-2nd`` (seconds against 2 and 1) and ``-ratio`` (against 2)."""
+    from dcnlab.controller.congestion.scenarios import PAPER_RECOVERY_S
+
+    setting = f"fluid model, Fig. 5(a)'s schedule with phases of {phase:g} s sampled every 1 ms"
+    out: list[Reading] = []
+    variants = [(f, m) for f in RECOVERY_FRACTIONS for m in TIMER_MODES if m == "reset" or f == RECOVERY_FRACTIONS[0]]
+    for head, paper, pick in (("002-recovery-1st", PAPER_RECOVERY_S[0], lambda x: x[0]),
+                              ("002-recovery-2nd", PAPER_RECOVERY_S[1], lambda x: x[1]),
+                              ("002-recovery-ratio", PAPER_RECOVERY_S[0] / PAPER_RECOVERY_S[1],
+                               lambda x: x[0] / x[1] if x[1] else math.nan)):
+        for f, mode in variants:
+            got = recs[mode]["recovery"][f]
+            value = math.nan if None in got else float(pick(got))
+            what = "1st / 2nd recovery" if head.endswith("ratio") else "seconds"
+            out.append(Reading(head, f"{f:.0%}/{mode}", f"{what}, until each remaining flow first reaches {f:.0%} of "
+                                                       f"its new steady rate; timer {mode}", value, paper, "ratio",
+                               f == RECOVERY_FRACTIONS[0] and mode == "reset", setting,
+                               recs[mode]["seconds"] if head.endswith("1st") else 0.0))
+    return out
+
+
+def _cct_readings() -> list[Reading]:
+    """``002-cct-<IRD>us``: the pinned QP's rate (Mb/s) under each reading of the pacing."""
+    from dcnlab.controller.congestion.scenarios import PAPER_FIG4_MBPS
+
+    out: list[Reading] = []
+    for ird, paper in sorted(PAPER_FIG4_MBPS.items(), key=lambda kv: -kv[1]):
+        for name, (desc, _, _) in CCT_READINGS.items():
+            out.append(Reading(f"002-cct-{ird:g}us", name, f"Mb/s, {desc}; at most the 8 Gb/s link", _cct(ird, name),
+                               paper, "ratio", name == "aggregate-4",
+                               "fluid model, one QP alone, CCTI_Min = CCTI_Limit = 1, 10 ms"))
     return out
