@@ -656,7 +656,9 @@ def test_known_hostile_inputs(campaign: Campaign, cls: str, argv: list[str], sta
     o = run_forked(argv, campaign.workdir)
     assert o.kind([] if status != 2 else ["expected an error"]) in ("ok", "error"), (o.status, o.err[-800:])
     assert o.status == status and needle in (o.err if status == 2 or "wrote" in needle else o.out), o.err[-800:]
-    assert o.seconds < 20, f"{o.seconds:.1f} s"
+    # a hang guard, not a benchmark: an error comes at once; a real plan (20,000 senders) may take several
+    # seconds, and three times that on a machine a build keeps busy (25 s seen at load 5 on 2 cores)
+    assert o.seconds < (20 if status == 2 else 90), f"{o.seconds:.1f} s"
 
 
 def test_outputs_name_the_file_of_a_failed_write(tmp_path: os.PathLike) -> None:
