@@ -314,7 +314,8 @@ def test_cist_reproduction(figures, tmp_path, capsys):
 
     assert main(["reproduce", "cist", "--quick", "--workers", "1", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert_clean(figures, 1)
+    assert_clean(figures, 2)  # model-sweep.png and scaling.png (construction time against N)
+    assert sorted(name for name, _ in figures) == ["model-sweep.png", "scaling.png"]
     cases = __import__("json").loads((tmp_path / "model.json").read_text())
     table = cist_cmd.model_table(cases)
     assert_table(table)
