@@ -242,8 +242,8 @@ def test_netns_create_leaves_nothing_when_a_later_step_fails(monkeypatch, step):
 
 
 def test_emulation_size_limit_is_a_clear_error():
-    with pytest.raises(UserError, match="max_switches=160"):
-        FabricNetwork(parse_spec("fattree:k=16"), NetOptions())
+    with pytest.raises(UserError, match="max_switches=512"):
+        FabricNetwork(parse_spec("fattree:k=24"), NetOptions())
 
 
 def _spawn(name: str, env: dict[str, str] | None = None) -> subprocess.Popen:

@@ -569,7 +569,7 @@ KNOWN: list[tuple[str, list[str], int, str]] = [
     ("8", ["reproduce", "congestion", "--model", "--out", "/dev/null"], 2, "exists and is not a directory"),
     # 9: sizes are bounded from the counts, before anything is built
     ("9", ["topo", "show", "bcube:n=3,k=1000000000"], 2, "exceeds the address plan"),
-    ("9", ["run", "fattree:k=406"], 2, "16,730,854 hosts; emulation is limited to max_switches=160"),
+    ("9", ["run", "fattree:k=406"], 2, "16,730,854 hosts; emulation is limited to max_switches=512"),
     ("9", ["topo", "export", "fattree:k=406"], 2, "topo export writes at most 1,000,000 nodes and links"),
     ("9", ["plan", "cist", "--topo", "dragonfly:p=0,a=100000,h=100000"], 2, "plan cist handles at most 20,000"),
     ("9", ["plan", "cist", "--topo", "dragonfly:p=1,a=24,h=12", "--adversary", "mixed"], 2, "--adversary on"),

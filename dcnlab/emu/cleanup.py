@@ -8,7 +8,9 @@ For each run directory not marked finished:
    inside the run's network namespace. SIGTERM, then SIGKILL what is left.
 2. Delete the run's network namespace, which deletes every switch-side interface and, with them,
    their peers in the (by then empty) host namespaces.
-3. Remove the switches' sockets, and mark the run finished.
+3. Remove the switches' sockets; for a run over several machines, clean its part on each other
+   machine over SSH (:mod:`dcnlab.emu.cluster.records`); mark the run finished, unless another
+   machine could not be cleaned (the next ``dcnlab clean`` tries again).
 
 A run whose owner process is still alive is skipped unless ``force`` is set.
 """
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dcnlab.emu import netns
+from dcnlab.emu.cluster import records as cluster_records
 from dcnlab.emu.rundir import TAG_VAR, RunDir, all_runs
 
 log = logging.getLogger(__name__)
@@ -34,6 +37,8 @@ class CleanReport:
     skipped_live: list[str] = field(default_factory=list)
     killed: int = 0
     namespaces: int = 0
+    remote_failed: list[str] = field(default_factory=list)
+    """Other machines of cluster runs that could not be cleaned (those runs stay unfinished)."""
 
 
 def alive(pid: int) -> bool:
@@ -85,6 +90,7 @@ def leftovers(root: Path | None = None) -> list[str]:
             out.append(f"{run.id}: socket directory {run.sockets}")
         if not st.finished:
             out.append(f"{run.id}: not marked finished")
+        out += cluster_records.leftovers(run)
     return out
 
 
@@ -106,9 +112,11 @@ def run_processes(run: RunDir) -> set[int]:
     return {p for p in pids if alive(p)}
 
 
-def stop_processes(pids: set[int], grace: float = 3.0) -> None:
+def stop_processes(pids: set[int], grace: float = 3.0, first: signal.Signals = signal.SIGTERM) -> None:
+    """Send ``first`` (SIGTERM; SIGHUP for interactive shells, which ignore SIGTERM) to ``pids``, wait up to
+    ``grace`` seconds, then SIGKILL what is left."""
     victims = set(pids)
-    for sig in (signal.SIGTERM, signal.SIGKILL):
+    for sig in (first, signal.SIGKILL):
         for pid in victims:
             try:
                 os.kill(pid, sig)
@@ -131,6 +139,11 @@ def clean_run(run: RunDir, report: CleanReport) -> None:
         netns.delete(run.state.netns)
         report.namespaces += 1
     run.remove_sockets()
+    killed, failed = cluster_records.clean(run)     # a cluster run's other machines (none otherwise)
+    report.killed += killed
+    report.remote_failed += failed
+    if failed:
+        return                                     # unfinished: the next dcnlab clean tries them again
     run.mark_finished()
     report.runs.append(run.id)
 

@@ -51,7 +51,7 @@ from dcnlab.emu import bmv2, faults, links, netns, offloads
 from dcnlab.emu.loopback import LoopbackRelays
 from dcnlab.emu.loopback import warning as loopback_warning
 from dcnlab.emu.hosts import FastHost, finish_shells
-from dcnlab.emu.options import MAX_EMULATED_HOSTS, NetOptions
+from dcnlab.emu.options import MAX_EMULATED_HOSTS, NetOptions, check_memory
 from dcnlab.emu.reachability import ProbeHost, Reachability, probe_all_pairs
 from dcnlab.emu.rundir import RunDir
 from dcnlab.topos.errors import UserError
@@ -218,6 +218,7 @@ class FabricNetwork:
         if hosts > MAX_EMULATED_HOSTS:
             raise UserError(f"{self.fabric.spec} has {hosts:,} hosts; emulation is limited to "
                             f"{MAX_EMULATED_HOSTS:,} hosts (one Mininet host each); use the model backend")
+        check_memory(self.fabric.spec, n, hosts)
 
     # -- bring-up ----------------------------------------------------------------
     def start(self) -> FabricNetwork:

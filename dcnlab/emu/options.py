@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from dcnlab.emu.links import Shaping
 from dcnlab.topos.errors import UserError
@@ -15,6 +16,16 @@ MAX_DELAY_S = 60.0
 _DELAY_UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
 MAX_EMULATED_HOSTS = 4096
 """Hosts an emulation brings up at most (one Mininet host, with its shell, per host)."""
+MAX_SWITCHES = 512
+"""BMv2 processes an emulation brings up at most by default (``NetOptions.max_switches``); the
+machine's memory is the other bound (:func:`check_memory`)."""
+SWITCH_MIB = 40.0
+"""Memory one BMv2 switch costs the machine with dcnlab's sized program and routes: the drop in
+``MemAvailable`` per switch that ``dcnlab bench emu`` measures (its "machine" column), rounded up."""
+HOST_MIB = 4.0
+"""Memory one emulated host costs (its shell, namespace and veth pair)."""
+MEMORY_HEADROOM = 0.9
+"""Fraction of the machine's available memory an emulation may plan to use."""
 
 RANGES: dict[str, tuple[type, float, float, str]] = {
     "--bw": (float, 0.001, 100_000, "Mbit/s"),
@@ -59,7 +70,7 @@ class NetOptions:
     """Notice dying switches (see ``monitor_interval``) and log which one and why."""
     monitor_interval: float = 0.2
     start_timeout: float = 30.0
-    max_switches: int = 160
+    max_switches: int = MAX_SWITCHES
     thrift_base: int = 9090
     """Thrift port of the first switch (inside the run's namespace; they never clash between runs)."""
     bmv2_args: list[str] = field(default_factory=list)
@@ -96,3 +107,32 @@ class NetOptions:
         _check("--grpc-tcp", self.grpc_tcp, 1024, 65535 - self.max_switches, "(first port)")
         if self.log_level not in LOG_LEVELS:
             raise UserError(f"option --log-level={self.log_level!r} is not a level; valid: {', '.join(LOG_LEVELS)}")
+
+
+def mem_available_mib() -> float:
+    """The machine's ``MemAvailable`` in MiB (inf where /proc/meminfo has none)."""
+    try:
+        text = Path("/proc/meminfo").read_text(encoding="ascii")
+    except OSError:
+        return float("inf")
+    for line in text.splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) / 1024
+    return float("inf")
+
+
+def memory_needed_mib(switches: int, hosts: int) -> float:
+    return switches * SWITCH_MIB + hosts * HOST_MIB
+
+
+def check_memory(spec: str, switches: int, hosts: int, available_mib: float | None = None) -> None:
+    """Refuse a fabric whose switches and hosts would not fit in the machine's available memory
+    (estimated from :data:`SWITCH_MIB` and :data:`HOST_MIB`), with a clear error naming both."""
+    avail = mem_available_mib() if available_mib is None else available_mib
+    need = memory_needed_mib(switches, hosts)
+    if need > avail * MEMORY_HEADROOM:
+        fit = int(max(0.0, avail * MEMORY_HEADROOM - hosts * HOST_MIB) // SWITCH_MIB)
+        raise UserError(f"{spec} needs about {need / 1024:.1f} GiB ({switches:,} BMv2 switches at ~{SWITCH_MIB:g} MiB, "
+                        f"{hosts:,} hosts at ~{HOST_MIB:g} MiB) but this machine has {avail / 1024:.1f} GiB "
+                        f"available; valid here: at most about {fit:,} switches with that many hosts (free memory, "
+                        f"or use the model backend)")

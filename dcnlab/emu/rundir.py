@@ -54,12 +54,14 @@ class RunDir:
         self._lock = threading.Lock()
 
     @classmethod
-    def create(cls, spec: str) -> RunDir:
+    def create(cls, spec: str, name: str | None = None) -> RunDir:
+        """A new run directory; ``name``: its name (a cluster run's part on another machine,
+        ``<run id>-m<i>``), else one made of the time, a random token and the spec."""
         root = run_root()
         root.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         safe = "".join(c if c.isalnum() else "-" for c in spec)[:24].strip("-")
-        path = root / f"{stamp}-{secrets.token_hex(3)}-{safe}"
+        path = root / (name or f"{stamp}-{secrets.token_hex(3)}-{safe}")
         path.mkdir(mode=0o700)
         os.chmod(path, 0o700)  # whatever the umask
         state = RunState(spec=spec, started=time.time(), owner_pid=os.getpid(), socket_dir=str(path))

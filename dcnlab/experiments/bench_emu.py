@@ -1,5 +1,9 @@
 """``dcnlab bench emu``: bring-up, check and teardown times, memory per switch, P4Runtime write rates.
 
+Each fabric is checked with the all-pairs check (one probe per ordered host pair) and the rules check
+(:mod:`dcnlab.emu.rulecheck`: every table read back, then the fewest probes that exercise every
+entry, after ATPG), or with the one ``--check`` names; each gets its time and the probes it sent.
+
 It needs BMv2, p4c and root. Figures, not assertions. Goals: fat-tree k=4 up and verified in
 <= 2 s, fat-tree k=8 in <= 10 s, <= 35 MiB per switch, >= 20,000 entries/s for batched writes;
 ``--lab DIR``: ``dcnlab lab`` on a 4-switch exercise up in <= 1.5 s.
@@ -27,8 +31,20 @@ from pathlib import Path
 from dcnlab.experiments.errors import UserError
 
 DEFAULT_SPECS = ["fattree:k=4", "bcube:n=4,k=1", "dragonfly:p=1,a=4,h=2", "fattree:k=6", "fattree:k=8", "bcube:n=4,k=2"]
-BENCH_MAX_SWITCHES = 400
-"""The benchmark brings up larger fabrics than ``dcnlab run`` (BCube(4,2) has 112 switches)."""
+BENCH_MAX_SWITCHES = 1024
+"""The benchmark may bring up more switches than ``dcnlab run``'s default; the machine's memory
+(:func:`dcnlab.emu.options.check_memory`) is the bound that applies first."""
+CHECKS = ("all-pairs", "rules", "both")
+
+
+@dataclass
+class CheckTime:
+    """One check of one fabric: its time, the probes it sent and what it found."""
+
+    seconds: float
+    probes: int
+    result: str
+    detail: str = ""
 
 
 @dataclass
@@ -44,6 +60,8 @@ class BringUp:
     rss_mib: list[float]
     pss_mib: list[float]
     machine_mib: float
+    checks: dict[str, CheckTime] | None = None
+    hosts: int = 0
 
 
 def _rss_mib(pid: int) -> float:
@@ -65,24 +83,42 @@ def _mem_available_mib() -> float:
     return 0.0
 
 
-def bring_up(spec: str, program: Path | None = None) -> BringUp:
+def bring_up(spec: str, program: Path | None = None, check: str = "all-pairs") -> BringUp:
     """Bring ``spec`` up (with dcnlab's program, routed; or with a user's ``program``, which gets no
-    routes, so its row has no all-pairs check), check all pairs, measure memory, tear down."""
+    routes, so its row has no check), run ``check`` (all-pairs, rules or both), measure memory, tear down."""
     from dcnlab.emu.network import FabricNetwork, NetOptions
-    from dcnlab.emu.reachability import Reachability
+    from dcnlab.emu.reachability import Reachability, deadline_for
+    from dcnlab.emu.rulecheck import check_rules
     from dcnlab.topos.spec import parse_spec
 
     fabric = parse_spec(spec)
-    net = FabricNetwork(fabric, NetOptions(max_switches=BENCH_MAX_SWITCHES, agents=False), progress=lambda m: None,
-                        program=program)
+    switches = sum(n for role, n in fabric.counts().items() if role.value != "host")
+    net = FabricNetwork(fabric, NetOptions(max_switches=BENCH_MAX_SWITCHES, agents=False,
+                                           start_timeout=max(30.0, 0.2 * switches)),   # BMv2 starts take CPU
+                        progress=lambda m: None, program=program)
     avail = _mem_available_mib()
     t0 = time.perf_counter()
     try:
         net.start()
         up = time.perf_counter() - t0
-        t1 = time.perf_counter()
-        res = net.reachability() if program is None else Reachability(list(net.hosts), {})
-        reach = time.perf_counter() - t1
+        checks: dict[str, CheckTime] = {}
+        reach = 0.0
+        res = Reachability(hosts=list(net.hosts), heard={})
+        if program is None and check in ("all-pairs", "both"):
+            t1 = time.perf_counter()
+            n = len(net.hosts)
+            res = net.reachability(deadline=deadline_for(n * (n - 1)))
+            reach = time.perf_counter() - t1
+            checks["all-pairs"] = CheckTime(reach, res.probes_sent, f"{res.reached}/{res.pairs}")
+        if program is None and check in ("rules", "both"):
+            t1 = time.perf_counter()
+            rc = check_rules(net)
+            checks["rules"] = CheckTime(time.perf_counter() - t1, rc.probes_sent,
+                                        f"{rc.confirmed}/{rc.entries}" + ("" if rc.ok else " FAIL"),
+                                        " ".join(f"{k}={v:.2f}" for k, v in rc.phases.items())
+                                        + f" read={rc.entries_read} planned={rc.probes_planned}")
+            if not rc.ok:
+                print(rc.summary(), file=sys.stderr)
         pids = [sw.pid for sw in net.switches.values()]
         rss = [_rollup(p, "Rss") for p in pids]
         pss = [_rollup(p, "Pss") for p in pids]
@@ -92,8 +128,9 @@ def bring_up(spec: str, program: Path | None = None) -> BringUp:
         net.stop()
     label = spec if program is None else f"{spec} {program.name}"
     return BringUp(label, up, reach, net.timings.phases["teardown"], phases,
-                   f"{res.reached}/{res.pairs}" if program is None else "(no routes)", res.probes_lost, len(pids),
-                   rss, pss, machine)
+                   f"{res.reached}/{res.pairs}" if program is None and "all-pairs" in checks else
+                   "(no routes)" if program is not None else "-", res.probes_lost, len(pids),
+                   rss, pss, machine, checks, len(net.hosts))
 
 
 def lab_bring_up(directory: str) -> BringUp:
@@ -173,7 +210,7 @@ def cmd_bench_emu(args: argparse.Namespace) -> int:
         for spec in specs:
             for i in range(args.repeat):
                 print(f"  bringing up {spec} (run {i + 1}/{args.repeat}) ...", file=sys.stderr, flush=True)
-                results.append(bring_up(spec))
+                results.append(bring_up(spec, check=args.check))
                 if args.program is not None:
                     print(f"  bringing up {spec} with {args.program.name} (run {i + 1}/{args.repeat}) ...",
                           file=sys.stderr, flush=True)
@@ -190,13 +227,23 @@ def cmd_bench_emu(args: argparse.Namespace) -> int:
             print(f"{r.spec:<24} {r.switches:>3} {r.up_s:5.2f} {r.reach_s:8.2f} {r.up_s + r.reach_s:6.2f} "
                   f"{r.down_s:6.2f} {r.reachable:>11} {r.lost:>4} {statistics.mean(r.rss_mib):15.1f} "
                   f"{statistics.mean(r.pss_mib):5.1f} {r.machine_mib:7.1f}  {ph}")
+        checked = [r for r in results if r.checks]
+        if checked:
+            print("checks (probes: what each check sent; result: host pairs reached (all-pairs) or entries "
+                  "confirmed (rules); RSS MiB/sw: RSS of the BMv2 processes / switches):")
+            print(f"{'fabric':<24} {'sw':>4} {'hosts':>5} {'check':<9} {'s':>7} {'probes':>8} {'result':>15} "
+                  f"{'RSS MiB/sw':>10}  phases")
+            for r in checked:
+                for name, c in (r.checks or {}).items():
+                    print(f"{r.spec:<24} {r.switches:>4} {r.hosts:>5} {name:<9} {c.seconds:7.2f} {c.probes:>8,} "
+                          f"{c.result:>15} {statistics.mean(r.rss_mib):10.1f}  {c.detail}")
         if args.program is not None:
             print(f"rows '... {args.program.name}': your program on the same fabric, spawn to pipeline in (no routes "
                   f"of dcnlab's, so no all-pairs check); goal: up as fast as dcnlab's own program")
         if args.lab:
             print("lab rows: 'up s' is `dcnlab lab`'s bring-up (build + fabric up with the exercise's entries and "
                   "host commands; goal <= 1.5 s for a 4-switch exercise), '+check' the all-pairs check")
-        if specs:
+        if specs and not args.no_writes:
             print("  measuring P4Runtime write rates on one switch ...", file=sys.stderr, flush=True)
             w = write_rates(args.entries)
             print(f"P4Runtime writes: batched {w['batched_per_s']:,.0f} entries/s, one per request "
@@ -227,4 +274,8 @@ def add_parser(bsub: argparse._SubParsersAction) -> None:
     e.add_argument("--repeat", type=ranged(int, 1, 100), default=1)
     e.add_argument("--entries", type=ranged(int, 100, 1_000_000), default=20000,
                    help="table entries for the write-rate measurement")
+    e.add_argument("--check", choices=CHECKS, default="both",
+                   help="which check to time on each fabric: all-pairs, rules (read-back and the fewest "
+                        "probes that exercise every entry, after ATPG) or both (default)")
+    e.add_argument("--no-writes", action="store_true", help="skip the P4Runtime write-rate measurement")
     e.set_defaults(func=cmd_bench_emu)

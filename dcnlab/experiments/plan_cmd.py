@@ -27,7 +27,10 @@ def _register(sub: argparse._SubParsersAction, hook: str) -> None:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plan", help="compute a mechanism's trees/state on a fabric (model backend, no emulation)")
-    _register(p.add_subparsers(dest="plan_cmd", required=True, metavar="MECHANISM"), "add_plan_parser")
+    psub = p.add_subparsers(dest="plan_cmd", required=True, metavar="MECHANISM")
+    _register(psub, "add_plan_parser")
+    from dcnlab.experiments import cluster_cmd
+    cluster_cmd.add_plan_parser(psub)     # not a mechanism: a fabric over N machines (dcnlab run --servers)
     r = sub.add_parser("reproduce", help="reproduce a paper's headline numbers (model backend; --emulate for BMv2)")
     rsub = r.add_subparsers(dest="reproduce_cmd", required=True, metavar="MECHANISM")
     _register(rsub, "add_reproduce_parser")

@@ -42,6 +42,7 @@ def require_root(what: str = "dcnlab run", tools: Sequence[str] = preflight.EMUL
 def cmd_run(args: argparse.Namespace) -> int:
     from dcnlab.controller.runtime.errors import RuntimeErrorBase
     from dcnlab.emu.network import FabricNetwork
+    from dcnlab.emu.reachability import deadline_for
     from dcnlab.topos.spec import parse_spec
     from dcnlab.traffic import measure
 
@@ -54,18 +55,29 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(f"argument --program: {args.program!r} is not a P4 source file; valid: an existing FILE.p4")
     opts = net_options(args)
     say = (lambda m: print(f"  {m}", file=sys.stderr, flush=True))
-    net = FabricNetwork(fabric, opts, progress=say, program=program)     # checks the size; creates nothing
+    if getattr(args, "servers", None):      # several machines: prints the placement; creates nothing
+        from dcnlab.experiments import cluster_cmd
+        net = cluster_cmd.cluster_network(args, fabric, opts, say, program)
+    else:
+        net = FabricNetwork(fabric, opts, progress=say, program=program)     # checks the size; creates nothing
     # dcnlab's program under dcnlab's controller: routes, all-pairs check and port counters as always
     own = not net.programs and opts.controller
-    if own and args.check:
-        raise UserError("argument --check: only with a program of your own or --no-controller "
-                        "(dcnlab's program is always checked)")
+    check = args.check or ("all-pairs" if own else None)
+    if check in ("rules", "both") and not own:
+        raise UserError(f"argument --check {check}: the rules check compares every switch's tables with dcnlab's "
+                        "routes, so it needs dcnlab's program under dcnlab's controller; valid here: --check "
+                        "all-pairs (or --check)")
     require_root()      # root and every binary, before anything is compiled or created
     signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         net.start()
         before = measure.snapshot(net.controller) if own else None
-        reach = net.reachability() if own or args.check else None
+        n = len(net.hosts)
+        reach = net.reachability(deadline=deadline_for(n * (n - 1))) if check in ("all-pairs", "both") else None
+        rules = None
+        if check in ("rules", "both"):
+            from dcnlab.emu.rulecheck import check_rules
+            rules = check_rules(net)
         after = measure.snapshot(net.controller) if own else None
         missing = reach.unreachable if reach is not None else []
         distinct = sorted({str(p) for p in net.programs.values()})
@@ -74,8 +86,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"fabric {fabric.spec}: {len(net.switches)} BMv2 switches ({what}), {len(net.hosts)} hosts, up in "
               f"{net.timings.total():.2f} s (" + ", ".join(f"{k} {v:.2f}" for k, v in net.timings.phases.items())
               + ")")
-        print(reach.summary() if reach is not None else
-              "all-pairs check: off with a program of your own or --no-controller (--check)")
+        if reach is not None or rules is None:
+            print(reach.summary() if reach is not None else
+                  "all-pairs check: off with a program of your own or --no-controller (--check)")
+        if rules is not None:
+            print(rules.summary())
         for src, dst in missing[:20]:
             print(f"  unreachable: {src} -> {dst}")
         if before is not None and after is not None:
@@ -85,6 +100,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                     l = ll.link
                     print(f"  {l.a}:{l.a_port:<3} -- {l.b}:{l.b_port:<3} {ll.a_to_b.bytes:>8} / "
                           f"{ll.b_to_a.bytes:<8} ({ll.a_to_b.packets}/{ll.b_to_a.packets} pkts)")
+            if getattr(args, "servers", None):
+                cluster_cmd.print_tunnel_traffic(net, after - before)
         print(f"run directory: {net.run.path}")
         if not opts.controller or opts.grpc_tcp is not None:
             print_endpoints(net)
@@ -98,7 +115,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             from mininet.cli import CLI
             CLI(net.mn)
         net.check_switches()
-        return 0 if not missing else 1
+        return 0 if not missing and (rules is None or rules.ok) else 1
     except RuntimeErrorBase as e:
         raise UserError(str(e)) from None
     finally:
@@ -129,6 +146,8 @@ def cmd_clean(args: argparse.Namespace) -> int:
     require_root("dcnlab clean", tools=())
     r = clean(force=args.force)
     print(f"cleaned {len(r.runs)} run(s): {r.killed} process(es), {r.namespaces} network namespace(s)")
+    for why in r.remote_failed:
+        print(f"  could not clean on another machine: {why} (the run stays unfinished; clean again)")
     for name in r.skipped_live:
         print(f"  skipped live run {name} (its dcnlab process is still running; --force to clean it)")
     return 0
@@ -201,9 +220,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "JSON export, the p4lang tutorials' topology.json or p4-utils' p4app.json")
     p.add_argument("--program", metavar="FILE.p4", help="your own v1model program for every switch (default: the "
                    "topology file's, else dcnlab's); dcnlab then installs no routes of its own")
-    p.add_argument("--check", action="store_true",
-                   help="with your own program or --no-controller: run the all-pairs check too")
+    p.add_argument("--check", nargs="?", const="all-pairs", choices=("all-pairs", "rules", "both"),
+                   help="which check to run: all-pairs (one probe per ordered host pair; the default with "
+                        "dcnlab's program, and what a bare --check runs with your own program or "
+                        "--no-controller), rules (read every switch's tables back, compare with dcnlab's routes, "
+                        "and send the fewest probes that exercise every entry and ECMP member, after ATPG; "
+                        "dcnlab's program only) or both")
     add_controller_arguments(p)
+    from dcnlab.experiments.cluster_cmd import add_run_arguments
+    add_run_arguments(p)
     p.add_argument("--cli", action="store_true", help="open the Mininet CLI before teardown")
     from dcnlab.emu.options import RANGES
     p.add_argument("--hold", type=ranged(*RANGES["--hold"]), metavar="SECONDS",

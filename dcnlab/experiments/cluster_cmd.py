@@ -1,0 +1,76 @@
+"""``dcnlab run SPEC --servers ...`` (one fabric over several machines) and ``dcnlab plan cluster``.
+
+The engine is :mod:`dcnlab.emu.cluster`; this module adds its command-line options, prints the
+placement before anything is built, the tunnel traffic of the all-pairs check, and the capacity plan.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from dcnlab.experiments.argtypes import ranged
+from dcnlab.experiments.errors import UserError
+
+
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("several machines")
+    g.add_argument("--servers", metavar="HOST,HOST,...",
+                   help="spread the fabric over these machines, this one first (localhost), the others SSH "
+                        "destinations reachable as root with a key; switches are placed to keep cut links few "
+                        "(tunnels) and switches balanced; each machine needs dcnlab, Mininet and BMv2")
+    g.add_argument("--ssh-config", metavar="FILE", help="ssh_config(5) file for reaching the servers "
+                   "(default: root's own)")
+
+
+def cluster_network(args: argparse.Namespace, fabric, opts, say, program: Path | None):
+    """The :class:`~dcnlab.emu.cluster.network.ClusterNetwork` of ``--servers`` (nothing created yet),
+    after printing its placement."""
+    from dcnlab.emu.cluster.network import ClusterNetwork
+    from dcnlab.emu.cluster.remote import parse_servers
+
+    if program is not None:
+        raise UserError("argument --servers: not with --program (dcnlab's own program only)")
+    servers = parse_servers(args.servers)
+    cfg = Path(args.ssh_config).absolute() if args.ssh_config else None
+    net = ClusterNetwork(fabric, servers, opts, progress=say, ssh_config=cfg)
+    print(net.placement.table(), flush=True)
+    return net
+
+
+def print_tunnel_traffic(net, delta) -> None:
+    """What the cut links (VXLAN tunnels) carried during the all-pairs check, from the switches' counters."""
+    from dcnlab.emu.cluster.tunnels import OVERHEAD
+    from dcnlab.traffic import measure
+
+    frames = nbytes = 0
+    for ll in measure.link_loads(net.fabric, delta):
+        if net.placement.is_cut(ll.link):
+            frames += ll.a_to_b.packets + ll.b_to_a.packets
+            nbytes += ll.a_to_b.bytes + ll.b_to_a.bytes
+    print(f"tunnels ({len(net.placement.cut)} cut links, VXLAN) during the check: {frames} frames, "
+          f"{nbytes + frames * OVERHEAD:,} bytes on the wire")
+
+
+def cmd_plan_cluster(args: argparse.Namespace) -> int:
+    from dcnlab.emu.cluster.capacity import plan
+    from dcnlab.topos.spec import parse_spec
+
+    fabric = parse_spec(args.spec)
+    for n in args.machines:
+        print(plan(fabric, n).table())
+    return 0
+
+
+def _machines(text: str) -> list[int]:
+    one = ranged(int, 1, 64, "machines")
+    return [int(one(x)) for x in text.split(",")]
+
+
+def add_plan_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("cluster", help="capacity plan of a fabric over N machines: placement, memory, bring-up, "
+                                       "cut links and their tunnel traffic during the all-pairs check")
+    p.add_argument("spec", metavar="SPEC", help="a fabric spec, e.g. fattree:k=16 or bcube:n=8,k=2")
+    p.add_argument("--machines", type=_machines, default=[2], metavar="N[,N...]",
+                   help="machines of 2 cores and 24 GiB (default 2; several: one plan each)")
+    p.set_defaults(func=cmd_plan_cluster)
