@@ -141,3 +141,25 @@ def test_import_dcnlab_does_not_import_dask():
             "import dcnlab.experiments.pool, dcnlab.experiments.bench_rounds; "
             "assert not {'dask', 'distributed'} & set(sys.modules), sorted(sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_cist_reproduction_same_on_the_cluster_as_locally(cluster, tmp_path, capsys):
+    """``reproduce cist --cluster``: one task per Dragonfly on the workers, the same sweeps as here."""
+    assert main(["reproduce", "cist", "--quick", "--workers", "2", "--out", str(tmp_path / "local")]) == 0
+    assert main(["reproduce", "cist", "--quick", "--cluster", cluster.scheduler_address,
+                 "--out", str(tmp_path / "dask")]) == 0
+    out = capsys.readouterr().out
+    assert f"model on Dask cluster {cluster.scheduler_address} (2 worker threads)" in out
+
+    def cases(which: str) -> list[dict]:
+        found = json.loads((tmp_path / which / "model.json").read_text())
+        return [{k: v for k, v in c.items() if "second" not in k and "time" not in k} for c in found]
+
+    local, dask = cases("local"), cases("dask")
+    assert [c["spec"] for c in dask] == [c["spec"] for c in local] and len(local) == 5
+    assert local == dask
+
+
+def test_cist_workers_and_cluster_do_not_go_together(capsys):
+    assert main(["reproduce", "cist", "--quick", "--workers", "2", "--cluster", "127.0.0.1:1"]) == 2
+    assert "--workers and --cluster do not go together" in capsys.readouterr().err

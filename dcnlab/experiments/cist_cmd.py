@@ -10,7 +10,7 @@ diameters and the validation. ``--json`` prints exactly one object,
 (goal <= 2 s each), and in its last columns the log-log slopes of the construction time against N
 (Theorems 5-7; :mod:`dcnlab.experiments.cist_scaling`, the ``--quick`` sizes) of the case's arrangement.
 
-``dcnlab reproduce cist [--emulate] [--quick] [--out DIR] [--json] [--workers N]`` (issue 11 §4; the paper has
+``dcnlab reproduce cist [--emulate] [--quick] [--out DIR] [--json] [--workers N | --cluster ADDRESS]`` (issue 11 §4; the paper has
 no experiments, so this reproduces its claims): on the model backend, for Dragonfly instances from D(4,2) to
 D(16,8), the k = ⌊a/2⌋ CISTs are built and validated, random failures are swept (delivered fraction vs failed
 elements, CISTs vs a single BFS tree; nothing may be lost with f <= k-1) and the adversary's k failures are
@@ -27,13 +27,14 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dcnlab.experiments.argtypes import ranged, seed, workers
+from dcnlab.experiments.argtypes import exclusive, ranged, seed, workers
 from dcnlab.experiments.errors import UserError
 from dcnlab.experiments.outputs import image_file, output_dir, writing
+from dcnlab.experiments.pool import add_cluster_option
 from dcnlab.topos.model import Role
 
 if TYPE_CHECKING:
@@ -341,6 +342,36 @@ SWEEP_EXTRA = 3
 """The random-failure sweep goes up to k + SWEEP_EXTRA failed elements."""
 
 
+def model_cases(specs: Sequence[str], rounds: int, workers: int, seed: int, bar: Any,
+                cluster: Any = None) -> list[dict[str, Any]]:
+    """:func:`model_case` of every spec, in spec order. Locally one instance after another, each sweep on
+    ``workers`` processes; on a Dask ``cluster`` (``--cluster``) one task per instance, as ``reproduce all``
+    runs them (the rounds of one instance on one worker; the draws are seeded per round, so the results
+    are the same either way)."""
+    if cluster is None:
+        cases = []
+        for spec in specs:
+            def rounds_done(done: int, total: int, spec: str = spec) -> None:
+                bar.set_postfix(f"{spec}: round {done}/{total}")
+
+            cases.append(model_case(spec, rounds, workers, seed, progress=rounds_done))
+            bar.update()
+        return cases
+    from dcnlab.experiments.pool import run_all
+
+    def done(i: int, _: object) -> None:
+        bar.update()
+        bar.set_postfix(specs[i])
+
+    order = list(reversed(range(len(specs))))     # the largest instances are listed last: start them first
+    found = run_all(model_case, [(specs[i], rounds, 1, seed) for i in order], cluster=cluster,
+                    done=lambda j, r: done(order[j], r))
+    placed: list[dict[str, Any]] = [{}] * len(specs)
+    for j, case in enumerate(found):
+        placed[order[j]] = case
+    return placed
+
+
 def model_case(spec: str, rounds: int, workers: int, seed: int = 0,
                progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """CISTs of one instance: construction, validation, random-failure sweep and the adversary's k failures."""
@@ -465,22 +496,21 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         preflight.require("dcnlab reproduce cist --emulate")
         # gRPC logs an INFO line on every fork while its threads run (each restarted switch, each CLI)
         os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+    exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
     out = output_dir(args.out, "--out")
     specs = QUICK_MODEL_SPECS if args.quick else MODEL_SPECS
     rounds = 5 if args.quick else 20
-    cases = []
-    with Progress(len(specs), "model instances", unit="instance") as bar:
-        for spec in specs:
-            def rounds_done(done: int, total: int, spec: str = spec) -> None:
-                bar.set_postfix(f"{spec}: round {done}/{total}")
+    from dcnlab.experiments import pool
 
-            cases.append(model_case(spec, rounds, args.workers, args.seed, progress=rounds_done))
-            bar.update()
+    with pool.connect(args.cluster) as cluster:     # before the work: an unreachable scheduler fails at once
+        with Progress(len(specs), "model instances", unit="instance") as bar:
+            cases = model_cases(specs, rounds, args.workers or os.cpu_count() or 1, args.seed, bar, cluster)
+        where = pool.describe(args.workers, cluster)
     with writing(out, "--out"):
         plot_model(cases, out / "model-sweep.png")
         (out / "model.json").write_text(json.dumps(cases, indent=1))
     ok = all(c["valid"] and c["no_loss_below_k"] for c in cases)
-    lines = model_lines(cases) + [f"wrote {out / 'model-sweep.png'} and {out / 'model.json'}"]
+    lines = model_lines(cases) + [f"model on {where}; wrote {out / 'model-sweep.png'} and {out / 'model.json'}"]
     from dcnlab.experiments.cist_scaling import plan_size
     with Progress(plan_size(args.quick), "construction time vs N", unit="instance") as bar:
         def timed(name: str) -> None:
@@ -567,8 +597,9 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
                                                           "Dragonfly(1,4,2), and Dragonfly(1,6,2) unless --quick")
     p.add_argument("--quick", action="store_true", help="fewer instances and rounds; a shorter emulation")
     p.add_argument("--out", default="results/cist", metavar="DIR", help="output directory for PNG and JSON")
-    p.add_argument("--workers", type=workers(), default=os.cpu_count() or 1,
+    p.add_argument("--workers", type=workers(), default=None,
                    help="model processes (default: every core)")
+    add_cluster_option(p, "model instances (one task per Dragonfly)")
     p.add_argument("--seed", type=seed(), default=0, help="seed of the failure draws")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(func=cmd_reproduce)

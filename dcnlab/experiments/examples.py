@@ -61,6 +61,7 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
                                   Example("reproduce congestion --model --cluster 127.0.0.1:8786", "long"),
                                   Example("reproduce congestion --emulate --quick", "emulation")),
     ("reproduce", "cist"): (Example("reproduce cist --quick", "long"),
+                            Example("reproduce cist --cluster tcp://127.0.0.1:8786", "long"),
                             Example("reproduce cist --emulate --quick", "emulation")),
     ("reproduce", "all"): (Example("reproduce all --quick --emulate off", "long"),
                            Example("reproduce all --quick --out results/papers --workers 2", "long"),
