@@ -291,7 +291,7 @@ def test_fattree_k4_over_two_machines(machine, run_root):
         assert run is not None
         far = f"dcnlab-{run.id}-m1"
         assert netns.exists(net.netns) and netns.exists(far)
-        r = net.pools[1].first.run(["ip", "-n", far, "-o", "link", "show", "type", "vxlan"])
+        r = net.pools[1].first.run(["ip", "-d", "-n", far, "-o", "link", "show", "type", "vxlan"])
         assert r.stdout.count("vxlan") >= 8 and len(r.stdout.splitlines()) == 8, r.stdout
         reach = net.reachability()
         assert reach.complete, reach.summary() + f" unreachable: {reach.unreachable[:10]}"
