@@ -85,13 +85,17 @@ class Hierarchy(ABC):
     def uplink(self, level: int, key: int, tnid: int, x: int) -> int:
         """Link id from the level-``level`` switch ``key`` to its parent in the tree rooted at (tnid, x)."""
 
-    def uplinks(self, level: int, keys: Iterable[int], tnid: int, x: int) -> list[int]:
-        """:meth:`uplink` of many keys of one level (the link id is affine in the key)."""
+    def affine(self, level: int, tnid: int, x: int) -> tuple[int, int]:
+        """``(first, step)``: :meth:`uplink` of key ``k`` is ``first + k * step`` (cached)."""
         ab = self._affine.get((level, tnid, x))
         if ab is None:
             first = self.uplink(level, 0, tnid, x)
             ab = self._affine[(level, tnid, x)] = (first, self.uplink(level, 1, tnid, x) - first)
-        first, step = ab
+        return ab
+
+    def uplinks(self, level: int, keys: Iterable[int], tnid: int, x: int) -> list[int]:
+        """:meth:`uplink` of many keys of one level (the link id is affine in the key)."""
+        first, step = self.affine(level, tnid, x)
         return [first + k * step for k in keys]
 
     @abstractmethod
