@@ -116,8 +116,10 @@ def plot(res: ExperimentResult, out: Path) -> list[Path]:
         for k, t in enumerate(groups):
             cols = [i for i, x in enumerate(run.emu.tenants) if x == t]
             c = colors[len(names) + k]
-            ax.plot(run.emu.times, e[:, cols].sum(axis=1), color=c, linewidth=2.2, drawstyle="steps-pre",
-                    label=f"{t} total")
+            # totals that coincide (tenant-fair meters) stay visible: each later one narrower and marked
+            ax.plot(run.emu.times, e[:, cols].sum(axis=1), color=c, linewidth=max(1.0, 3.0 - 1.4 * k),
+                    drawstyle="steps-pre", label=f"{t} total", marker="o" if k else "None", markersize=4,
+                    markevery=(k % every, every))
             ax.plot(run.model.times, m[:, cols].sum(axis=1), color=c, linewidth=1.6, linestyle="--")
         for w in run.plan.windows[1:]:
             ax.axvline(w.t0, color="#999999", linewidth=0.8)
@@ -168,8 +170,11 @@ def plot(res: ExperimentResult, out: Path) -> list[Path]:
                                  layout="constrained")
         for ax, run in zip(axes[0], ratio):
             flows(ax, run)
-            if ax is not axes[0][-1]:
+        last = set(axes[0][-1].get_legend_handles_labels()[1])
+        for ax in axes[0][:-1]:     # a panel keeps its legend when it names a flow the last panel does not
+            if set(ax.get_legend_handles_labels()[1]) <= last:
                 ax.get_legend().remove()
+        for ax, run in zip(axes[0], ratio):
             s = sc.summarize_ratio(run.plan, run.emu)
             ax.set_title(f"1:{run.plan.meta['ratio']} {run.plan.meta['mode']}: {s.measured:.2f}:1", fontsize=10)
             ax.set_xlabel("time (s, emulated)")
