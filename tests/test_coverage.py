@@ -105,7 +105,10 @@ def _check(model: RuleModel, brute_sports: int = 0) -> None:
     assert chk.exercised == set(range(len(model.rules))) - unc  # every coverable entry is exercised
     if brute_sports:
         assert _brute_force(model, brute_sports) == chk.exercised
-    assert len(plan.probes) <= plan.all_pairs
+    # ECMP members may need a pair probed with several source ports, so probes can exceed the pairs
+    # (58 on 56 pairs: midplane:q=2,m=2,p=2,k=2,w=2,cns=4,terminals=1, ECMP, two host entries dropped);
+    # the pairs probed never do
+    assert len({(p.src, p.dst) for p in plan.probes}) <= plan.all_pairs
 
 
 @pytest.mark.parametrize("spec", SMALL)

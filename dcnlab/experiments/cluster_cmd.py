@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dcnlab.experiments.argtypes import ranged
+from dcnlab.experiments.argtypes import fabric_spec, ranged
 from dcnlab.experiments.errors import UserError
+from dcnlab.topos.limits import SizeLimit
 
 
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
@@ -62,6 +63,16 @@ def cmd_plan_cluster(args: argparse.Namespace) -> int:
     return 0
 
 
+PLAN_MAX_SWITCHES = 1024
+"""``plan cluster`` places at most this many forwarding nodes (fat-tree k=28, BCube(8,2)): two machines'
+worth of the one-machine emulation limit at the most machines (64) is far beyond what has been run, and
+the Kernighan-Lin placement of 1,280 switches over 64 machines already takes about 50 s."""
+
+
+def plan_limit() -> SizeLimit:
+    return SizeLimit("dcnlab plan cluster places", switches=PLAN_MAX_SWITCHES)
+
+
 def _machines(text: str) -> list[int]:
     one = ranged(int, 1, 64, "machines")
     return [int(one(x)) for x in text.split(",")]
@@ -70,7 +81,9 @@ def _machines(text: str) -> list[int]:
 def add_plan_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("cluster", help="capacity plan of a fabric over N machines: placement, memory, bring-up, "
                                        "cut links and their tunnel traffic during the all-pairs check")
-    p.add_argument("spec", metavar="SPEC", help="a fabric spec, e.g. fattree:k=16 or bcube:n=8,k=2")
+    p.add_argument("spec", metavar="SPEC", type=fabric_spec(plan_limit),
+                   help="a fabric spec, e.g. fattree:k=16 or bcube:n=8,k=2 (at most "
+                        f"{PLAN_MAX_SWITCHES:,} switches)")
     p.add_argument("--machines", type=_machines, default=[2], metavar="N[,N...]",
                    help="machines of 2 cores and 24 GiB (default 2; several: one plan each)")
     p.set_defaults(func=cmd_plan_cluster)
