@@ -300,11 +300,22 @@ def remote_host_class():
 _REMOTE_HOST = None
 
 
+def _sbin_on_path() -> None:
+    """Mininet checks for ``ifconfig`` and ``mnexec`` on PATH before its first host; as root they are in the
+    sbin directories, which a PATH such as ``env PATH=/usr/bin:/bin`` (or su, cron) lacks: append them."""
+    parts = os.environ.get("PATH", "").split(":")
+    extra = [d for d in ("/usr/sbin", "/sbin") if d not in parts]
+    if extra:
+        os.environ["PATH"] = ":".join([p for p in parts if p] + extra)
+
+
 def _make_remote_host():
     from mininet.examples.cluster import RemoteMixin
     from mininet.node import Node
 
     from dcnlab.emu.hosts import FastHost
+
+    _sbin_on_path()
 
     class RemoteFastHost(RemoteMixin, FastHost):
         """A Mininet host on another machine: Mininet's ``RemoteMixin`` over dcnlab's ``FastHost``.
