@@ -359,17 +359,12 @@ def model_cases(specs: Sequence[str], rounds: int, workers: int, seed: int, bar:
         return cases
     from dcnlab.experiments.pool import run_all
 
-    def done(i: int, _: object) -> None:
+    def done(j: int, _: object) -> None:
         bar.update()
-        bar.set_postfix(specs[i])
+        bar.set_postfix(specs[-1 - j])
 
-    order = list(reversed(range(len(specs))))     # the largest instances are listed last: start them first
-    found = run_all(model_case, [(specs[i], rounds, 1, seed) for i in order], cluster=cluster,
-                    done=lambda j, r: done(order[j], r))
-    placed: list[dict[str, Any]] = [{}] * len(specs)
-    for j, case in enumerate(found):
-        placed[order[j]] = case
-    return placed
+    # the largest instances are listed last: submit them first, and give the results back in spec order
+    return run_all(model_case, [(s, rounds, 1, seed) for s in reversed(specs)], cluster=cluster, done=done)[::-1]
 
 
 def model_case(spec: str, rounds: int, workers: int, seed: int = 0,
