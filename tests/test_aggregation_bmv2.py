@@ -264,9 +264,10 @@ def test_fattree_switches_aggregate_an_exact_incast(tmp_path, monkeypatch):
 
 def test_waiting_time_m2_against_none_matches_the_link_bound_model(tmp_path, monkeypatch):
     """000's waiting time on BMv2 (quick setting: BCube(4,1), 6 senders, 2 runs): M2 finishes sooner than no
-    aggregation, every result is exact, and every loss-free completion is at least the link-bound model's
-    (no job beats its busiest link) and at most 25% plus 0.6 s above it (the job's start, the last chunk's
-    hops and the acknowledgement are not in the model)."""
+    aggregation, every result is exact, and every loss-free completion is at least 0.75 of the link-bound
+    model's (the shaper's token bucket lets its burst through at line rate, so a job of a few chunks per
+    link beats the rate: 0.85 seen on a 0.24-s job) and at most 25% plus 0.6 s above it (the job's start,
+    the last chunk's hops and the acknowledgement are not in the model)."""
     from dcnlab.experiments import aggregation_waiting as aw
 
     monkeypatch.setenv("DCNLAB_RUN_ROOT", str(tmp_path / "runs"))
@@ -276,7 +277,7 @@ def test_waiting_time_m2_against_none_matches_the_link_bound_model(tmp_path, mon
     for j in res.jobs:
         assert j.completion_s is not None and j.model_s > 0
         if not j.resent:
-            assert 0.9 * j.model_s <= j.completion_s <= 1.25 * j.model_s + 0.6, j
+            assert 0.75 * j.model_s <= j.completion_s <= 1.25 * j.model_s + 0.6, j
     p = res.point(6)
     assert p["saving"] > 20, p
     assert leftovers(tmp_path / "runs") == []
