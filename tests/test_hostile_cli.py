@@ -621,7 +621,7 @@ KNOWN: list[tuple[str, list[str], int, str]] = [
     ("11", ["plan", "aggregation", "--topo", "fattree:k=4", "--receiver", "h0_0_٠", "--senders", "h1_0_0"], 2,
      "is not a host"),
     ("11", ["run", "fattree:k=4", "--delay", "٤ms"], 2, "is not a delay"),
-    ("11", ["compile", "../x"], 2, "is not a program of p4src/"),
+    ("11", ["compile", "../x"], 2, "'../x' does not exist; valid: a program of p4src/"),
     # 12: options that do not apply are errors
     ("12", ["plan", "aggregation", *B41, "--receiver", "v0", "--receivers", "v1,v2", "--senders", "v3"], 2,
      "--receivers applies only with --shuffle"),

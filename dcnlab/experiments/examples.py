@@ -38,7 +38,7 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
                Example("lab examples/basic-lab --exec 'h4 python3 receive.py --count 1 &' "
                        "--exec 'h1 python3 send.py 10.0.4.4 hello' --exec 'h1 ping -c 2 10.0.4.4'", "emulation"),
                Example("lab examples/basic-lab --grpc-tcp --no-controller", "emulation")),
-    ("compile",): (Example("compile", "emulation"),),
+    ("compile",): (Example("compile", "emulation"), Example("compile examples/programs/router.p4", "emulation")),
     ("clean",): (Example("clean", "emulation"),),
     ("plan", "aggregation"): (
         Example("plan aggregation --topo bcube:n=4,k=1 --receiver v0 --senders v2,v5,v9,v10,v11,v14"),

@@ -1,4 +1,4 @@
-"""``dcnlab run SPEC`` and ``dcnlab clean``."""
+"""``dcnlab run SPEC`` and ``dcnlab clean`` (``dcnlab compile``: :mod:`dcnlab.experiments.compile_cmd`)."""
 
 from __future__ import annotations
 
@@ -153,33 +153,6 @@ def cmd_clean(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_compile(args: argparse.Namespace) -> int:
-    from dcnlab.controller.runtime.errors import RuntimeErrorBase
-    from dcnlab.p4src.compiler import compile_program
-
-    preflight.require("dcnlab compile", tools=preflight.COMPILE_TOOLS, root=False)
-    try:
-        prog = compile_program(args.program)
-    except RuntimeErrorBase as e:
-        raise UserError(str(e)) from None
-    if args.p4info:
-        print(prog.p4info)
-    else:
-        print(f"{prog.name}: {'cached' if prog.cached else 'compiled'} (key {prog.key})\n"
-              f"  json   {prog.json}\n  p4info {prog.p4info}")
-    return 0
-
-
-def _program(name: str) -> str:
-    """``dcnlab compile``'s program: the name of a ``p4src/<name>.p4`` (no path, no traversal)."""
-    from dcnlab.p4src.compiler import SRC_DIR
-
-    names = sorted(f.stem for f in SRC_DIR.glob("*.p4"))
-    if name not in names:
-        raise argparse.ArgumentTypeError(f"{name!r} is not a program of p4src/; valid: {', '.join(names)}")
-    return name
-
-
 def add_net_arguments(p: argparse.ArgumentParser) -> None:
     from dcnlab.emu.options import LOG_LEVELS, RANGES
 
@@ -235,11 +208,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="keep the fabric up this long after the check")
     add_net_arguments(p)
     p.set_defaults(func=cmd_run)
-    k = sub.add_parser("compile", help="compile a p4src program with p4c (content-keyed cache)")
-    k.add_argument("program", nargs="?", default="dcnlab", type=_program,
-                   help="a program of p4src/ by name, without .p4 (default dcnlab)")
-    k.add_argument("--p4info", action="store_true", help="print only the P4Info path")
-    k.set_defaults(func=cmd_compile)
+    from dcnlab.experiments import compile_cmd
+    compile_cmd.add_parser(sub)
     c = sub.add_parser("clean", help="stop the processes and delete the namespaces left by crashed dcnlab runs")
     c.add_argument("--force", action="store_true", help="also clean runs whose dcnlab process is still alive")
     c.set_defaults(func=cmd_clean)

@@ -33,7 +33,13 @@ P4C_ARGS = ("--target", "bmv2", "--arch", "v1model", "--std", "p4-16")
 
 
 class CompileError(RuntimeErrorBase):
-    pass
+    """A program that cannot be compiled; ``output`` is p4c's own message when p4c refused it
+    (``status`` its exit status), None when p4c did not run."""
+
+    def __init__(self, message: str, output: str | None = None, status: int | None = None) -> None:
+        super().__init__(message)
+        self.output = output
+        self.status = status
 
 
 @dataclass(frozen=True)
@@ -168,7 +174,8 @@ def compile_program(name: str = DEFAULT_PROGRAM, src_dir: Path = SRC_DIR,
         log.info("compiling %s with p4c", main.name)
         proc = subprocess.run(argv, capture_output=True, text=True, env=tool_env(), check=False)
         if proc.returncode != 0:
-            raise CompileError(f"p4c failed on {main} (exit {proc.returncode}):\n{proc.stderr.strip()[-3000:]}")
+            message = (proc.stderr.strip() or proc.stdout.strip())[-3000:]
+            raise CompileError(f"p4c failed on {main} (exit {proc.returncode}):\n{message}", message, proc.returncode)
         try:
             os.rename(staging, final)
         except OSError:  # another process finished first: its output is identical
