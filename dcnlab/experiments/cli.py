@@ -48,7 +48,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    try:
+        parser = build_parser()   # imports the runtime, which checks that google.protobuf imports
+    except UserError as e:
+        print(f"dcnlab: error: {one_line(str(e))}", file=sys.stderr)
+        return 2
     args = parser.parse_args(argv)
     logging.basicConfig(level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -1,5 +1,9 @@
 """Switch runtime: multi-switch P4Runtime controller, entities, Thrift channel, fake server."""
 
+from dcnlab.controller.runtime.protobuf_check import require_protobuf
+
+require_protobuf()   # before the first protobuf import: one line naming a `google/__init__.py` that hides it
+
 from dcnlab.controller.runtime.controller import Controller, MultiSwitchError, SwitchTarget
 from dcnlab.controller.runtime.entities import (CloneSession, Counter, MeterConfig, MulticastGroup, SwitchState,
                                          TableEntry, Update, UpdateType)

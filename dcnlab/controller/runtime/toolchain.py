@@ -48,7 +48,10 @@ def tool_env() -> dict[str, str]:
         libs = str(pre / "lib")
         env["LD_LIBRARY_PATH"] = libs + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
         py = pre / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
-        extra = [str(p) for p in (py / "site-packages", py / "dist-packages") if p.is_dir()]
+        # lib/python3/dist-packages: where Debian's packaging keeps Python modules, e.g. BMv2's CLI modules
+        # from a package; simple_switch_CLI runs under dcnlab's venv, which sees no system site directory.
+        extra = [str(p) for p in (py / "site-packages", py / "dist-packages", pre / "lib" / "python3" / "dist-packages")
+                 if p.is_dir()]
         if extra:
             env["PYTHONPATH"] = ":".join(extra + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     return env
