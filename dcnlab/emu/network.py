@@ -50,6 +50,7 @@ from dcnlab.controller.runtime.toolchain import require_tool
 from dcnlab.emu import bmv2, faults, links, netns, offloads
 from dcnlab.emu.loopback import LoopbackRelays
 from dcnlab.emu.loopback import warning as loopback_warning
+from dcnlab.emu.hostcmds import HostCommands
 from dcnlab.emu.hosts import FastHost, finish_shells
 from dcnlab.emu.options import MAX_EMULATED_HOSTS, NetOptions, check_memory
 from dcnlab.emu.reachability import ProbeHost, Reachability, probe_all_pairs
@@ -204,6 +205,7 @@ class FabricNetwork:
         self._restarting: set[str] = set()
         self._lock = threading.Lock()
         self.relays: LoopbackRelays | None = None
+        self.host_commands: HostCommands | None = None
 
     def _check_size(self) -> None:
         """Refuse a fabric above ``max_switches`` forwarding nodes or :data:`MAX_EMULATED_HOSTS` hosts,
@@ -327,6 +329,7 @@ class FabricNetwork:
 
         # Host configuration (addresses, static ARP, shaping) and agents, while switches boot.
         self._configure_hosts(host_side, shaping)
+        self._run_host_commands(tag)
         self.addrs = {name: HostAddr(name, host_side[name], self.host_info[name].ip, self.host_info[name].mac)
                       for name in self.hosts}
         if o.agents:
@@ -439,7 +442,6 @@ class FabricNetwork:
                              f"|| rc=1")
             if conf.gateway:
                 lines.append(f"ip route add default via {conf.gateway} dev {dev} || rc=1")
-            lines += [f"{{ {cmd} ; }} || rc=1" for cmd in conf.commands]   # the topology file's own commands
             host.sendCmd("{ " + "\n".join(lines) + "\necho DCNLAB_RC=$rc\n}")
             # Tell Mininet about the interface (for its CLI) without it running any command.
             intf = Intf(dev, node=host, port=0, moveIntfFn=lambda *a, **k: None, up=None)
@@ -448,6 +450,18 @@ class FabricNetwork:
             out = host.waitOutput()
             if "DCNLAB_RC=0" not in out:
                 raise UserError(f"configuring host {name} failed: {out.strip()[-300:]}")
+
+    def _run_host_commands(self, tag: dict[str, str]) -> None:
+        """The topology file's host ``commands``, each bounded by ``host_command_timeout``
+        (:mod:`dcnlab.emu.hostcmds`); what they leave running is stopped at teardown."""
+        if not isinstance(self.fabric, UserFabric):
+            return
+        jobs = {name: (["mnexec", "-a", str(host.pid)], conf.commands) for name, host in self.hosts.items()
+                if (conf := self.fabric.host_conf.get(name)) is not None and conf.commands}
+        if jobs:
+            assert self.run is not None
+            self.host_commands = HostCommands(self.run.path, self.opts.host_command_timeout, tag, self.fabric.spec)
+            self.host_commands.run(jobs)
 
     # -- switch monitor ------------------------------------------------------------
     def _watch_switches(self) -> None:
@@ -554,6 +568,8 @@ class FabricNetwork:
             step(self.relays.close)
         for sw in self.switches.values():
             step(partial(sw.signal, 15))
+        if self.host_commands is not None:
+            step(self.host_commands.stop)
         for host in self.hosts.values():
             step(host.terminate)
         for a in self.agents.values():

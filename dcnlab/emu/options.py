@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dcnlab.emu.hostcmds import DEFAULT_TIMEOUT as HOST_COMMAND_TIMEOUT
 from dcnlab.emu.links import Shaping
 from dcnlab.topos.errors import UserError
 
@@ -70,6 +71,9 @@ class NetOptions:
     """Notice dying switches (see ``monitor_interval``) and log which one and why."""
     monitor_interval: float = 0.2
     start_timeout: float = 30.0
+    host_command_timeout: float = HOST_COMMAND_TIMEOUT
+    """Seconds each of a topology file's host ``commands`` may take at bring-up; one still running
+    then is stopped and fails the bring-up (a command ending in ``&`` runs on until teardown)."""
     max_switches: int = MAX_SWITCHES
     thrift_base: int = 9090
     """Thrift port of the first switch (inside the run's namespace; they never clash between runs)."""
@@ -102,6 +106,7 @@ class NetOptions:
         _check("--queue-depth", self.queue_depth)
         _check("--timeout", self.start_timeout)
         _check("monitor_interval", self.monitor_interval, 0.01, 10, "s")
+        _check("host_command_timeout", self.host_command_timeout, 0.01, 3600, "s")
         _check("max_switches", self.max_switches, 1, 10_000)
         _check("thrift_base", self.thrift_base, 1024, 65535 - self.max_switches)
         _check("--grpc-tcp", self.grpc_tcp, 1024, 65535 - self.max_switches, "(first port)")

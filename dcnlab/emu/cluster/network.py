@@ -317,6 +317,7 @@ class ClusterNetwork(FabricNetwork):
         self.progress(f"started {len(self.switches)} BMv2 switches on {n_m} machines")
 
         self._configure_hosts(host_side, shaping)
+        self._run_host_commands(run.tag)
         self.addrs = {name: HostAddr(name, host_side[name], self.host_info[name].ip, self.host_info[name].mac)
                       for name in self.hosts}
         for m in range(1, n_m):
@@ -457,6 +458,8 @@ class ClusterNetwork(FabricNetwork):
             self._monitor.join(timeout=30)
         if self.controller is not None:
             step(self.controller.close, "controller")
+        if self.host_commands is not None:
+            step(self.host_commands.stop, "host commands")
         for host in self.hosts.values():
             step(host.terminate, f"host {host.name}")
         confirmed = {0}
