@@ -119,7 +119,7 @@ def broken(**change):
     (broken(switches={"s1": {"runtime_json": "nope.json"}, "s2": {}, "s3": {}}), ["switch s1 runtime_json", "nope.json does not exist"]),
     (broken(links=[["h1", "s1-p1", "fast"], ["h2", "s2-p1"], ["h3", "s3-p1"]]), ["link h1-s1-p1 latency", "'fast' is invalid"]),
     (broken(hosts={"h1": {"ip": "10.0.1.300/24", "mac": "08:00:00:00:01:11"}, "h2": {}, "h3": {}}), ["host h1 ip", "not an IPv4 address"]),
-    ({"switches": {}, "links": [], "extra": 1}, ["top level", "unknown key(s) extra"]),
+    ({"switches": {}, "links": [], "extra": 1}, ["top level", "unknown key(s) 'extra'"]),
     ([1, 2], ["not a topology file"]),
 ])
 def test_bad_files_name_the_file_element_and_problem(tutorial_dir, data, words):
@@ -146,7 +146,7 @@ def test_duplicate_keys_deep_nesting_size_and_syntax(tmp_path):
     bad = write(tmp_path, "bad.json", '{"hosts": {,}}')
     with pytest.raises(TopologyError, match=r"line 1 column 12: invalid JSON"):
         load_topology(bad)
-    with pytest.raises(UserError, match="cannot read it"):
+    with pytest.raises(UserError, match="missing.json.: does not exist"):
         load_topology(tmp_path / "missing.json")
 
 

@@ -122,16 +122,9 @@ def makefile_vars(path: Path) -> dict[str, str]:
     ``DEFAULT_PROG``: ``=``/``:=``/``::=`` set, ``?=`` sets only a variable not set yet, ``+=`` appends;
     comments, line continuations and recipe lines are handled; conditionals and ``include`` are not
     followed (the tutorials' shared Makefile only supplies ``TOPO = topology.json`` when unset)."""
-    from dcnlab.topos.inputs import read_bytes
+    from dcnlab.topos.inputs import read_text
 
-    mode = _kind(path)
-    if mode is not None and not stat.S_ISREG(mode):
-        raise UserError(f"Makefile {str(path)!r}: cannot read it (not a regular file)")
-    raw = read_bytes(path, "Makefile", MAX_MAKEFILE_BYTES)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise UserError(f"Makefile {str(path)!r}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    text = read_text(path, "Makefile", MAX_MAKEFILE_BYTES)     # a regular file only: a FIFO never blocks
     out: dict[str, str] = {}
     for line in re.sub(r"[ \t]*\\\r?\n[ \t]*", " ", text).splitlines():
         if line.startswith("\t"):           # a recipe line
@@ -151,61 +144,105 @@ def makefile_vars(path: Path) -> dict[str, str]:
     return out
 
 
-def _expand(value: str, variables: dict[str, str], what: str) -> str:
-    """``$(VAR)``/``${VAR}`` of variables the Makefile set, once more for one level of nesting; anything
-    else that make would compute (functions, automatic variables) is an error."""
-    for _ in range(4):
-        value = _REF.sub(lambda m: variables.get(m["a"] or m["b"], m[0]), value)
-        if "$" not in value:
-            return value
-    raise UserError(f"{what} = {value!r}: dcnlab expands only $(VAR) of variables set in the Makefile; "
-                    f"give a plain path")
+MAX_EXPANDED = 4096
+"""Characters a Makefile variable may expand to (a path; longer is refused, not computed)."""
+
+
+def _expand(value: str, variables: dict[str, str], makefile: Path, var: str) -> str:
+    """``$(VAR)``/``${VAR}`` of variables the Makefile set, expanded as make would (recursively); a variable
+    the Makefile does not set, a circular definition (``A = $(B)``, ``B = $(A)``) or anything else that make
+    would compute (functions, automatic variables) is an error naming it (quoted, escaped, cut short)."""
+    from dcnlab.topos.inputs import quote, show_path
+
+    what = f"{show_path(makefile)}: {var}"
+
+    def expand(text: str, chain: tuple[str, ...]) -> str:
+        def one(m: re.Match[str]) -> str:
+            name = m["a"] or m["b"]         # letters, digits, '_', '.', '-' (_REF): safe to print
+            if name in chain:
+                loop = " -> ".join((*chain[chain.index(name):], name))
+                raise UserError(f"{what} = {quote(value)}: variable {name} is defined through itself ({loop}): "
+                                f"a circular (recursive) definition; give a plain path")
+            if name not in variables:
+                raise UserError(f"{what} = {quote(value)}: uses $({name}), which the Makefile does not set "
+                                f"(dcnlab reads no environment or included Makefile); give a plain path")
+            return expand(variables[name], (*chain, name))
+        out = _REF.sub(one, text)
+        if len(out) > MAX_EXPANDED:
+            raise UserError(f"{what} = {quote(value)}: expands to more than {MAX_EXPANDED} characters; give a plain "
+                            f"path")
+        return out
+
+    out = expand(value, (var,))
+    if "$" in out:
+        raise UserError(f"{what} = {quote(value)}: dcnlab expands only $(VAR) of variables set in the Makefile; "
+                        f"give a plain path")
+    return out
 
 
 def load_lab(directory: str | Path, program: str | Path | None = None) -> Lab:
     """Read and check an exercise directory (see the module docstring); creates nothing."""
     from dcnlab.topos.files import load_topology
+    from dcnlab.topos.inputs import file_problem, quote, show_path
 
     d = _path(directory)
-    mode = _kind(d)
+    try:
+        mode: int | None = os.stat(d).st_mode
+        why = None
+    except (OSError, ValueError):
+        mode, why = None, file_problem(d)
     if mode is None:
-        raise UserError(f"lab directory {str(directory)!r} does not exist")
+        raise UserError(f"lab directory {quote(str(directory), 200)} {why}")
     if not stat.S_ISDIR(mode):
-        raise UserError(f"lab directory {str(directory)!r} is not a directory; valid: an exercise directory "
-                        f"(a Makefile with TOPO = ... or a topology.json, and a P4 program)")
-    makefile = next((d / n for n in MAKEFILES if _kind(d / n) is not None), None)
+        raise UserError(f"lab directory {quote(str(directory), 200)} is not a directory; valid: an exercise "
+                        f"directory (a Makefile with TOPO = ... or a topology.json, and a P4 program)")
+    makefile = next((d / n for n in MAKEFILES if os.path.lexists(d / n)), None)
     variables = makefile_vars(makefile) if makefile is not None else {}
     topo_rel = variables.get("TOPO") or DEFAULT_TOPO
     if makefile is not None:
-        topo_rel = _expand(topo_rel, variables, f"{makefile}: TOPO")
-    topology = Path(topo_rel)
-    topology = topology if topology.is_absolute() else d / topology
-    tmode = _kind(topology)
-    if tmode is None or not stat.S_ISREG(tmode):
-        said = f"its Makefile's TOPO = {topo_rel}" if "TOPO" in variables else \
+        topo_rel = _expand(topo_rel, variables, makefile, "TOPO")
+    topology = _path_in(d, topo_rel)
+    why = file_problem(topology) if topology is not None else "is not a valid path (it holds a NUL character)"
+    if why is not None:
+        said = f"its Makefile's TOPO = {quote(topo_rel)}" if "TOPO" in variables else \
             f"{DEFAULT_TOPO} (no TOPO in {'its Makefile' if makefile is not None else 'a Makefile'})"
-        raise UserError(f"lab directory {str(directory)!r}: no topology: {said}: {topology} "
-                        f"{'is not a file' if tmode is not None else 'does not exist'}")
+        raise UserError(f"lab directory {quote(str(directory), 200)}: no topology: {said}: "
+                        f"{show_path(topology if topology is not None else topo_rel)} {why}")
+    assert topology is not None
     prog = _program(d, program, variables, makefile)
     fabric = load_topology(topology, base=d)
     return Lab(d, topology, prog, fabric, makefile)
 
 
+def _path_in(d: Path, text: str) -> Path | None:
+    """``text`` (a path from a Makefile) relative to ``d``; None if no path can hold it (a NUL)."""
+    if "\0" in text:
+        return None
+    p = Path(text)
+    return p if p.is_absolute() else d / p
+
+
 def _program(d: Path, program: str | Path | None, variables: dict[str, str], makefile: Path | None) -> Path:
+    from dcnlab.experiments.run_cmd import NOT_P4
+    from dcnlab.topos.inputs import file_problem, quote, show_path
+
     if program is not None:
         p = _path(program)
-        mode = _kind(p)
-        if p.suffix != ".p4" or mode is None or not stat.S_ISREG(mode):
-            raise UserError(f"argument --program: {str(program)!r} is not a P4 source file; valid: an existing "
+        why = file_problem(p) or (None if p.suffix == ".p4" else NOT_P4)
+        if why is not None:
+            raise UserError(f"argument --program: {quote(str(program), 200)} {why}; valid: an existing P4 source "
                             f"FILE.p4")
         return p
     default = variables.get("DEFAULT_PROG")
     if default and makefile is not None:
-        p = d / _expand(default, variables, f"{makefile}: DEFAULT_PROG")
-        if p.suffix == ".p4" and _kind(p) is not None:
+        p = _path_in(d, _expand(default, variables, makefile, "DEFAULT_PROG"))
+        why = "is not a valid path (it holds a NUL character)" if p is None else \
+            file_problem(p) or (None if p.suffix == ".p4" else NOT_P4)
+        if why is None and p is not None:
             return p
-        raise UserError(f"{makefile}: DEFAULT_PROG = {default}: {p} is not a P4 source file; valid: FILE.p4 "
-                        f"in the lab directory (or --program FILE)")
+        raise UserError(f"{show_path(makefile)}: DEFAULT_PROG = {quote(default)}: "
+                        f"{show_path(p if p is not None else default)} {why}; valid: a P4 source FILE.p4 in the lab "
+                        f"directory (or --program FILE)")
     try:
         found = sorted(p for p in d.glob("*.p4") if (m := _kind(p)) is not None and stat.S_ISREG(m))
     except OSError as e:

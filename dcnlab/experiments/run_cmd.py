@@ -14,6 +14,9 @@ from dcnlab.experiments.argtypes import ranged
 from dcnlab.experiments.errors import UserError
 
 
+NOT_P4 = "is not a P4 source file (its name does not end in .p4)"
+
+
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
@@ -39,6 +42,36 @@ def require_root(what: str = "dcnlab run", tools: Sequence[str] = preflight.EMUL
     preflight.require(what, tools, root=True)
 
 
+def check_program(given: str | None) -> Path | None:
+    """``--program FILE.p4`` as an absolute path: a readable regular file named ``*.p4``; else one line
+    saying what it is (missing, a directory, a FIFO, ...)."""
+    from dcnlab.topos.inputs import file_problem, quote
+
+    if given is None:
+        return None
+    program = Path(given).absolute()
+    why = file_problem(program) or (None if program.suffix == ".p4" else NOT_P4)
+    if why is not None:
+        raise UserError(f"argument --program: {quote(given, 200)} {why}; valid: an existing P4 source FILE.p4")
+    return program
+
+
+def check_routable(fabric) -> None:
+    """dcnlab's own program needs dcnlab's routes, and dcnlab routes only its four families: a fabric
+    from a file of any other kind (``custom``, a tutorials or p4app file, or a built-in family whose
+    graph the file changed) needs a program of the user's, said in one line before any work."""
+    from dcnlab.controller.routing import ROUTERS
+    from dcnlab.topos.inputs import escape, quote
+
+    if fabric.kind in ROUTERS:
+        return
+    declared = getattr(fabric, "declared", None)
+    what = (f"names {declared} but its nodes, links or hosts are not {declared}'s" if declared else
+            f"is of kind {quote(fabric.kind, 30)}, not one of dcnlab's families ({', '.join(ROUTERS)})")
+    raise UserError(f"{escape(fabric.spec)}: the fabric {what}, so dcnlab cannot route it with its own program: it "
+                    f"needs a program: give --program FILE.p4 or a program in the file (per switch or top-level)")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from dcnlab.controller.runtime.errors import RuntimeErrorBase
     from dcnlab.emu.network import FabricNetwork
@@ -50,9 +83,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     # relative paths in the file: from the working directory first, as the tutorials' `make run` has them
     fabric = load_topology(args.spec, base=Path.cwd()) if looks_like_file(args.spec) else parse_spec(args.spec)
-    program = Path(args.program).absolute() if args.program is not None else None
-    if program is not None and (program.suffix != ".p4" or not program.is_file()):
-        raise UserError(f"argument --program: {args.program!r} is not a P4 source file; valid: an existing FILE.p4")
+    program = check_program(args.program)
     opts = net_options(args)
     say = (lambda m: print(f"  {m}", file=sys.stderr, flush=True))
     if getattr(args, "servers", None):      # several machines: prints the placement; creates nothing
@@ -62,6 +93,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         net = FabricNetwork(fabric, opts, progress=say, program=program)     # checks the size; creates nothing
     # dcnlab's program under dcnlab's controller: routes, all-pairs check and port counters as always
     own = not net.programs and opts.controller
+    if own:
+        check_routable(fabric)
     check = args.check or ("all-pairs" if own else None)
     if check in ("rules", "both") and not own:
         raise UserError(f"argument --check {check}: the rules check compares every switch's tables with dcnlab's "

@@ -41,13 +41,25 @@ are given in link order from 1 on each switch, as Mininet does. Addresses follow
 - ``manual``: each host gives ``ip`` (with its prefix) and optionally ``gw``.
 
 A MAC not given is derived from the IPv4 address, ``00:00:`` followed by its four bytes, as p4-utils
-does; in the dcnlab and tutorials formats a missing MAC is an error for a host that has an IP.
+does; in the dcnlab and tutorials formats a missing MAC is an error for a host that has an IP. A
+tutorials host without ``ip`` gets dcnlab's address plan (host ``i`` of the file: 10.0.0.0 + i + 1, a
+/8), and the ``mac`` it gives if it gives one (else the plan's, 02:00:00 + i + 1): a MAC given without
+an IP is used, not dropped.
+
+**Every format**: names, ports and addresses are checked as :mod:`dcnlab.topos.fieldchecks` says (node
+names of letters, digits and ``_`` that keep every interface name ``NAME-ethN`` within Linux's 15
+characters; ports 0..510; unicast, non-zero MACs; host addresses that are not multicast, broadcast,
+loopback, 0.0.0.0 or their subnet's network or broadcast address; a gateway in the subnet, other than the
+host's own address). Every file a topology file names (``program``, ``runtime_json``, ``cli_input``,
+``p4_src``) must be a readable regular file (:func:`dcnlab.topos.inputs.locate`): a directory, a FIFO or
+a symlink loop is refused as what it is, and for a relative path the error names every path tried.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import json
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -55,8 +67,9 @@ from pathlib import Path
 from typing import Any
 
 from dcnlab.topos.addressing import host_ip, host_mac
+from dcnlab.topos import fieldchecks as fc
 from dcnlab.topos.errors import UserError
-from dcnlab.topos.inputs import read_bytes
+from dcnlab.topos.inputs import MAX_INPUT_BYTES, escape, json_value_problem, locate, quote, read_bytes, show_path
 from dcnlab.topos.model import HostInfo, Link, MaterializedFabric, Node, Role
 
 MAX_FILE_BYTES = 16 << 20
@@ -64,7 +77,8 @@ MAX_FILE_BYTES = 16 << 20
 exports to about 1 MiB)."""
 MAX_DEPTH = 32
 """Deeper JSON nesting than this is refused (no topology format nests deeper than 5)."""
-MAX_PORTS = 4096
+MAX_PORTS = fc.MAX_PORT + 1
+"""Ports of one node: 0..:data:`dcnlab.topos.fieldchecks.MAX_PORT` (510)."""
 MAX_ELEMENTS = 100_000
 """Nodes plus links in one file."""
 
@@ -133,6 +147,9 @@ class UserFabric(MaterializedFabric):
     host_conf: dict[str, HostConf] = field(default_factory=dict)
     link_shape: dict[tuple[str, int], LinkShape] = field(default_factory=dict)
     """Keyed by both ends of each shaped link: ``(node, port)``."""
+    declared: str | None = None
+    """The built-in fabric a dcnlab-format file names (``fattree:k=4``) when its graph is not that
+    fabric's: its :attr:`kind` is then ``custom`` (dcnlab's routes would not fit it)."""
 
     @property
     def spec(self) -> str:
@@ -152,26 +169,29 @@ def read_json(path: Path, what: str = "file") -> Any:
     :data:`MAX_FILE_BYTES`, so ``/dev/zero`` is refused too), then refused with a one-line
     :class:`TopologyError` for nesting over :data:`MAX_DEPTH` or a duplicate key."""
     raw = read_bytes(path, what, MAX_FILE_BYTES)
+    shown = show_path(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise TopologyError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        raise TopologyError(f"{shown}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     depth = _max_depth(text)
     if depth > MAX_DEPTH:
-        raise TopologyError(f"{path}: JSON nested {depth} levels deep; valid: at most {MAX_DEPTH}")
+        raise TopologyError(f"{shown}: JSON nested {depth} levels deep; valid: at most {MAX_DEPTH}")
 
     def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for k, v in pairs:
             if k in out:
-                raise TopologyError(f"{path}: key {k!r} appears twice in one object (duplicate name)")
+                raise TopologyError(f"{shown}: key {quote(k)} appears twice in one object (duplicate name)")
             out[k] = v
         return out
 
     try:
         return json.loads(text, object_pairs_hook=no_duplicates)
     except json.JSONDecodeError as e:
-        raise TopologyError(f"{path}: line {e.lineno} column {e.colno}: invalid JSON: {e.msg}") from None
+        raise TopologyError(f"{shown}: line {e.lineno} column {e.colno}: invalid JSON: {e.msg}") from None
+    except ValueError as e:         # a number of more than 4,300 digits
+        raise TopologyError(f"{shown}: {json_value_problem(e)}") from None
 
 
 def _max_depth(text: str) -> int:
@@ -210,8 +230,14 @@ def detect_format(data: Any) -> str:
 
 
 def looks_like_file(arg: str) -> bool:
-    """Whether a ``dcnlab run`` argument names a topology file rather than a fabric spec."""
-    return arg.endswith(".json") or "/" in arg or Path(arg).is_file()
+    """Whether a ``dcnlab run`` argument names a topology file rather than a fabric spec: a ``.json`` name,
+    a path with ``/``, or anything by that name that is not a directory (a FIFO or a symlink loop is then
+    refused as what it is, not taken for a spec)."""
+    try:
+        there = os.path.lexists(arg) and not os.path.isdir(arg)
+    except ValueError:              # an embedded NUL
+        there = False
+    return arg.endswith(".json") or "/" in arg or there
 
 
 def load_topology(path: str | Path, base: str | Path | None = None) -> UserFabric:
@@ -230,8 +256,8 @@ def load_topology(path: str | Path, base: str | Path | None = None) -> UserFabri
     elif fmt == "p4app":
         fabric = _from_p4app(ctx, data)
     else:
-        keys = ", ".join(sorted(data)) if isinstance(data, dict) else type(data).__name__
-        raise TopologyError(f"{path}: not a topology file (top level: {keys or 'empty'}); valid: dcnlab's export "
+        keys = _keys(data) if isinstance(data, dict) else type(data).__name__
+        raise TopologyError(f"{show_path(path)}: not a topology file (top level: {keys or 'empty'}); valid: dcnlab's export "
                             f"(nodes, links, hosts), the tutorials' topology.json (hosts, switches, links) or "
                             f"p4-utils' p4app.json (topology)")
     _check(ctx, fabric)
@@ -250,7 +276,9 @@ class _Ctx:
         return self.path.parent
 
     def fail(self, element: str, what: str) -> TopologyError:
-        return TopologyError(f"{self.path}: {element}: {what}")
+        """The error ``FILE: ELEMENT: WHAT``; user text in ``element`` (a name) is escaped and cut, and
+        ``what`` quotes user text through :func:`~dcnlab.topos.inputs.quote` (escaped again, as a net)."""
+        return TopologyError(f"{show_path(self.path)}: {escape(element, 120)}: {escape(what, 600)}")
 
     def obj(self, value: Any, element: str) -> dict[str, Any]:
         if not isinstance(value, dict):
@@ -264,24 +292,36 @@ class _Ctx:
 
     def text(self, value: Any, element: str) -> str:
         if not isinstance(value, str) or not value:
-            raise self.fail(element, f"expected a non-empty string, got {_kind(value)}")
+            got = "an empty string" if value == "" else _kind(value)
+            raise self.fail(element, f"expected a non-empty string, got {got}")
         return value
 
     def name(self, value: Any, element: str) -> str:
+        """A node name (:func:`dcnlab.topos.fieldchecks.name_problem`); its ports are checked later
+        (:func:`_check_ifnames`)."""
         name = self.text(value, element)
-        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,9}", name):
-            raise self.fail(element, f"node name {name!r} is invalid; valid: a letter, then up to 9 letters, "
-                                     f"digits or '_' (it becomes part of interface names of at most 15 characters)")
+        why = fc.name_problem(name)
+        if why is not None:
+            raise self.fail(element, f"node name {quote(name)} {why}; valid: {fc.NAME_RULE}")
         return name
+
+    def port(self, value: Any, element: str) -> int:
+        """A port number: an integer in 0..510 (:func:`dcnlab.topos.fieldchecks.port_problem`)."""
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(element, f"{quote(value)} is not a port; valid: an integer in {fc.PORT_RULE}")
+        why = fc.port_problem(value)
+        if why is not None:
+            raise self.fail(element, why)
+        return value
 
     def number(self, value: Any, element: str, lo: float, hi: float, unit: str) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
-            raise self.fail(element, f"{value!r} is not a number in {lo:g}..{hi:g} {unit}")
+            raise self.fail(element, f"{quote(value)} is not a number in {lo:g}..{hi:g} {unit}")
         return float(value)
 
     def integer(self, value: Any, element: str, lo: int, hi: int) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise self.fail(element, f"{value!r} is not an integer in {lo}..{hi}")
+            raise self.fail(element, f"{quote(value)} is not an integer in {lo}..{hi}")
         return value
 
     def commands(self, host: dict[str, Any], element: str) -> tuple[str, ...]:
@@ -290,21 +330,22 @@ class _Ctx:
                      for c in self.lst(host.get("commands", []), f"{element} commands"))
 
     def file(self, value: Any, element: str) -> Path:
-        p = Path(self.text(value, element)).expanduser()
-        if not p.is_absolute():
-            where = [b / p for b in (self.first, self.base) if b is not None]
-            p = next((w for w in where if w.is_file()), where[0])
-        p = p.resolve()
-        if not p.is_file():
-            raise self.fail(element, f"file {p} does not exist")
-        return p
+        """A file the topology file names: absolute, or relative to :attr:`first` (if given), then to the
+        file's directory; it must be a readable regular file (a directory, a FIFO, a symlink loop is
+        named as such, and every path tried is named). Returned with symbolic links resolved."""
+        text = self.text(value, element)
+        try:
+            return locate(text, [b for b in (self.first, self.base) if b is not None], MAX_INPUT_BYTES)
+        except UserError as e:
+            raise self.fail(element, str(e)) from None
 
     def delay(self, value: Any, element: str) -> float:
         """A delay in ms: a number (ms) or a string with a unit (``2ms``, ``500us``, ``0.1s``)."""
         if isinstance(value, str):
             m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|us|s)?\s*", value)
             if m is None:
-                raise self.fail(element, f"delay {value!r} is invalid; valid: e.g. 2ms, 500us, 0.1s or a number of ms")
+                raise self.fail(element, f"delay {quote(value)} is invalid; valid: e.g. 2ms, 500us, 0.1s or a number "
+                                         f"of ms")
             scale = {"ms": 1.0, "us": 1e-3, "s": 1e3, None: 1.0}[m.group(2)]
             value = float(m.group(1)) * scale
         return self.number(value, element, 0, 10_000, "ms")
@@ -315,20 +356,31 @@ def _kind(value: Any) -> str:
         type(value), "a number")
 
 
+def _keys(obj: dict[str, Any], most: int = 8) -> str:
+    """An object's keys for a message: quoted, at most ``most`` of them."""
+    keys = sorted(obj)
+    return ", ".join(quote(k, 40) for k in keys[:most]) + (f" and {len(keys) - most} more" if len(keys) > most
+                                                           else "")
+
+
 def _ip(ctx: _Ctx, value: Any, element: str) -> tuple[str, int]:
     """``10.0.1.1/24`` or ``10.0.1.1`` -> (address, prefix length; 32 when none is given)."""
     text = ctx.text(value, element)
     try:
         iface = ipaddress.IPv4Interface(text)
     except ValueError:
-        raise ctx.fail(element, f"{text!r} is not an IPv4 address (e.g. 10.0.1.1/24)") from None
+        raise ctx.fail(element, f"{quote(text)} is not an IPv4 address (e.g. 10.0.1.1/24)") from None
     return str(iface.ip), iface.network.prefixlen
 
 
 def _mac(ctx: _Ctx, value: Any, element: str) -> str:
+    """A host's (or a gateway's) MAC: unicast and not all-zero."""
     text = ctx.text(value, element)
     if not _MAC.fullmatch(text):
-        raise ctx.fail(element, f"{text!r} is not a MAC address (e.g. 08:00:00:00:01:11)")
+        raise ctx.fail(element, f"{quote(text)} is not a MAC address (e.g. 08:00:00:00:01:11)")
+    why = fc.mac_problem(text.lower())
+    if why is not None:
+        raise ctx.fail(element, why)
     return text.lower()
 
 
@@ -354,13 +406,13 @@ class _Builder:
         b = cls(ctx)
         for names, role in ((switches, Role.SWITCH), (hosts, Role.HOST)):
             for name in names:
-                el = f"{role.value} {name}"
+                el = f"{role.value} {escape(name, 40)}"
                 b.add(ctx.name(name, el), role, el)
         return b
 
     def add(self, name: str, role: Role, element: str) -> None:
         if name in self.roles:
-            raise self.ctx.fail(element, f"duplicate name {name!r} (already a {self.roles[name].value})")
+            raise self.ctx.fail(element, f"duplicate name {quote(name)} (already a {self.roles[name].value})")
         self.roles[name] = role
         if len(self.roles) > MAX_ELEMENTS:
             raise self.ctx.fail(element, f"more than {MAX_ELEMENTS:,} nodes")
@@ -368,15 +420,16 @@ class _Builder:
     def link(self, a: str, ap: int, b: str, bp: int, element: str, shape: LinkShape | None = None) -> None:
         for n in (a, b):
             if n not in self.roles:
-                raise self.ctx.fail(element, f"unknown node {n!r} (not among the hosts and switches)")
+                raise self.ctx.fail(element, f"unknown node {quote(n)} (not among the hosts and switches)")
         if a == b:
             raise self.ctx.fail(element, f"links {a} to itself")
         ra, rb = self.roles[a], self.roles[b]
         if ra is Role.HOST and rb is Role.HOST:
             raise self.ctx.fail(element, f"links two hosts ({a}, {b}); valid: a host links to a switch")
         for n, p in ((a, ap), (b, bp)):
-            if not 0 <= p < MAX_PORTS:
-                raise self.ctx.fail(element, f"port {p} of {n} is out of range; valid: 0..{MAX_PORTS - 1}")
+            why = fc.port_problem(p)
+            if why is not None:
+                raise self.ctx.fail(element, f"{why.replace('port', f'port of {n}', 1)}")
             if self.roles[n] is Role.HOST and n in self.host_port:
                 raise self.ctx.fail(element, f"host {n} has a second link; valid: one link per host")
             if (n, p) in self.used:
@@ -414,8 +467,23 @@ class _Builder:
             raise self.ctx.fail(f"host {missing}", "has no link")
 
 
+def _check_ifnames(ctx: _Ctx, fabric: UserFabric) -> None:
+    """Every interface named after a node fits Linux's 15 characters: ``NAME-ethN`` of a forwarding
+    node's highest wired port (a host's interface is ``eth0``; its name is held to ``NAME-eth0``)."""
+    highest: dict[str, int] = {}
+    for l in fabric.links():
+        for n, p in ((l.a, l.a_port), (l.b, l.b_port)):
+            highest[n] = max(highest.get(n, 0), p)
+    for node in fabric.nodes():
+        top = highest.get(node.name, 0) if node.forwards else 0
+        why = fc.ifname_problem(node.name, top)
+        if why is not None:
+            raise ctx.fail(f"{node.role.value} {node.name}", f"node name {quote(node.name)}: {why}")
+
+
 def _check(ctx: _Ctx, fabric: UserFabric) -> None:
-    """Whole-fabric checks: unique IPs and MACs, prefix and gateway sanity."""
+    """Whole-fabric checks: interface names, unique IPs and MACs, prefix and gateway sanity."""
+    _check_ifnames(ctx, fabric)
     seen_ip: dict[str, str] = {}
     seen_mac: dict[str, str] = {}
     for h in fabric.host_list:
@@ -424,11 +492,14 @@ def _check(ctx: _Ctx, fabric: UserFabric) -> None:
         if h.mac in seen_mac:
             raise ctx.fail(f"host {h.name}", f"address clash: MAC {h.mac} is also {seen_mac[h.mac]}'s")
         seen_ip[h.ip], seen_mac[h.mac] = h.name, h.name
-        conf = fabric.host_conf.get(h.name)
-        if conf and conf.gateway:
-            net = ipaddress.IPv4Interface(f"{h.ip}/{conf.prefix_len}").network
-            if ipaddress.IPv4Address(conf.gateway) not in net:
-                raise ctx.fail(f"host {h.name}", f"gateway {conf.gateway} is outside its subnet {net}")
+        conf = fabric.host_conf.get(h.name) or HostConf()
+        why = fc.host_ip_problem(h.ip, conf.prefix_len)
+        if why is not None:
+            raise ctx.fail(f"host {h.name} ip", why)
+        if conf.gateway:
+            why = fc.gateway_problem(conf.gateway, h.ip, conf.prefix_len)
+            if why is not None:
+                raise ctx.fail(f"host {h.name} gateway", why)
 
 
 # -- dcnlab ---------------------------------------------------------------------------
@@ -439,9 +510,9 @@ _DCNLAB_HOST_KEYS = {"name", "index", "ip", "mac", "node", "node_port", "prefix_
 
 
 def _unknown(ctx: _Ctx, obj: dict[str, Any], valid: Iterable[str], element: str) -> None:
-    extra = sorted(set(obj) - set(valid))
+    extra = set(obj) - set(valid)
     if extra:
-        raise ctx.fail(element, f"unknown key(s) {', '.join(extra)}; valid: {', '.join(sorted(valid))}")
+        raise ctx.fail(element, f"unknown key(s) {_keys(dict.fromkeys(extra), 5)}; valid: {', '.join(sorted(valid))}")
 
 
 def _shape(ctx: _Ctx, opts: dict[str, Any], element: str, keys: dict[str, str]) -> LinkShape:
@@ -461,7 +532,8 @@ def _switch_conf(ctx: _Ctx, obj: dict[str, Any], element: str) -> SwitchConf:
         return ctx.file(obj[key], f"{element} {key}") if obj.get(key) is not None else None
     program = path("program")
     if program is not None and program.suffix not in (".p4", ".json"):
-        raise ctx.fail(f"{element} program", f"{program.name} is neither a P4 source (.p4) nor a BMv2 JSON (.json)")
+        raise ctx.fail(f"{element} program", f"{quote(program.name)} is neither a P4 source (.p4) nor a BMv2 JSON "
+                                             f"(.json)")
     return SwitchConf(program, path("runtime_json"), path("cli_input"))
 
 
@@ -474,12 +546,12 @@ def _from_dcnlab(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
         el = f"nodes[{i}]"
         n = ctx.obj(raw, el)
         _unknown(ctx, n, _DCNLAB_NODE_KEYS, el)
-        name = ctx.text(n.get("name"), f"{el} name")
+        name = ctx.name(n.get("name"), f"{el} name")
         el = f"node {name}"
         try:
             role = Role(n.get("role"))
         except ValueError:
-            raise ctx.fail(el, f"role {n.get('role')!r} is invalid; valid: host, switch, server") from None
+            raise ctx.fail(el, f"role {quote(n.get('role'))} is invalid; valid: host, switch, server") from None
         b.add(name, role, el)
         label = tuple(ctx.integer(x, f"{el} label", 0, 1 << 30) for x in ctx.lst(n.get("label", []), f"{el} label"))
         declared[name] = Node(name, role, label, ctx.integer(n.get("ports"), f"{el} ports", 0, MAX_PORTS),
@@ -492,8 +564,11 @@ def _from_dcnlab(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
         link = ctx.obj(raw, el)
         _unknown(ctx, link, _DCNLAB_LINK_KEYS, el)
         a, bn = ctx.text(link.get("a"), f"{el} a"), ctx.text(link.get("b"), f"{el} b")
-        ap = ctx.integer(link.get("a_port"), f"{el} a_port", 0, MAX_PORTS - 1)
-        bp = ctx.integer(link.get("b_port"), f"{el} b_port", 0, MAX_PORTS - 1)
+        for end, key in ((a, "a"), (bn, "b")):
+            if end not in declared:
+                raise ctx.fail(f"{el} {key}", f"unknown node {quote(end)} (not among the nodes)")
+        ap = ctx.port(link.get("a_port"), f"{el} a_port")
+        bp = ctx.port(link.get("b_port"), f"{el} b_port")
         el = f"link {a}:{ap}-{bn}:{bp}"
         for end, pt in ((a, ap), (bn, bp)):
             if end in declared and pt >= declared[end].ports:
@@ -506,6 +581,8 @@ def _from_dcnlab(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
         h = ctx.obj(raw, el)
         _unknown(ctx, h, _DCNLAB_HOST_KEYS, el)
         name = ctx.text(h.get("name"), f"{el} name")
+        if name not in b.roles:
+            raise ctx.fail(f"{el} name", f"unknown node {quote(name)} (not among the nodes)")
         el = f"host {name}"
         if b.roles.get(name) is not Role.HOST:
             raise ctx.fail(el, "is not a node of role host")
@@ -516,8 +593,8 @@ def _from_dcnlab(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
         mac = _mac(ctx, h.get("mac"), f"{el} mac")
         node, port = b.host_port[name]
         if (h.get("node"), h.get("node_port")) not in ((None, None), (node, port)):
-            raise ctx.fail(el, f"node/node_port say {h.get('node')}:{h.get('node_port')}, but its link goes to "
-                               f"{node}:{port}")
+            raise ctx.fail(el, f"node/node_port say {quote(h.get('node'), 20)}:{quote(h.get('node_port'), 10)}, "
+                               f"but its link goes to {node}:{port}")
         hosts.append(HostInfo(name, len(hosts), ip, mac, node, port))
         gw = _ip(ctx, h["gateway"], f"{el} gateway")[0] if h.get("gateway") else None
         cmds = ctx.commands(h, el)
@@ -532,9 +609,31 @@ def _from_dcnlab(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
     nodes = [declared[n.name] for n in b.nodes()]
     params = data.get("params") if isinstance(data.get("params"), dict) else {}
     kind = str(data.get("kind") or str(data.get("spec", "custom")).partition(":")[0])
-    fabric = UserFabric(kind, dict(params), nodes, b.links, hosts, data.get("diameter"), source=ctx.path,
-                        format="dcnlab", switch_conf=switch_conf, host_conf=host_conf, link_shape=b.shapes)
+    kind, said = _trusted_kind(kind, params, nodes, b.links, hosts)
+    diameter = None if data.get("diameter") is None else ctx.integer(data["diameter"], "diameter", 0, MAX_ELEMENTS)
+    fabric = UserFabric(kind, dict(params), nodes, b.links, hosts, diameter, source=ctx.path,
+                        format="dcnlab", switch_conf=switch_conf, host_conf=host_conf, link_shape=b.shapes,
+                        declared=said)
     return fabric
+
+
+def _trusted_kind(kind: str, params: dict[str, Any], nodes: list[Node], links: list[Link],
+                  hosts: list[HostInfo]) -> tuple[str, str | None]:
+    """(kind, None) when ``kind`` is no built-in family, or the file's graph is exactly the built-in
+    fabric its kind and params name (dcnlab's routes fit it); else ``("custom", that spec)``."""
+    from dcnlab.topos.limits import SizeLimit
+    from dcnlab.topos.spec import KINDS, parse_spec
+
+    if kind not in KINDS:
+        return kind, None
+    spec = f"{kind}:" + ",".join(f"{k}={v}" for k, v in params.items())
+    try:
+        built = parse_spec(spec, SizeLimit("a topology file names", elements=len(nodes) + len(links)))
+        same = (built.num_hosts() == len(hosts) and set(built.nodes()) == set(nodes)
+                and set(built.links()) == set(links) and set(built.hosts()) == set(hosts))
+    except (UserError, ValueError, TypeError, KeyError):
+        same = False
+    return (kind, None) if same else ("custom", escape(spec, 80))
 
 
 # -- tutorials ------------------------------------------------------------------------
@@ -564,10 +663,11 @@ def _from_tutorials(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
         m = _SWITCH_END.fullmatch(text)
         if m is None:
             if text in switches_in:
-                raise ctx.fail(element, f"switch end {text!r} names no port; valid: {text}-p<port>, e.g. {text}-p1")
-            raise ctx.fail(element, f"unknown node {text!r} (not among the hosts and switches)")
+                raise ctx.fail(element, f"switch end {quote(text)} names no port; valid: {text}-p<port>, e.g. "
+                                        f"{text}-p1")
+            raise ctx.fail(element, f"unknown node {quote(text)} (not among the hosts and switches)")
         if m["node"] not in switches_in:
-            raise ctx.fail(element, f"unknown node {m['node']!r} in {text!r} (not among the switches)")
+            raise ctx.fail(element, f"unknown node {quote(m['node'])} in {quote(text)} (not among the switches)")
         return m["node"], int(m["port"])
 
     for i, raw in enumerate(ctx.lst(data.get("links", []), "links")):
@@ -592,8 +692,9 @@ def _from_tutorials(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
             if "mac" not in h:
                 raise ctx.fail(el, "has an ip but no mac")
             mac = _mac(ctx, h["mac"], f"{el} mac")
-        else:
-            ip, plen, mac = host_ip(i), 8, host_mac(i)
+        else:       # dcnlab's address plan; a MAC the file gives is kept (see the module docstring)
+            ip, plen = host_ip(i), 8
+            mac = _mac(ctx, h["mac"], f"{el} mac") if "mac" in h else host_mac(i)
         cmds = ctx.commands(h, el)
         node, port = b.host_port[name]
         hosts.append(HostInfo(name, i, ip, mac, node, port))
@@ -613,9 +714,10 @@ def _from_p4app(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
     strategy = topo.get("assignment_strategy", "l2")
     auto_gw_arp = topo.get("auto_gw_arp", True)
     if not isinstance(auto_gw_arp, bool):
-        raise ctx.fail("topology auto_gw_arp", f"{auto_gw_arp!r} is not a boolean; valid: true or false")
+        raise ctx.fail("topology auto_gw_arp", f"{quote(auto_gw_arp)} is not a boolean; valid: true or false")
     if strategy not in STRATEGIES:
-        raise ctx.fail("topology assignment_strategy", f"{strategy!r} is invalid; valid: {', '.join(STRATEGIES)}")
+        raise ctx.fail("topology assignment_strategy", f"{quote(strategy)} is invalid; valid: "
+                                                       f"{', '.join(STRATEGIES)}")
     program = None
     for key in ("p4_src", "program"):
         if data.get(key) is not None:
@@ -643,14 +745,15 @@ def _from_p4app(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
             raise ctx.fail(el, f"has {len(link)} items; valid: [a, b] or [a, b, {{options}}]")
         a, bn = ctx.text(link[0], f"{el}[0]"), ctx.text(link[1], f"{el}[1]")
         opts = ctx.obj(link[2], f"{el}[2]") if len(link) == 3 else {}
-        _unknown(ctx, opts, _P4APP_LINK_KEYS, f"link {a}-{bn}")
-        parsed.append((f"link {a}-{bn}", a, bn, opts))
-    reserved = {(n, ctx.integer(o[k], f"{el} {k}", 0, MAX_PORTS - 1)) for el, a, bn, o in parsed
+        el = f"link {escape(a, 40)}-{escape(bn, 40)}"
+        _unknown(ctx, opts, _P4APP_LINK_KEYS, el)
+        parsed.append((el, a, bn, opts))
+    reserved = {(n, ctx.port(o[k], f"{el} {k}")) for el, a, bn, o in parsed
                 for n, k in ((a, "port1"), (bn, "port2")) if k in o}
     for el, a, bn, opts in parsed:
         for n in (a, bn):
             if n not in b.roles:
-                raise ctx.fail(el, f"unknown node {n!r} (not among the hosts and switches)")
+                raise ctx.fail(el, f"unknown node {quote(n)} (not among the hosts and switches)")
 
         def pick_port(n: str, key: str, opts: dict[str, Any] = opts) -> int:
             if key in opts:
