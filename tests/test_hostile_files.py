@@ -308,3 +308,18 @@ def test_hostile_file_is_one_short_escaped_line_and_exit_2(case, tmp_path, monke
 def test_the_campaign_covers_every_item():
     """One table, every class of the issue's items 10-14 (a new hostile file is one more row)."""
     assert len(CASES) == len({c.id for c in CASES}) >= 50
+
+
+def test_every_error_line_is_printed_escaped(capsys, monkeypatch):
+    """The net under every message: whatever a message quotes, the CLI prints no raw control character."""
+    from dcnlab.experiments.argtypes import one_line
+    from dcnlab.topos.errors import UserError
+
+    assert one_line("a\x1b[2Jb\x00c\nd\u202e") == "a\\x1b[2Jb\\x00c | d\\u202e"
+
+    def hostile(args: object) -> int:
+        raise UserError("file \x1b[2J\x1b[H\x07 is bad")
+    monkeypatch.setattr("dcnlab.experiments.run_cmd.cmd_run", hostile)
+    assert main(["run", "\x1b]0;title\x07x.json"]) == 2
+    out, err = capsys.readouterr()
+    assert not CONTROL.search(out + err) and "\\x1b[2J" in err, err

@@ -145,5 +145,5 @@ def test_groups_file(tmp_path):
         bad.write_text(text)
         with pytest.raises(UserError, match=msg):
             load_groups_file(h, bad)
-    with pytest.raises(UserError, match="cannot read it"):
+    with pytest.raises(UserError, match="missing.json.: does not exist"):
         load_groups_file(h, tmp_path / "missing.json")

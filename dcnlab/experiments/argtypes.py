@@ -38,8 +38,11 @@ class Parser(argparse.ArgumentParser):
 
 def one_line(text: str) -> str:
     """``text`` on one line: argparse quotes some user text as given (``unrecognized arguments: a<newline>b``)
-    and a tool's message may span lines; every dcnlab error is one line."""
-    return " | ".join(line.strip() for line in str(text).splitlines() if line.strip()) or str(text).strip()
+    and a tool's message may span lines; every dcnlab error is one line. Any control character left (an
+    ANSI escape, a NUL from a user's file) is printed escaped (:func:`dcnlab.topos.inputs.escape`), never raw."""
+    from dcnlab.topos.inputs import escape
+
+    return escape(" | ".join(line.strip() for line in str(text).splitlines() if line.strip()) or str(text).strip())
 
 
 @dataclass(frozen=True)
