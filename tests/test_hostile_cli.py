@@ -579,7 +579,7 @@ KNOWN: list[tuple[str, list[str], int, str]] = [
     ("9", ["plan", "multicast", "--topo", "midplane:m=100000000000,w=100000000000", "--pattern", "2x2"], 2,
      "plan multicast handles at most"),
     ("9", ["plan", "multicast", "--topo", "fattree:k=4", "--groups", "deep.json"], 2, "JSON nested too deeply"),
-    ("9", ["plan", "multicast", "--topo", "fattree:k=4", "--groups", "/dev/zero"], 2, "larger than 64 MiB"),
+    ("9", ["plan", "multicast", "--topo", "fattree:k=4", "--groups", "/dev/zero"], 2, "not a regular file (a character device)"),
     ("9", ["plan", "aggregation", "--topo", "bcube:n=2,k=20", "--receiver", "v0", "--senders", "random:1000000"], 2,
      "at most 100,000 members"),
     ("9", ["plan", "aggregation", "--topo", "bcube:n=2,k=20", "--receiver", "v0", "--senders", "random:20000"], 0,
