@@ -157,6 +157,18 @@ def test_commands_run_in_the_host_in_order_hosts_at_once(tmp_path, ns, run_id):
     assert "hc7a" in links and len(links.splitlines()) == 3    # lo and the veth pair: the host's, not the machine's
 
 
+def test_more_hosts_than_run_at_once(tmp_path, ns, run_id):
+    hosts = [f"h{i}" for i in range(7)] + ["../odd name"]
+    r = runner(tmp_path, run_id)
+    try:
+        r.run({h: (enter(ns), [f"echo '{h}' >> ran", "echo second >> ran"]) for h in hosts}, parallel=3)
+    finally:
+        r.stop()
+    lines = (tmp_path / "ran").read_text().splitlines()
+    assert sorted(lines) == sorted(hosts + ["second"] * len(hosts))
+    assert (tmp_path / "commands-.._odd_name.log").is_file()
+
+
 @pytest.mark.skipif(shutil.which("mnexec") is None, reason="mnexec (Mininet) not installed")
 def test_mnexec_prefix_enters_the_process_namespace(tmp_path, ns, run_id):
     """The emulation enters a Mininet host with ``mnexec -a PID`` (the host shell's pid)."""

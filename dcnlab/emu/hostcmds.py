@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -50,6 +51,9 @@ OUTPUT_SHOWN = 300
 """Characters of a failed command's output quoted in the error (its end)."""
 STOP_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL at teardown."""
+PARALLEL = 64
+"""Hosts whose commands run at the same time (each running command holds a pidfd)."""
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 class HostCommandError(UserError):
@@ -83,16 +87,18 @@ class HostCommands:
         self._stopped = False
 
     # -- bring-up -------------------------------------------------------------------------------------
-    def run(self, jobs: Mapping[str, tuple[Sequence[str], Sequence[str]]]) -> None:
+    def run(self, jobs: Mapping[str, tuple[Sequence[str], Sequence[str]]], parallel: int = PARALLEL) -> None:
         """Run ``jobs`` (host -> (prefix that enters it, its commands)): each host's commands in order,
-        all hosts at once. Returns when every command has finished; raises :class:`HostCommandError`
-        for the first one that fails or runs past the limit (the others still running are left to
-        :meth:`stop`)."""
+        up to ``parallel`` hosts at once. Returns when every command has finished; raises
+        :class:`HostCommandError` for the first one that fails or runs past the limit (the others still
+        running are left to :meth:`stop`)."""
         todo = {h: deque(enumerate(cmds)) for h, (_, cmds) in jobs.items() if cmds}
+        waiting = deque(todo)
         sel = selectors.DefaultSelector()
         running: list[_Running] = []
         try:
-            for host in todo:
+            while waiting and len(running) < parallel:
+                host = waiting.popleft()
                 running.append(self._start(host, jobs[host][0], todo[host], sel))
             while running:
                 wait = min(r.deadline for r in running) - time.monotonic()
@@ -113,8 +119,9 @@ class HostCommands:
                         info = None
                     if info is not None and (info.si_code != os.CLD_EXITED or info.si_status != 0):
                         raise HostCommandError(self._failure_message(r, info))
-                    if todo[r.host]:
-                        running.append(self._start(r.host, jobs[r.host][0], todo[r.host], sel))
+                    host = r.host if todo[r.host] else waiting.popleft() if waiting else None
+                    if host is not None:
+                        running.append(self._start(host, jobs[host][0], todo[host], sel))
         finally:
             for r in running:
                 os.close(r.pidfd)
@@ -122,7 +129,7 @@ class HostCommands:
 
     def _start(self, host: str, prefix: Sequence[str], todo: deque, sel: selectors.BaseSelector) -> _Running:
         index, command = todo.popleft()
-        path = self.log_dir / f"commands-{host}.log"
+        path = self.log_dir / f"commands-{_SAFE.sub('_', host)}.log"
         with path.open("ab") as out:
             out.write(f"$ {command}\n".encode(errors="replace"))
             out.flush()
