@@ -11,12 +11,17 @@ with PERMISSION_DENIED "Not primary" unless they carry the primary's election id
 stream open, no election id at all), and FAILED_PRECONDITION "No forwarding pipeline config set
 for this device" before a pipeline is set (GetForwardingPipelineConfig too).
 
-It stores the pipeline (P4Info, device config, cookie) and records every Write. It keeps table
-entries, PRE entries and meter configs with P4Runtime's semantics: INSERT of an existing key
-gives ALREADY_EXISTS, MODIFY or DELETE of a missing key gives NOT_FOUND, and errors carry
-per-update ``p4.v1.Error`` details as BMv2 sends them. It answers Reads of those entities and
-of counter cells that a test sets. It has no gNMI service (clients such as finsy then go on
-without port information, as they do with BMv2 builds without gNMI).
+It stores the pipeline (P4Info, device config, cookie) and records every Write. It checks every
+update as PI does, against the pushed P4Info (:mod:`~dcnlab.controller.runtime.p4info_checks`:
+ids, parameters, value widths, LPM prefixes, ternary masks, ranges, priorities, the actions a
+table allows, default entries) and against what is installed
+(:mod:`~dcnlab.controller.runtime.fake_device`: INSERT of an existing key gives ALREADY_EXISTS,
+MODIFY or DELETE of a missing one NOT_FOUND, a full table UNKNOWN, multicast groups and clone
+sessions with PI's rules), with PI's code and message for each: a Write with a refused update ends
+with UNKNOWN and a ``google.rpc.Status`` holding one ``p4.v1.Error`` per update, as BMv2 sends it.
+It answers Reads as PI does (values without leading zero bytes, "don't care" fields left out),
+and of counter cells that a test sets or a Write wrote. It has no gNMI service (clients such as
+finsy then go on without port information, as they do with BMv2 builds without gNMI).
 
 :mod:`dcnlab.testing` exposes it to a user's tests as pytest fixtures.
 """
@@ -30,37 +35,14 @@ from concurrent import futures
 from dataclasses import dataclass, field
 
 import grpc
-from dcnlab.controller.runtime.proto import code_pb2, p4info_pb2, p4runtime_pb2, p4runtime_pb2_grpc, status_pb2
+from dcnlab.controller.runtime.fake_device import DeviceState
+from dcnlab.controller.runtime.p4info_checks import Refused
+from dcnlab.controller.runtime.proto import code_pb2, p4runtime_pb2, p4runtime_pb2_grpc
+
+_CODES = {c.value[0]: c for c in grpc.StatusCode}
 
 NOT_PRIMARY = "Not primary"
 NO_PIPELINE = "No forwarding pipeline config set for this device"
-
-
-def _key(entity: p4runtime_pb2.Entity) -> tuple:
-    kind = entity.WhichOneof("entity")
-    if kind == "table_entry":
-        te = entity.table_entry
-        match = tuple(sorted(m.SerializeToString(deterministic=True) for m in te.match))
-        return ("table", te.table_id, match, te.priority, te.is_default_action)
-    if kind == "packet_replication_engine_entry":
-        pre = entity.packet_replication_engine_entry
-        if pre.HasField("multicast_group_entry"):
-            return ("mcast", pre.multicast_group_entry.multicast_group_id)
-        return ("clone", pre.clone_session_entry.session_id)
-    if kind == "meter_entry":
-        return ("meter", entity.meter_entry.meter_id, entity.meter_entry.index.index)
-    if kind == "counter_entry":
-        return ("counter", entity.counter_entry.counter_id, entity.counter_entry.index.index)
-    return (kind, entity.SerializeToString(deterministic=True))
-
-
-@dataclass
-class DeviceState:
-    p4info: p4info_pb2.P4Info | None = None
-    device_config: bytes = b""
-    entities: dict[tuple, p4runtime_pb2.Entity] = field(default_factory=dict)
-    counters: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
-    cookie: int | None = None
 
 
 @dataclass(eq=False)
@@ -175,55 +157,23 @@ class _Servicer(p4runtime_pb2_grpc.P4RuntimeServicer):
             if self.s.state.p4info is None:
                 context.abort(grpc.StatusCode.FAILED_PRECONDITION, NO_PIPELINE)
             self.s.write_requests.append(request)
-            errors = []
-            store = self.s.state.entities
-            for u in request.updates:
-                key = _key(u.entity)
-                code, msg = code_pb2.OK, ""
-                if u.type == p4runtime_pb2.Update.INSERT:
-                    if key in store:
-                        code, msg = code_pb2.ALREADY_EXISTS, "Match entry exists, use MODIFY if you wish to change action"
-                    else:
-                        store[key] = u.entity
-                elif u.type == p4runtime_pb2.Update.MODIFY:
-                    if key not in store and key[0] not in ("meter", "counter"):
-                        code, msg = code_pb2.NOT_FOUND, "Cannot find match entry"
-                    else:
-                        store[key] = u.entity
-                elif u.type == p4runtime_pb2.Update.DELETE:
-                    if store.pop(key, None) is None:
-                        code, msg = code_pb2.NOT_FOUND, "Cannot find match entry"
-                errors.append(p4runtime_pb2.Error(canonical_code=code, message=msg))
-            if any(e.canonical_code != code_pb2.OK for e in errors):
-                status = status_pb2.Status(code=code_pb2.UNKNOWN, message="Write failure.")
-                for e in errors:
-                    status.details.add().Pack(e)
-                context.set_trailing_metadata((("grpc-status-details-bin", status.SerializeToString()),))
-                context.abort(grpc.StatusCode.UNKNOWN, "Write failure.")
+            status = self.s.state.write(request)
+        if status.code != code_pb2.OK:     # as PI: the google.rpc.Status in the details, its message as is
+            context.set_trailing_metadata((("grpc-status-details-bin", status.SerializeToString()),))
+            context.abort(_CODES[status.code], status.message)
         return p4runtime_pb2.WriteResponse()
 
     def Read(self, request, context):
         rep = p4runtime_pb2.ReadResponse()
         with self.s.lock:
             self._check_device(request, context)
-            st = self.s.state
-            for want in request.entities:
-                kind = want.WhichOneof("entity")
-                if kind == "counter_entry":
-                    ce = want.counter_entry
-                    for (cid, idx), (pkts, byts) in sorted(st.counters.items()):
-                        if cid == ce.counter_id and (not ce.HasField("index") or ce.index.index == idx):
-                            e = rep.entities.add()
-                            e.counter_entry.counter_id = cid
-                            e.counter_entry.index.index = idx
-                            e.counter_entry.data.packet_count, e.counter_entry.data.byte_count = pkts, byts
-                    continue
-                for ent in st.entities.values():
-                    if ent.WhichOneof("entity") != kind:
-                        continue
-                    if kind == "table_entry" and want.table_entry.table_id not in (0, ent.table_entry.table_id):
-                        continue
-                    rep.entities.add().CopyFrom(ent)
+            if self.s.state.p4info is None:
+                context.abort(grpc.StatusCode.FAILED_PRECONDITION, NO_PIPELINE)
+            try:
+                for want in request.entities:
+                    rep.entities.extend(self.s.state.read(want))
+            except Refused as r:
+                context.abort(_CODES[r.code], r.message)
         yield rep
 
 
