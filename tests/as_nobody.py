@@ -39,7 +39,7 @@ raise SystemExit(main(sys.argv[1:]))
 
 
 def run_cli_as_nobody(argv: Sequence[str], env: dict[str, str] | None = None,
-                      timeout: float = 60) -> subprocess.CompletedProcess[str]:
+                      timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """``dcnlab ARGV`` as nobody (or as the current non-root user), from ``/``; output captured as text."""
     return subprocess.run([sys.executable, "-c", _CHILD, *argv], capture_output=True, text=True,
                           env=env if env is not None else dict(os.environ), cwd="/", timeout=timeout)

@@ -85,7 +85,7 @@ def test_reproduce_emulate_needs_the_toolchain(capsys, monkeypatch):
     from dcnlab.experiments import aggregation_model
     monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): ["p4c not found", "not root"])
     rc, out, err = run(capsys, "reproduce", "aggregation", "--emulate")
-    assert rc == 2 and out == "" and "needs root and the P4 toolchain: p4c not found; not root" in err
+    assert rc == 2 and out == "" and "needs root and p4c: not root; p4c not found" in err
 
 
 def test_reproduce_emulate_hands_its_options_to_the_experiment(capsys, monkeypatch):

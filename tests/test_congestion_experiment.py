@@ -167,7 +167,7 @@ def test_cli_says_which_backend_and_refuses_emulate_without_bmv2(monkeypatch, ca
     monkeypatch.setattr(congestion_cmd, "bmv2_missing", lambda: ["p4c not found"])
     assert cli.main(["reproduce", "congestion", "--emulate", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert "--emulate needs root and the P4 toolchain: p4c not found" in err and len(err.strip().splitlines()) == 1
+    assert "--emulate needs p4c: not found" in err and "root" not in err and len(err.strip().splitlines()) == 1
 
     # the model path itself is tested in test_congestion_cli.py; here only which backend runs and says so
     monkeypatch.setattr(congestion_cmd, "build_scenarios", lambda quick: [])

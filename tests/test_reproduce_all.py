@@ -112,7 +112,7 @@ def test_emulate_on_without_bmv2_is_refused_up_front(capsys, tmp_path, monkeypat
     monkeypatch.setattr(preflight.Needs, "problems", lambda self: ["p4c not found on PATH", "not root"])
     assert main(["reproduce", "all", "--emulate", "on", "--out", str(tmp_path / "y")]) == 2
     err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and "needs root and the P4 toolchain" in err
+    assert len(err.strip().splitlines()) == 1 and "needs root and p4c: not root; p4c not found on PATH" in err
     assert not (tmp_path / "y").exists()
 
 
