@@ -657,7 +657,8 @@ class BenchResult:
             what = "packets/s forwarded" if ph.fan_in == 0 else f"chunks/s aggregated (fan-in {ph.fan_in})"
             extra = "" if ph.fan_in == 0 else f", {self.ratio(ph.fan_in):.2f} x forwarding"
             lines.append(f"  {ph.name:<22} {ph.cpu_us:>7.1f} us/frame  {ph.capacity_pps:>8.0f} {what}{extra}")
-        lines.append(f"  goal (aggregation >= 0.5 x forwarding): {'met' if self.goal_met else 'NOT met'}")
+        from dcnlab.experiments.bench_cmd import verdict
+        lines.append(f"  aggregation against forwarding: {verdict(self.goal_met, '>= 0.5 x at every fan-in')}")
         return lines
 
     def to_json(self) -> dict[str, Any]:

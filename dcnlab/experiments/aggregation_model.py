@@ -592,6 +592,7 @@ def bench(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers {args.workers}: valid: at least 1")
     from dcnlab.experiments import pool
+    from dcnlab.experiments.bench_cmd import verdict
 
     rows: list[dict[str, Any]] = []
     point: dict[str, Any] = {}
@@ -617,7 +618,7 @@ def bench(args: argparse.Namespace) -> int:
     if rows:
         print(f"{'case':<72} {'seconds':>9}")
         for row in rows:
-            goal = (f"  goal <= {row['goal']:.0f} s: {'ok' if row['seconds'] <= row['goal'] else 'MISS'}"
+            goal = (f"  {verdict(row['seconds'] <= row['goal'], '<= {:.0f} s'.format(row['goal']))}"
                     if "goal" in row else "")
             print(f"{row['case']:<72} {row['seconds']:9.2f}{goal}")
         print(f"  the point's rounds used {point['cpu_seconds']:.1f} CPU seconds ({point['cpu_seconds_per_round']:.2f} "

@@ -35,6 +35,8 @@ BENCH_MAX_SWITCHES = 1024
 """The benchmark may bring up more switches than ``dcnlab run``'s default; the machine's memory
 (:func:`dcnlab.emu.options.check_memory`) is the bound that applies first."""
 CHECKS = ("all-pairs", "rules", "both")
+RULES_MISS = "MISS (goal: every entry read back as written and confirmed by a probe)"
+"""A rules check's verdict when it found a problem (its summary on stderr says which)."""
 
 
 @dataclass
@@ -114,7 +116,7 @@ def bring_up(spec: str, program: Path | None = None, check: str = "all-pairs") -
             t1 = time.perf_counter()
             rc = check_rules(net)
             checks["rules"] = CheckTime(time.perf_counter() - t1, rc.probes_sent,
-                                        f"{rc.confirmed}/{rc.entries}" + ("" if rc.ok else " FAIL"),
+                                        f"{rc.confirmed}/{rc.entries}" + ("" if rc.ok else f" {RULES_MISS}"),
                                         " ".join(f"{k}={v:.2f}" for k, v in rc.phases.items())
                                         + f" read={rc.entries_read} planned={rc.probes_planned}")
             if not rc.ok:

@@ -280,13 +280,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(results))
         return 0
-    print(f"{'case':<46} {'switches':>8} {'trees':>5} {'best s':>7} {'worst s':>7}  goal  {'A1/2':>4} {'A3/tree':>7}  "
-          f"phases (best run)")
+    from dcnlab.experiments.bench_cmd import verdict
+    goal = f"<= {BENCH_GOAL_SECONDS:g} s, trees valid"
+    width = len(verdict(False, goal))
+    print(f"{'case':<46} {'switches':>8} {'trees':>5} {'best s':>7} {'worst s':>7}  {'verdict':<{width}}  {'A1/2':>4} "
+          f"{'A3/tree':>7}  phases (best run)")
     for r in results:
-        ok = "ok" if r["seconds"] <= BENCH_GOAL_SECONDS and r["valid"] else "MISS"
+        ok = verdict(r["seconds"] <= BENCH_GOAL_SECONDS and r["valid"], goal)
         phases = ", ".join(f"{k} {v:.2f}" for k, v in r["phases"].items())
         print(f"{r['spec']:<46} {r['switches']:>8,} {r['trees']:>5} {r['seconds']:7.2f} "
-              f"{max(r['runs_seconds']):7.2f}  {ok:<4}  {r['slope']['partition']:4.2f} "
+              f"{max(r['runs_seconds']):7.2f}  {ok:<{width}}  {r['slope']['partition']:4.2f} "
               f"{r['slope']['alg3_per_tree']:7.2f}  {phases}")
     from dcnlab.experiments import cist_scaling as cs
     print(f"A1/2, A3/tree: log-log slope of the time of Algorithm 1 or 2 (partition) and of Algorithm 3 per tree\n"

@@ -398,10 +398,9 @@ def bench(args: argparse.Namespace) -> int:
     print(f"{'pattern':<26} {'algo':<16} {'groups':>6} {'wall s':>8} {'cpu s':>8}")
     for r in rows:
         print(f"{r['pattern']:<26} {r['algo']:<16} {r['groups']:>6} {r['seconds']:>8.2f} {r['cpu_seconds']:>8.2f}")
-    ok = "ok" if worst["seconds"] <= GOAL_SECONDS else "MISS"
-    print(f"slowest C-MR4LMS pattern: {worst['seconds']:.2f} s ({worst['pattern']}, {worst['algo']}); "
-          f"goal <= {GOAL_SECONDS:g} s: {ok}")
+    from dcnlab.experiments.bench_cmd import verdict
+    print(f"slowest C-MR4LMS pattern: {worst['seconds']:.2f} s ({worst['pattern']}, {worst['algo']}): "
+          f"{verdict(worst['seconds'] <= GOAL_SECONDS, f'<= {GOAL_SECONDS:g} s')}")
     if speedup is not None:
-        ok = "ok" if speedup >= GOAL_SPEEDUP else "MISS"
-        print(f"MR4LMS-like / C-MR4LMS on {BIG}: {speedup:.0f}x; goal >= {GOAL_SPEEDUP:g}x: {ok}")
+        print(f"MR4LMS-like / C-MR4LMS on {BIG}: {speedup:.0f}x: {verdict(speedup >= GOAL_SPEEDUP, f'>= {GOAL_SPEEDUP:g}x')}")
     return 0
