@@ -236,10 +236,10 @@ CASES = [
     Case("interface-name-too-long-tutorials", lambda d: ["run", str(put(d, "topology.json", {
         "hosts": TUTORIAL["hosts"], "switches": {"sw12345678": {}},
         "links": [["h1", "sw12345678-p1"], ["h2", "sw12345678-p12"]]}))], ("sw12345678-eth12", "at most 15")),
-    Case("port-511-dcnlab", lambda d: dcn(d, lambda x: x["links"][1].update(b_port=511)),
-         ("511", "valid: 0..510")),
+    Case("port-511-dcnlab", lambda d: dcn(d, lambda x: (x["nodes"][0].update(ports=512), x["links"][1].update(b_port=511))),
+         ("node s1 ports", "512 ports reach port 511", "0..510")),
     Case("port-512-dcnlab", lambda d: dcn(d, lambda x: x["links"][1].update(b_port=512)),
-         ("512", "valid: 0..510")),
+         ("b_port", "port 512 is invalid", "valid: 0..510")),
     Case("port-511-tutorials", lambda d: ["run", str(put(d, "topology.json", {**TUTORIAL, "links": [
         ["h1", "s1-p511"], ["h2", "s2-p1"], ["s1-p2", "s2-p2"]]}))], ("511", "valid: 0..510")),
     Case("port-512-p4app", lambda d: (put(d, "prog.p4", "//\n"), ["run", str(put(d, "p4app.json", {**P4APP, "topology": {

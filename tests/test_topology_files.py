@@ -161,3 +161,41 @@ def test_p4app_errors(tmp_path):
     app["topology"]["assignment_strategy"] = "manual"
     with pytest.raises(TopologyError, match="host hostA: has no ip"):
         load_topology(write(tmp_path, "p4app.json", app))
+
+
+def test_tutorials_host_with_a_mac_but_no_ip_keeps_its_mac(tmp_path):
+    """Issue 24 §14: a MAC given without an IP was dropped (the host got the plan's MAC and the file's
+    entries for its MAC matched nothing). It is used, with the plan's address."""
+    data = broken(hosts={"h1": {"mac": "08:00:00:00:01:11"}, "h2": {}, "h3": {"ip": "10.0.3.3/24",
+                                                                            "mac": "08:00:00:00:03:33"}},
+                  switches={"s1": {}, "s2": {}, "s3": {}})
+    f = load_topology(write(tmp_path, "topology.json", data))
+    h1, h2 = f.host(0), f.host(1)
+    assert (h1.ip, h1.mac) == ("10.0.0.1", "08:00:00:00:01:11") and f.host_conf["h1"].prefix_len == 8
+    assert (h2.ip, h2.mac) == ("10.0.0.2", "02:00:00:00:00:02")
+    data["hosts"]["h1"]["mac"] = "ff:ff:ff:ff:ff:ff"
+    with pytest.raises(TopologyError, match="host h1 mac: ff:ff:ff:ff:ff:ff is the broadcast address"):
+        load_topology(write(tmp_path, "topology.json", data))
+
+
+def test_a_builtin_kind_is_kept_only_for_its_own_graph(tmp_path):
+    """An export of fattree:k=4 stays routable by dcnlab; one whose graph was edited (a link removed)
+    becomes a custom fabric that names what it claimed (``dcnlab run`` then asks for a program)."""
+    data = to_dict(parse_spec("fattree:k=4"))
+    assert load_topology(write(tmp_path, "f.json", data)).kind == "fattree"
+    cut = next(i for i, l in enumerate(data["links"]) if not l["a"].startswith("h") and not l["b"].startswith("h"))
+    del data["links"][cut]
+    f = load_topology(write(tmp_path, "f.json", data))
+    assert (f.kind, f.declared) == ("custom", "fattree:k=4")
+    data = to_dict(parse_spec("fattree:k=4"))
+    data["params"] = {"k": 10 ** 6}             # a huge fabric is never built to compare
+    assert load_topology(write(tmp_path, "f.json", data)).kind == "custom"
+
+
+@pytest.mark.parametrize(("name", "port", "ok"), [("s1", 510, True), ("abcdefghij", 9, True),
+                                                  ("abcdefghij", 10, False), ("abcdefghi", 99, True),
+                                                  ("abcdefghi", 100, False), ("abcdefgh", 510, True)])
+def test_interface_names_fit_ifnamsiz_for_the_highest_port(name, port, ok):
+    from dcnlab.topos.fieldchecks import IFNAMSIZ, ifname, ifname_problem, name_problem
+    assert name_problem(name) is None
+    assert (ifname_problem(name, port) is None) == ok == (len(ifname(name, port)) <= IFNAMSIZ)

@@ -65,8 +65,10 @@ def check_routable(fabric) -> None:
 
     if fabric.kind in ROUTERS:
         return
-    declared = getattr(fabric, "declared", None)
+    declared, fmt = getattr(fabric, "declared", None), getattr(fabric, "format", None)
     what = (f"names {declared} but its nodes, links or hosts are not {declared}'s" if declared else
+            f"is a {'p4lang tutorials' if fmt == 'tutorials' else 'p4-utils p4app'} topology that names no program"
+            if fmt in ("tutorials", "p4app") else
             f"is of kind {quote(fabric.kind, 30)}, not one of dcnlab's families ({', '.join(ROUTERS)})")
     raise UserError(f"{escape(fabric.spec)}: the fabric {what}, so dcnlab cannot route it with its own program: it "
                     f"needs a program: give --program FILE.p4 or a program in the file (per switch or top-level)")

@@ -42,7 +42,7 @@ def name_problem(name: str) -> str | None:
     if not NAME.fullmatch(name):
         return "is invalid"
     if len(name) > MAX_NAME:
-        return f"has {len(name)} characters"
+        return "is too long"
     return None
 
 
@@ -62,11 +62,12 @@ def ifname_problem(name: str, highest_port: int) -> str | None:
             f"{highest_port}")
 
 
-def port_problem(port: int) -> str | None:
+def port_problem(port: int, of: str = "") -> str | None:
+    """Why ``port`` (of node ``of``, if given) is no port a link may use, or None."""
     if 0 <= port <= MAX_PORT:
         return None
     what = ("BMv2's drop port" if port == 511 else "beyond v1model's 9-bit ports" if port > 511 else "negative")
-    return f"port {port} is invalid ({what}); valid: {PORT_RULE}"
+    return f"port {port}{f' of {of}' if of else ''} is invalid ({what}); valid: {PORT_RULE}"
 
 
 def mac_problem(mac: str) -> str | None:

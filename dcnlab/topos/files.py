@@ -69,7 +69,7 @@ from typing import Any
 from dcnlab.topos.addressing import host_ip, host_mac
 from dcnlab.topos import fieldchecks as fc
 from dcnlab.topos.errors import UserError
-from dcnlab.topos.inputs import MAX_INPUT_BYTES, escape, json_value_problem, locate, quote, read_bytes, show_path
+from dcnlab.topos.inputs import MAX_INPUT_BYTES, MAX_QUOTE, escape, json_value_problem, locate, quote, read_bytes, show_path
 from dcnlab.topos.model import HostInfo, Link, MaterializedFabric, Node, Role
 
 MAX_FILE_BYTES = 16 << 20
@@ -302,7 +302,8 @@ class _Ctx:
         name = self.text(value, element)
         why = fc.name_problem(name)
         if why is not None:
-            raise self.fail(element, f"node name {quote(name)} {why}; valid: {fc.NAME_RULE}")
+            count = f" ({len(name)} characters)" if len(name) <= MAX_QUOTE else ""     # quote() says it beyond
+            raise self.fail(element, f"node name {quote(name)} {why}{count}; valid: {fc.NAME_RULE}")
         return name
 
     def port(self, value: Any, element: str) -> int:
@@ -427,9 +428,9 @@ class _Builder:
         if ra is Role.HOST and rb is Role.HOST:
             raise self.ctx.fail(element, f"links two hosts ({a}, {b}); valid: a host links to a switch")
         for n, p in ((a, ap), (b, bp)):
-            why = fc.port_problem(p)
+            why = fc.port_problem(p, n)
             if why is not None:
-                raise self.ctx.fail(element, f"{why.replace('port', f'port of {n}', 1)}")
+                raise self.ctx.fail(element, why)
             if self.roles[n] is Role.HOST and n in self.host_port:
                 raise self.ctx.fail(element, f"host {n} has a second link; valid: one link per host")
             if (n, p) in self.used:
@@ -554,7 +555,11 @@ def _from_dcnlab(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
             raise ctx.fail(el, f"role {quote(n.get('role'))} is invalid; valid: host, switch, server") from None
         b.add(name, role, el)
         label = tuple(ctx.integer(x, f"{el} label", 0, 1 << 30) for x in ctx.lst(n.get("label", []), f"{el} label"))
-        declared[name] = Node(name, role, label, ctx.integer(n.get("ports"), f"{el} ports", 0, MAX_PORTS),
+        ports = n.get("ports")
+        if isinstance(ports, int) and not isinstance(ports, bool) and ports > MAX_PORTS:
+            raise ctx.fail(f"{el} ports", f"{ports} ports reach port {ports - 1}; valid: at most {MAX_PORTS} ports, "
+                                          f"numbered {fc.PORT_RULE}")
+        declared[name] = Node(name, role, label, ctx.integer(ports, f"{el} ports", 0, MAX_PORTS),
                               str(n.get("layer", "")))
         conf = _switch_conf(ctx, n, el)
         if conf != SwitchConf():
