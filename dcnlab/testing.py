@@ -4,9 +4,14 @@ dcnlab's in-process fake P4Runtime server (:class:`~dcnlab.controller.runtime.fa
 speaks real gRPC on ``127.0.0.1`` and behaves like one BMv2 switch where a controller can tell:
 arbitration as BMv2's P4Runtime server does it (the highest election id is primary, the others
 are told they are backups; Write and SetForwardingPipelineConfig only from the primary), the
-pipeline (P4Info, device config, cookie), table, multicast, clone-session and meter entries with
-P4Runtime's errors (ALREADY_EXISTS, NOT_FOUND, with per-update details), Reads, and counter cells a
-test sets. Any client works against it: finsy, p4runtime-shell, the tutorials' ``p4runtime_lib``,
+pipeline (P4Info, device config, cookie), table, multicast, clone-session, counter and meter
+entries, and Reads. It checks every write as BMv2's P4Runtime server (PI) does, against the pushed
+P4Info and what is installed: unknown ids, missing or extra action parameters, values wider than
+their field, LPM prefixes, ternary masks, ranges, priorities, actions a table does not allow,
+default entries, full tables, duplicate or missing entries and groups; a refused update gets PI's
+code and message in per-update ``p4.v1.Error`` details (the call ends with UNKNOWN), so a controller
+whose writes pass here does not fail on BMv2 for a reason PI reports. Reads come back in PI's form
+(values without leading zero bytes, "don't care" fields left out). A test can also set counter cells. Any client works against it: finsy, p4runtime-shell, the tutorials' ``p4runtime_lib``,
 dcnlab's own :class:`~dcnlab.controller.runtime.client.SwitchClient`. It does not parse the
 device config, so a test needs only the program's P4Info (``p4c --p4runtime-files``) and any
 bytes for the BMv2 JSON.

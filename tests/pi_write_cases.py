@@ -116,9 +116,10 @@ def mcast(gid: int, *replicas: P.Replica) -> P.Entity:
         multicast_group_entry=P.MulticastGroupEntry(multicast_group_id=gid, replicas=list(replicas))))
 
 
-def clone(sid: int, *replicas: P.Replica, cos: int = 0) -> P.Entity:
+def clone(sid: int, *replicas: P.Replica, cos: int = 0, length: int = 0) -> P.Entity:
     return P.Entity(packet_replication_engine_entry=P.PacketReplicationEngineEntry(
-        clone_session_entry=P.CloneSessionEntry(session_id=sid, replicas=list(replicas), class_of_service=cos)))
+        clone_session_entry=P.CloneSessionEntry(session_id=sid, replicas=list(replicas), class_of_service=cos,
+                                                packet_length_bytes=length)))
 
 
 def rep(port: int | bytes | None, instance: int = 0) -> P.Replica:
@@ -301,6 +302,9 @@ CASES = [
     Case("clone_insert_existing", R, lambda n: [ins(clone(5, rep(2)))], lambda n: [ins(clone(5, rep(1)))]),
     Case("clone_class_of_service", R, lambda n: [ins(clone(5, rep(1), cos=1))]),
     Case("clone_delete_missing", R, lambda n: [dele(clone(5))]),
+    Case("clone_packet_length", R, lambda n: [ins(clone(5, rep(1), length=128))]),
+    Case("clone_then_group_at_reserved_id", R, lambda n: [ins(mcast(32768 + 5, rep(2)))],
+         lambda n: [ins(clone(5, rep(1)))]),
     # pi_checks.p4: scopes, const default, optional, 9-bit keys, full table, const entries
     Case("defaultonly_action_in_entry", X, lambda n: [ins(ex(n, action=act(n.a("PIngress.miss"), (1, b"\x01"))))]),
     Case("defaultonly_action_as_default", X, lambda n: [mod(entry(n.t(EX), (), act(n.a("PIngress.miss"), (1, b"\x05")),

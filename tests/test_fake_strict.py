@@ -80,6 +80,17 @@ def test_a_failed_batch_carries_one_p4_error_per_update_as_pi_sends_it(switch):
         (code_pb2.INVALID_ARGUMENT, "Zero priority for ternary match", "ALL-sswitch-p4org")]
 
 
+def test_a_negative_priority_is_refused_though_pi_would_hand_it_to_bmv2(switch):
+    """Not in the differential table: BMv2 aborts on it (an assertion in its priority conversion)."""
+    s, stub = switch
+    e = write(stub, ins(acl(Names(ROUTER), priority=-5)))
+    status = status_pb2.Status.FromString(dict(e.trailing_metadata())["grpc-status-details-bin"])
+    err = P.Error()
+    status.details[0].Unpack(err)
+    assert err.canonical_code == code_pb2.INVALID_ARGUMENT and "Negative priority" in err.message
+    assert s.table_entries() == []
+
+
 def test_dcnlabs_client_names_pis_code_and_message(switch):
     s, _ = switch
     info = P4Info(ROUTER)

@@ -8,7 +8,8 @@ checked against the P4Info by :mod:`dcnlab.controller.runtime.p4info_checks`; he
 existence rules (ALREADY_EXISTS, NOT_FOUND), the PRE (multicast groups, clone sessions), counters,
 meters, and the limits BMv2 (the target below PI) adds, which PI reports as UNKNOWN "Error when
 ... target": a table holds its P4Info ``size`` entries, a table with ``const entries`` takes none,
-the PRE holds 4,096 groups (clone sessions included) and 4,096 replica nodes, counter and meter
+the PRE holds 4,096 groups (clone sessions included) and 4,096 replica nodes, clone sessions do
+not truncate (``packet_length_bytes`` must be 0), counter and meter
 indexes stop at the P4Info size, a meter's CIR may not exceed its PIR.
 
 Not modelled beyond their ids and duplicates: action profiles and digests. Registers, value sets
@@ -19,8 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dcnlab.controller.runtime.p4info_checks import (INVALID, INVALID_ID, P4Ids, P4InfoChecks, Refused, check_meter_config,
-                                                     to_p4rt)
+from dcnlab.controller.runtime.p4info_checks import INVALID, INVALID_ID, P4Ids, P4InfoChecks, Refused, check_meter_config
 from dcnlab.controller.runtime.proto import code_pb2, p4info_pb2, p4runtime_pb2, status_pb2
 
 U = p4runtime_pb2.Update
@@ -53,6 +53,15 @@ def _replica_port(r: p4runtime_pb2.Replica) -> tuple[int, int, int]:
     if value == 0 or value >= 1 << 31:
         raise Refused(INVALID, "Port must be non-negative.")
     return (3, value, len(r.port))
+
+
+def _session_set(c: p4runtime_pb2.CloneSessionEntry) -> None:
+    """PI's ``PreCloneMgr::session_set`` over BMv2, which does not truncate clones: a packet length
+    (as PI's 16 bits) other than 0 is refused by the target."""
+    if c.class_of_service != 0:
+        raise Refused(code_pb2.UNIMPLEMENTED, "COS for clone sessions not supported yet")
+    if c.packet_length_bytes % (1 << 16):
+        raise Refused(code_pb2.UNKNOWN, "Error when creating clone session in target")
 
 
 def _nodes(replicas) -> dict[int, set]:
@@ -249,15 +258,17 @@ class DeviceState:
             if sid in self.sessions:
                 raise Refused(code_pb2.ALREADY_EXISTS, "Clone session id already exists")
             self._group_create(RESERVED_GROUP + sid, c.replicas)
-            if c.class_of_service != 0:
+            try:
+                _session_set(c)
+            except Refused:
                 del self.groups[RESERVED_GROUP + sid]
-                raise Refused(code_pb2.UNIMPLEMENTED, "COS for clone sessions not supported yet")
+                raise
         elif typ == U.MODIFY:
             if sid not in self.sessions:
                 raise Refused(code_pb2.NOT_FOUND, "Clone session id does not exist")
-            self._group_modify(RESERVED_GROUP + sid, c.replicas)   # PI keeps the replicas if COS fails
-            if config != self.sessions[sid] and c.class_of_service != 0:
-                raise Refused(code_pb2.UNIMPLEMENTED, "COS for clone sessions not supported yet")
+            self._group_modify(RESERVED_GROUP + sid, c.replicas)   # PI keeps the replicas if the rest fails
+            if config != self.sessions[sid]:
+                _session_set(c)
         else:
             if sid not in self.sessions:
                 raise Refused(code_pb2.NOT_FOUND, "Clone session id does not exist")
@@ -388,21 +399,7 @@ class DeviceState:
         else:
             ids = [t.preamble.id for t in ck.p4info.tables]
         if want.is_default_action:
-            out = []
-            for tid in ids:
-                e = p4runtime_pb2.Entity()
-                e.table_entry.table_id, e.table_entry.is_default_action = tid, True
-                if tid in self.defaults:
-                    d = self.defaults[tid]
-                    e.table_entry.controller_metadata, e.table_entry.metadata = d.controller_metadata, d.metadata
-                    data = ck.action_data(d.action.action)
-                    e.table_entry.action.action.action_id = d.action.action.action_id
-                    for pid, value in data.items():
-                        e.table_entry.action.action.params.add(param_id=pid, value=to_p4rt(value))
-                elif ck.tables[tid].initial_default:
-                    e.table_entry.action.action.action_id = ck.tables[tid].initial_default
-                out.append(e)
-            return out
+            return [p4runtime_pb2.Entity(table_entry=ck.default_read_form(tid, self.defaults.get(tid))) for tid in ids]
         wanted = set(ids)
         one = ("table", ck.match_key(ck.tables[want.table_id], want)) if want.table_id and len(want.match) else None
         return [self.read_forms[k] for k, e in self.entities.items()

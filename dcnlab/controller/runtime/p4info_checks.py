@@ -17,7 +17,8 @@ PI's rules in short (all INVALID_ARGUMENT unless said):
 * match: every exact field present; LPM, ternary, optional and range fields omitted for "don't
   care", never given as prefix length 0, mask 0 or the full range; LPM values have no bits past
   the prefix, ternary values none outside the mask, range low <= high; a field once; priority > 0
-  exactly when the table has a ternary, range or optional field;
+  exactly when the table has a ternary, range or optional field (a negative one is refused here
+  only: PI passes it on and BMv2 aborts on an assertion);
 * action: one of the table's actions, not a ``@defaultonly`` one in an entry (PERMISSION_DENIED),
   not a ``@tableonly`` one as default (PERMISSION_DENIED), no default change on a table with a
   const default action (PERMISSION_DENIED); exactly the action's parameters.
@@ -158,6 +159,8 @@ class P4InfoChecks:
             raise Refused(INVALID, "Non-zero priority for non-ternary match")
         if t.needs_priority and te.priority == 0:
             raise Refused(INVALID, "Zero priority for ternary match")
+        if t.needs_priority and te.priority < 0:    # the fake's own check: PI hands it to BMv2, which asserts
+            raise Refused(INVALID, "Negative priority (PI passes it on and BMv2 aborts on it)")
         return (t.id, tuple(key), te.priority if t.needs_priority else 0)
 
     # -- validate_action ------------------------------------------------------------------
@@ -240,15 +243,27 @@ class P4InfoChecks:
                 mf.optional.value = to_p4rt(k[0])
             else:
                 mf.exact.value = to_p4rt(k[0])
+        self._read_action(te, out)
+        return out
+
+    def default_read_form(self, table_id: int, te: p4runtime_pb2.TableEntry | None) -> p4runtime_pb2.TableEntry:
+        """A table's default entry as PI reads it: the one a controller set, else the program's."""
+        out = p4runtime_pb2.TableEntry(table_id=table_id, is_default_action=True)
+        if te is not None:
+            out.controller_metadata, out.metadata = te.controller_metadata, te.metadata
+            self._read_action(te, out)
+        elif self.tables[table_id].initial_default:
+            out.action.action.action_id = self.tables[table_id].initial_default
+        return out
+
+    def _read_action(self, te: p4runtime_pb2.TableEntry, out: p4runtime_pb2.TableEntry) -> None:
         if te.action.WhichOneof("type") == "action":
             a = te.action.action
-            data = self.action_data(a)
             out.action.action.action_id = a.action_id
-            for pid, value in data.items():
+            for pid, value in self.action_data(a).items():
                 out.action.action.params.add(param_id=pid, value=to_p4rt(value))
         else:
             out.action.CopyFrom(te.action)
-        return out
 
 
 def _range_hi(nbits: int) -> bytes:
