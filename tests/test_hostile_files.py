@@ -163,6 +163,7 @@ CASES = [
     Case("topology-symlink-loop", lambda d: ["run", str(loop(d, "t.json"))], ("t.json", "symlink loop")),
     Case("topology-dev-zero", lambda d: ["run", "/dev/zero"], ("/dev/zero", "not a regular file (a character device)")),
     Case("topology-missing", lambda d: ["run", str(d / "none.json")], ("none.json", "does not exist")),
+    Case("topology-home-of-no-user", lambda d: ["run", "~no_such_user_24/t.json"], ("t.json", "does not exist")),
     Case("runtime-json-fifo", lambda d: (fifo(d, "s1.json"), ["run", str(tutorial(d, runtime_json="s1.json"))])[1],
          ("switch s1 runtime_json", "s1.json is not a regular file (a FIFO)")),
     Case("cli-input-fifo", lambda d: (fifo(d, "s1.txt"), ["run", str(tutorial(d, cli_input="s1.txt"))])[1],

@@ -101,12 +101,8 @@ class Lab:
 
 def _path(text: str | Path) -> Path:
     """``text`` as an absolute path, ``~`` expanded where it names a home directory."""
-    p = Path(text)
-    try:
-        p = p.expanduser()
-    except RuntimeError:        # ~user of no user: a relative name like any other
-        pass
-    return p.absolute()
+    from dcnlab.topos.inputs import user_path
+    return user_path(text)
 
 
 def _kind(path: Path) -> int | None:

@@ -84,6 +84,17 @@ def _q(path: str | Path) -> str:
     return repr(s if len(s) <= MAX_PATH_SHOWN else "..." + s[-MAX_PATH_SHOWN:])
 
 
+def user_path(text: str | Path) -> Path:
+    """A path a user typed, absolute, ``~`` expanded where it names a home directory (``~nobody/x`` of no
+    such user stays a relative name, as the shell leaves it, instead of raising RuntimeError)."""
+    p = Path(text)
+    try:
+        p = p.expanduser()
+    except RuntimeError:
+        pass
+    return p.absolute()
+
+
 # -- what a path is ------------------------------------------------------------------------------------
 _KINDS = ((stat.S_ISDIR, "is a directory"), (stat.S_ISFIFO, "is not a regular file (a FIFO)"),
           (stat.S_ISCHR, "is not a regular file (a character device)"),
