@@ -227,7 +227,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("spec", metavar="TOPOLOGY", help="a fabric spec (e.g. fattree:k=4) or a topology file: dcnlab's "
                    "JSON export, the p4lang tutorials' topology.json or p4-utils' p4app.json")
     p.add_argument("--program", metavar="FILE.p4", help="your own v1model program for every switch (default: the "
-                   "topology file's, else dcnlab's); dcnlab then installs no routes of its own")
+                   "topology file's, else dcnlab's, which routes only bcube, fattree, midplane and dragonfly fabrics: "
+                   "a topology file of any other fabric needs a program); dcnlab then installs no routes of its own")
     p.add_argument("--check", nargs="?", const="all-pairs", choices=("all-pairs", "rules", "both"),
                    help="which check to run: all-pairs (one probe per ordered host pair; the default with "
                         "dcnlab's program, and what a bare --check runs with your own program or "
