@@ -247,7 +247,9 @@ def register_bitwidth(info: P4Info, register: str) -> int:
 def resolve(info: P4Info, kind: str, name: object) -> Any:
     """The P4Info table, action or register named ``name`` (full, or its last component when that is
     unambiguous); an unknown one is a message that quotes the name escaped and cut short."""
-    store = {"table": info.tables, "action": info.actions}.get(kind) or info.externs[kind]
+    store: dict[str, Any] = info.tables if kind == "table" else info.actions if kind == "action" else info.externs[kind]
+    if type(name) is str and name in store:
+        return store[name]
     if isinstance(name, str) and len(name) <= 256:
         try:
             return getattr(info, kind)(name)
@@ -263,7 +265,7 @@ def action_params(a: Action, given: dict[str, Any],
                   value: Callable[[Any, int, str], int]) -> tuple[tuple[str, int], ...]:
     """The parameters of action ``a`` from ``given`` (name -> value as the file wrote it): each one of
     the action's, none other (PI refuses a missing or an unknown parameter)."""
-    if len(given) != len(a.params) or any(k not in a.params for k in given):
+    if given.keys() != a.params.keys():
         extra = [k for k in given if k not in a.params]
         if extra:
             raise ValueError(f"action {a.name} has no parameter {show(extra[0])}; valid: "

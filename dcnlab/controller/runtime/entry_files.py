@@ -93,7 +93,8 @@ def _decode(path: Path, text: str) -> Any:
     except json.JSONDecodeError as e:
         raise EntryFileError(f"{where}: line {e.lineno} column {e.colno}: invalid JSON: {e.msg}") from None
     except RecursionError:
-        raise EntryFileError(f"{where}: JSON nested too deeply; valid: entries nest 5 levels at most") from None
+        raise EntryFileError(f"{where}: JSON nested too deeply; valid: the few levels of a runtime JSON "
+                             f"(entries, match, value)") from None
     except _DuplicateKey as e:
         raise EntryFileError(f"{where}: key {quote(e.args[0])} given twice in one object; valid: each key "
                              f"once") from None
