@@ -77,7 +77,7 @@ def test_basic_tunnel_solution_loads_unchanged(tmp_path):
     assert ents[3].params == (("port", 1),)
 
 
-def kinds(match: dict, params: dict | None = None, **extra) -> dict:
+def kinds(match: dict | list, params: dict | None = None, **extra) -> dict:
     return {"table_entries": [{"table": "F.kinds", "match": match, "action_name": "F.set",
                                "action_params": params or {"v": 1, "mac": 0}, "priority": 1, **extra}]}
 
@@ -128,6 +128,8 @@ def test_ipv6_lpm(tmp_path, lpm, want):
     (kinds({"e": "\x00\x07\x00"}), ["'\\x00\\x07\\x00' is not an integer, 0x hex, IPv4, IPv6 or MAC address"]),
     (kinds({"e": -40000}), ["value=-40000 does not fit in 16 bits"]),
     (kinds({"t": [1, 1]}), ["exact match field 'e' is missing"]),
+    (kinds({"e": "::1"}), ["value '::1' is an IPv6 address, for a 128-bit field; this one has 16 bits"]),
+    (kinds([]), ["match: expected an object of field -> value, got a list of 0 item(s)"]),
     (kinds({"e": 1}, priority=None), ["needs a priority"]),
     (kinds({"e": 1}, action_name="F.nop", action_params={}), ["action F.nop is @defaultonly in table F.kinds"]),
     ({"table_entries": [{"table": "F.v6", "default_action": True, "action_name": "F.nop"}]},

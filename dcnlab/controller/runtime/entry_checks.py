@@ -107,6 +107,8 @@ def text_value(text: str, bitwidth: int, what: str = "value") -> int:
         raise ValueError(f"{what} {quote(text)} is not {VALUE_FORMS}")
     if value < 0:
         raise ValueError(f"{what} {quote(text)} does not fit in {bitwidth} bits")
+    if bitwidth != 128 and ":" in text and not _MAC.fullmatch(text):
+        raise ValueError(f"{what} {quote(text)} is an IPv6 address, for a 128-bit field; this one has {bitwidth} bits")
     return _fits(value, bitwidth, what, text)
 
 

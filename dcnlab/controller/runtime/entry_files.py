@@ -151,7 +151,8 @@ def _json_table_entry(info: P4Info, table: Table, e: dict[str, Any]) -> TableEnt
     default = e.get("default_action", False)
     if not isinstance(default, bool):
         raise ValueError(f"default_action {chk.show(default)}: valid: true or false")
-    raw_match = e.get("match") or {}
+    raw_match = e.get("match")
+    raw_match = {} if raw_match is None else raw_match
     if not isinstance(raw_match, dict):
         raise ValueError(f"match: expected an object of field -> value, got {chk.show(raw_match)}")
     if default and raw_match:
