@@ -191,7 +191,8 @@ def test_runtime_json_refuses_what_pi_refuses(tmp_path, data, words):
     ("table_add RIngress.acl RIngress.drop 10.0.9.0&&&255.255.255.0 17&&&0xff =>",
      ["takes 0 parameter(s) (none) and a priority, got 0"]),
     ("table_add RIngress.routes RIngress.drop 10.0.9.0/24 => 5", ["table RIngress.routes has only exact and LPM fields: no priority"]),
-    ("table_add RIngress.acl RIngress.drop 10.0.9.0&&&255.255.255.0 17&&&0xff => 0", ["PRIORITY '0' is not an integer 1..2147483647"]),
+    ("table_add RIngress.acl RIngress.drop 10.0.9.0&&&255.255.255.0 17&&&0xff => -1",
+     ["PRIORITY (BMv2's: the lower wins) '-1' is not an integer 0..2147483646"]),
     ("register_write RIngress.port_hits 0 banana", ["line 1 (register_write): VALUE for RIngress.port_hits (bit<32>) 'banana'",
                                                     "is not an integer"]),
     ("register_write RIngress.port_hits 16 1", ["index 16 out of range for RIngress.port_hits; valid: 0..15"]),
@@ -250,6 +251,18 @@ def test_dont_care_forms_leave_the_field_out(tmp_path):
     ents = [u.entity for u in runtime_json(json_file(tmp_path, data), INFO).updates]
     assert ents[0].match == () and ents[1].match == (("hdr.ipv4.src", (0x0A000900, 0xFFFFFF00)),)
     assert ents[2].match == ()
+
+
+def test_cli_priorities_keep_bmv2s_order(tmp_path):
+    """simple_switch_CLI's priority: the lower wins (BMv2 matches the smallest); P4Runtime's: the higher
+    wins, and PI writes BMv2's priority as 2**31 - 1 - p. Before, ``=> 1`` and ``=> 2`` went to P4Runtime
+    as 1 and 2, so BMv2 matched the two overlapping entries in the opposite order."""
+    got = cli_commands(cli_file(tmp_path, "table_add RIngress.acl RIngress.drop 10.0.0.0&&&255.0.0.0 0&&&0 => 1\n"
+                                          "table_add RIngress.acl RIngress.permit 10.0.9.0&&&255.255.255.0 0&&&0 => 0\n"),
+                       INFO)
+    first, second = (u.entity for u in got.updates)
+    assert second.priority > first.priority              # 0 wins over 1 in BMv2's CLI
+    assert (2**31 - 1 - first.priority, 2**31 - 1 - second.priority) == (1, 0)   # what PI hands BMv2
 
 
 def test_thrift_commands_are_passed_in_the_form_bmv2_reads(tmp_path):

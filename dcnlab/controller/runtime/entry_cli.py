@@ -102,7 +102,9 @@ def _table_add(args: list[str], info: P4Info) -> tuple[TableEntry, int]:
                             f"; table {table.name} has only exact and LPM fields: no priority"))
     priority = 0
     if rules.needs_priority:
-        priority = _int(params, n, "PRIORITY", chk.MAX_PRIORITY, 1)
+        # BMv2's CLI: the lower priority wins; P4Runtime: the higher. PI maps a P4Runtime priority p to
+        # BMv2's MAX - p, so MAX - p here writes the entry BMv2's CLI would have written.
+        priority = chk.MAX_PRIORITY - _int(params, n, "PRIORITY (BMv2's: the lower wins)", chk.MAX_PRIORITY - 1)
     values = chk.action_params(action, dict(zip(action.params, params[:n])), _text)
     return chk.table_entry(info, table, match, action, values, priority, False), rules.size
 

@@ -22,7 +22,9 @@ used (dcnlab compiles the program itself).
 - ``table_add TABLE ACTION MATCH... => PARAM... [PRIORITY]``, ``table_set_default TABLE ACTION PARAM...``.
   Match values as BMv2's CLI writes them: exact ``10`` / ``10.0.1.1`` / ``00:aa:..``, LPM
   ``10.0.1.0/24``, ternary ``VALUE&&&MASK``, range ``LOW->HIGH``; the priority is required for a table
-  with ternary or range fields (as BMv2's CLI requires it) and refused for any other.
+  with ternary or range fields (as BMv2's CLI requires it) and refused for any other. It means what it
+  means to BMv2's CLI, where the lower wins: it becomes the P4Runtime priority ``2**31 - 1 - PRIORITY``,
+  which PI hands to BMv2 as ``PRIORITY`` again. (In runtime JSON, as in P4Runtime, the higher wins.)
 - ``mc_mgrp_create MGID``, ``mc_node_create RID PORT...``, ``mc_node_associate MGID HANDLE``: the
   node handles are 0, 1, ... in the order of ``mc_node_create``, as BMv2 gives them; they become one
   P4Runtime multicast group per MGID with (port, rid) replicas.
