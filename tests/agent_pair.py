@@ -30,8 +30,17 @@ def agent_pair(prefix: str) -> Iterator[tuple[AgentHandle, AgentHandle]]:
 
         a = AgentHandle(HostAddr("a", a_if, "10.0.0.1", mac(a_ns, a_if)), ["ip", "netns", "exec", a_ns])
         b = AgentHandle(HostAddr("b", b_if, "10.0.0.2", mac(b_ns, b_if)), ["ip", "netns", "exec", b_ns])
+        a.netns, b.netns = a_ns, b_ns       # type: ignore[attr-defined]  (for udp_no_ports)
         yield a, b
         a.close()
         b.close()
     finally:
         sh(f"ip netns del {a_ns}; ip netns del {b_ns}")
+
+
+def udp_no_ports(netns: str) -> int:
+    """UDP datagrams that arrived in ``netns`` for a port nothing listened on (``/proc/net/snmp``, Udp NoPorts):
+    how a test knows that datagrams were there before their receiver, without waiting a fixed time."""
+    head, values = [ln.split() for ln in sh(f"ip netns exec {netns} cat /proc/net/snmp").splitlines()
+                    if ln.startswith("Udp:")][:2]
+    return int(values[head.index("NoPorts")])

@@ -115,7 +115,7 @@ Host {alias}-closed
             PRIVSEP_DIR.mkdir(mode=0o755)
             (d / "made-privsep").touch()
         _run("nsenter", f"--net=/run/netns/{ns}", "--", SSHD, "-f", str(d / "sshd_config"), "-E", str(d / "sshd.log"))
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60      # a hang guard: sshd writes its pid file in milliseconds
         while not (d / "sshd.pid").exists() and time.monotonic() < deadline:
             time.sleep(0.02)
         pid = int((d / "sshd.pid").read_text())
@@ -134,7 +134,7 @@ def stop(m: SshdMachine) -> None:
             os.kill(pid, signal.SIGTERM)
         except ProcessLookupError:
             pass
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30      # a hang guard: a SIGTERMed sshd exits in milliseconds
         while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
             time.sleep(0.02)
     subprocess.run(["ip", "netns", "del", m.netns], capture_output=True)

@@ -3,14 +3,13 @@ for missing chunks, host-side merging; and the agent's commands over a veth pair
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from agent_pair import agent_pair
+from agent_pair import agent_pair, udp_no_ports
 from dcnlab.traffic.aggregation_agent import (FRAME_SIZE, HEADER_OFFSET, MAX_VALUE, OVERFLOW, RESULT, RETX, VALUES,
                                        TreeReceiver, TreeSender, chunk_frame, pack_chunk, pack_ctrl, unpack_chunk,
                                        unpack_ctrl)
+from waiting import wait_until
 
 TEMPLATE = bytes(FRAME_SIZE)
 
@@ -132,12 +131,15 @@ def test_a_receiver_that_starts_late_gets_everything_resent(pair):
     a, b = pair
     values = [i * 7 % 1000 for i in range(5 * VALUES)]
     frame = chunk_frame(a.host.mac, b.host.mac, a.host.ip, b.host.ip)
+    missed = udp_no_ports(b.netns)
     a.call({"cmd": "aggregation.send", "job": 3, "tree": 1, "contributor": 0, "values": values, "window": 8,
             "rate_pps": 0, "iface": a.host.iface, "frame": frame.hex()})
-    time.sleep(0.3)
+    # all five chunks reached b before its receiver (b's kernel counted them for a closed port)
+    wait_until(lambda: udp_no_ports(b.netns) - missed >= 5, "the five chunks arrive at b before its receiver")
     b.call({"cmd": "aggregation.recv", "job": 3, "tree": 1, "length": len(values), "host_inputs": 1, "window": 8,
             "rto": 0.2, "senders": [a.host.ip]})
-    assert b.call({"cmd": "aggregation.wait", "job": 3, "timeout": 10}) == {"complete": True, "trees": 1}
+    # the timeout is a hang guard: the resent chunks come in a fraction of a second
+    assert b.call({"cmd": "aggregation.wait", "job": 3, "timeout": 60}) == {"complete": True, "trees": 1}
     (recv,) = b.call({"cmd": "aggregation.stop", "job": 3})["reports"]
     (send,) = a.call({"cmd": "aggregation.stop", "job": 3})["reports"]
     assert recv["result"] == values and recv["requests"] >= 1 and recv["complete"]

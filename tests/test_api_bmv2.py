@@ -7,7 +7,6 @@ import ipaddress
 import json
 import os
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -15,8 +14,19 @@ import pytest
 import dcnlab
 from dcnlab.controller.runtime.client import SwitchClient
 from dcnlab.emu.cleanup import leftovers
+from waiting import wait_until
 
 LAB = Path(__file__).resolve().parent.parent / "examples" / "router-lab"
+
+
+def _captured(cap) -> int:
+    """Frames in a running capture's file so far (tcpdump -U writes each at once; a half-written one is not
+    counted)."""
+    from scapy.utils import rdpcap
+    try:
+        return len(rdpcap(str(cap.path))) if cap.path.stat().st_size > 24 else 0
+    except Exception:  # noqa: BLE001 (a record still being written)
+        return 0
 
 
 @pytest.mark.bmv2
@@ -27,14 +37,14 @@ def test_network_hosts_switches_links_on_a_fattree():
     with dcnlab.Network("fattree:k=4") as net:
         assert set(net.hosts) >= {"h0_0_0", "h3_1_1"} and len(net.switches) == 20
         h1, h2 = net.hosts["h0_0_0"], net.hosts["h3_1_1"]
-        assert " 0% packet loss" in h1.cmd("ping -c 2 -W 1 -i 0.2", h2.ip)
+        assert " 0% packet loss" in h1.cmd("ping -c 2 -W 5 -i 0.2", h2.ip)     # -W: a slow reply is not a lost one
         # scapy frames out of h1, captured in h2; the per-link byte counters show their path
         before = net.link_bytes()
         frames = [Ether(src=h1.mac, dst="02:00:00:00:00:ff") / IP(src=h1.ip, dst=h2.ip) / UDP(sport=4000, dport=5000)
                   / (bytes([i]) * 58) for i in range(5)]     # one flow: one ECMP path
         with h2.pcap(bpf="udp") as cap:
             assert h1.send(frames) == 5
-            time.sleep(0.5)
+            wait_until(lambda: _captured(cap) >= 5, "the five frames in h2's capture")
             got = cap.packets()
         assert sorted(bytes(p[UDP].payload)[0] for p in got) == [0, 1, 2, 3, 4]
         moved = {k: v - before[k] for k, v in net.link_bytes().items() if v - before[k]}
@@ -47,7 +57,7 @@ def test_network_hosts_switches_links_on_a_fattree():
         e.write(-route)
         assert "100% packet loss" in h1.cmd("ping -c 1 -W 1", h2.ip)
         e.write(+route)
-        assert " 0% packet loss" in h1.cmd("ping -c 1 -W 1", h2.ip)
+        assert " 0% packet loss" in h1.cmd("ping -c 1 -W 5", h2.ip)
         with pytest.raises(dcnlab.UserError, match="not an update"):
             e.write(route)
         assert e.read_counter("port_out")
@@ -57,7 +67,7 @@ def test_network_hosts_switches_links_on_a_fattree():
         assert "100% packet loss" in h1.cmd("ping -c 1 -W 1", h2.ip)
         for agg in ("a0_0", "a0_1"):
             net.link("e0_0", agg).restore()
-        assert " 0% packet loss" in h1.cmd("ping -c 2 -W 1", h2.ip)
+        assert " 0% packet loss" in h1.cmd("ping -c 2 -W 5", h2.ip)
         e.set_queue(depth=64, rate_pps=5000)
         # endpoints are recorded in the run directory
         rec = json.loads((net.run_dir / "endpoints.json").read_text())
@@ -102,7 +112,7 @@ def test_grpc_tcp_listens_on_loopback_only_and_hands_over():
             assert len(other.read_table(info, "RIngress.routes")) == 3
         finally:
             other.close()
-        assert " 0% packet loss" in net.hosts["h2"].cmd("ping -c 2 -W 1 -i 0.2", net.hosts["h3"].ip)
+        assert " 0% packet loss" in net.hosts["h2"].cmd("ping -c 2 -W 5 -i 0.2", net.hosts["h3"].ip)
     assert _listeners(os.getpid()) == []
     assert not leftovers()
 

@@ -11,6 +11,7 @@ import pytest
 from dcnlab.traffic import cist_agent as ca
 from dcnlab.traffic import wire
 from dcnlab.traffic.hostctl import AgentError, AgentHandle, HostAddr, call_all
+from waiting import wait_until
 
 SRC_MAC, SRC_IP = "02:00:00:00:00:01", "10.0.0.1"
 
@@ -165,7 +166,7 @@ def test_agents_over_a_veth_pair():
         rep = a.call(req)
         assert rep["frames"] == 150 and rep["seconds"] >= 49 / 500 * 0.99
         a.call(ca.send_request(a_if, frame, [(3, [0, 1, 2])], count=20, mode="stripe"))
-        time.sleep(0.2)
+        wait_until(lambda: b.call({"cmd": "cist.count"})["copies"] >= 150 + 60, "every copy arrives at b")
         assert b.call({"cmd": "cist.count"}) == {"copies": 150 + 60}
         got = b.call({"cmd": "cist.recv_stop", "expect": [["10.0.0.1", 1, 50]], "runs": True})
         s = got["sources"]["10.0.0.1"]

@@ -17,6 +17,7 @@ from dcnlab.experiments import cist_dragonfly as exp
 from dcnlab.topos.dragonfly import Dragonfly
 from dcnlab.traffic import cist_agent as ca
 from dcnlab.traffic.hostctl import call_all
+from waiting import wait_until
 
 pytestmark = pytest.mark.bmv2
 
@@ -76,7 +77,11 @@ def test_broadcast_survives_k_minus_1_failures_and_matches_the_model(tmp_path):
     assert data["ok"] is True and [p["name"] for p in data["phases"]] == names
 
 
-def _broadcast(net, fabric, src: int, streams, count: int, mode: str = "copies", size: int = 200) -> dict:
+def _broadcast(net, fabric, src: int, streams, count: int, mode: str = "copies", size: int = 200,
+               delivered: bool = True) -> dict:
+    """Every other host's record of ``src``'s broadcast. ``delivered``: the test expects every message at every
+    host, so the records are taken once they are all there (a hang guard, not a fixed wait); otherwise
+    (nothing may arrive) after half a second, which a busy machine can only make a weaker check."""
     hosts = list(net.agents)
     handles = [net.agent(h) for h in hosts]
     call_all(handles, [{"cmd": "cist.recv_start"}] * len(handles))
@@ -84,9 +89,20 @@ def _broadcast(net, fabric, src: int, streams, count: int, mode: str = "copies",
     a = net.agent(h.name)
     a.call(ca.send_request(a.host.iface, ca.broadcast_frame(h.mac, h.ip, size), streams, count, rate_pps=50,
                            mode=mode))
-    time.sleep(0.5)
-    reps = call_all(handles, [{"cmd": "cist.recv_stop", "expect": [[h.ip, f, count] for f, _ in streams]}]
-                    * len(handles))
+    expect = [[h.ip, f, count] for f, _ in streams]
+    others = [x for name, x in zip(hosts, handles) if name != h.name]
+
+    def all_there() -> bool:     # every message delivered; in copies mode, every tree's copy of it too
+        reps = call_all(others, [{"cmd": "cist.recv_peek", "expect": expect}] * len(others))
+        recs = [(rep["sources"].get(h.ip, {}).get(str(f), {}), trees) for rep in reps for f, trees in streams]
+        return all(r.get("delivered", 0) >= count and (mode != "copies" or sum(r.get("per_tree", {}).values())
+                                                        >= count * len(trees)) for r, trees in recs)
+
+    if delivered:
+        wait_until(all_there, f"{count} message(s) of each stream from {h.name} at every host")
+    else:
+        time.sleep(0.5)
+    reps = call_all(handles, [{"cmd": "cist.recv_stop", "expect": expect}] * len(handles))
     return {name: rep["sources"].get(h.ip, {}) for name, rep in zip(hosts, reps) if name != h.name}
 
 
@@ -115,6 +131,6 @@ def test_replace_trees_striping_and_removal_on_a_live_fabric():
                    for r in got.values())
 
         dp.remove()   # tree packets now miss tree_replicate and are dropped
-        got = _broadcast(net, fabric, 20, [(1, [0, 1])], 3)
+        got = _broadcast(net, fabric, 20, [(1, [0, 1])], 3, delivered=False)
         assert all(r["1"]["delivered"] == 0 and r["1"]["missing"] == 3 for r in got.values())
         assert all(not net.controller.read_table(sw, "DcnIngress.mcast.tree_replicate") for sw in ("s0_0", "s8_3"))

@@ -43,7 +43,8 @@ def datagram(flow: int, seq: int, size: int = 100) -> bytes:
     return wire.pack(flow, seq, time.time_ns()) + bytes(size - wire.ETH_IP_UDP - wire.HEADER.size)
 
 
-def wait_for(cond, timeout: float = 3.0) -> bool:
+def wait_for(cond, timeout: float = 30.0) -> bool:
+    """Whether ``cond()`` came true; ``timeout`` is a hang guard (what is waited for takes milliseconds)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if cond():
@@ -60,7 +61,7 @@ def test_receiver_reads_tos_counts_marks_and_reflects_one_cn_per_c_marks():
     port, cn_port = free_port(), free_port()
     cn_sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     cn_sock.bind((LO, cn_port))
-    cn_sock.settimeout(2)
+    cn_sock.settimeout(30)        # a hang guard: the CNs follow the marked datagrams at once
     rx = ca.CcReceiver(port, becn_every=3, cn_port=cn_port, epoch=time.time())
     try:
         plain, marked = sender_socket(ECT0), sender_socket(CE)
@@ -90,27 +91,40 @@ def _start(host: ca.CongestionHost, flow: int, port: int, cn_port: int, **kw) ->
     return host.start_flow({k: v for k, v in req.items() if k != "cmd"})
 
 
+def sent_in_a_window(flows: list, packets: int) -> tuple[list[int], float]:
+    """Packets each of ``flows`` sent from now until together at least ``packets`` more, and the window's
+    length as this thread measured it (which contains the senders' window: a bound on the rate over it is
+    independent of the machine's load, which can only make a sender slower)."""
+    t0 = time.monotonic()
+    before = [f.stats()["packets"] for f in flows]
+    assert wait_for(lambda: sum(f.stats()["packets"] for f in flows) - sum(before) >= packets, timeout=60)
+    after = [f.stats()["packets"] for f in flows]
+    return [a - b for a, b in zip(after, before)], time.monotonic() - t0
+
+
 def test_cc_sender_paces_at_the_nic_rate_and_backs_off_on_becns():
+    """Rates as upper bounds over measured windows (a pacer never sends faster; a busy machine only makes it
+    slower), the CC state exactly. How fast the agent really sends is the BMv2 experiments' figure."""
     port, cn_port = free_port(), free_port()
     host = ca.CongestionHost()
     rx = ca.CcReceiver(port, cn_port=cn_port)
     host.receivers[port] = rx
     try:
-        assert _start(host, 9, port, cn_port, params=HcaParams(ccti_increase=30, ccti_timer=2000))["ccti"] == 0
-        time.sleep(1.0)
+        # CCTI_Timer 60 s: it must not fire during the test, however slow the machine
+        assert _start(host, 9, port, cn_port, params=HcaParams(ccti_increase=30, ccti_timer=60000))["ccti"] == 0
+        (sent,), window = sent_in_a_window([host.flows[9]], 100)
         s = host.flows[9].stats()
-        assert 400 <= s["packets"] <= 560 and s["ccti"] == 0 and s["send_errors"] == 0   # 500 packets/s, no CC
+        assert sent <= 500 * window + 3 and s["ccti"] == 0 and s["send_errors"] == 0   # 500 packets/s, no CC
         # the switch's job, by hand: CE-marked packets of flow 9 -> 5 CNs -> CCTI = 5 x 30
         marked = sender_socket(CE)
         for i in range(5):
             marked.sendto(datagram(9, 10**6 + i), (LO, port))
         assert wait_for(lambda: host.flows[9].stats()["becns"] == 5)
         s = host.flows[9].stats()
-        assert s["ccti"] == 150 and sum(b[2] for b in s["bins"]) == 5      # the timer (2 s here) did not fire
-        # CCT[150] x 976.6 = 27.4 ms per aggregate of 4 packets: 146 packets/s instead of the NIC's 500
-        before = host.flows[9].stats()["packets"]
-        time.sleep(1.0)
-        assert 100 <= host.flows[9].stats()["packets"] - before <= 190
+        assert s["ccti"] == 150 and sum(b[2] for b in s["bins"]) == 5      # the timer (60 s here) did not fire
+        # CCT[150] x 976.6 = 27.4 ms per aggregate of 4 packets: at most 146 packets/s instead of the NIC's 500
+        (sent,), window = sent_in_a_window([host.flows[9]], 40)
+        assert sent <= 146 * window + 8, (sent, window)
         up = host.flows[9].update(ccti_increase=7, ccti_timer=2000)
         assert up["ccti_increase"] == 7 and up["ccti_timer"] == 2000
         assert host.flows[9].cc.ccti.params.ccti_increase == 7
@@ -147,14 +161,12 @@ def test_flows_of_one_host_share_its_nic():
         _start(host, 1, port, cn_port, cc=False, nic_pps=400)
         _start(host, 2, port, cn_port, cc=False, nic_pps=400)
         assert len(host.nics) == 1
-        time.sleep(0.3)
-        before = {f: host.flows[f].stats()["packets"] for f in (1, 2)}
-        time.sleep(1.5)
-        sent = {f: host.flows[f].stats()["packets"] - before[f] for f in (1, 2)}
+        sent, window = sent_in_a_window([host.flows[1], host.flows[2]], 400)
     finally:
         host.reset()
-    # one 400 packets/s link for both: about 200 each (the parking lot's shared input port)
-    assert 500 <= sent[1] + sent[2] <= 640 and abs(sent[1] - sent[2]) <= 0.15 * (sent[1] + sent[2]), sent
+    # one 400 packets/s link for both, not 400 each (the parking lot's shared input port), taken in turn: each
+    # flow gets a share (about half; a busy machine may delay one thread for a while, so a quarter at least)
+    assert sum(sent) <= 400 * window + 4 and min(sent) >= 0.25 * sum(sent), (sent, window)
 
 
 def test_dispatch_through_the_agent():
@@ -177,7 +189,7 @@ def test_agent_process_runs_flows_and_receivers_over_json():
         req = ca.flow_start_request(11, LO, port, sport=0, size=200, nic_pps=300,
                                     params=HcaParams(), scale=TimeScale.for_link(1000), epoch=epoch, cn_port=cn_port)
         assert a.call(req)["ok"] is True
-        time.sleep(0.6)
+        assert wait_for(lambda: a.call({"cmd": "congestion.flow_stats", "flow": 11})["packets"] > 100)
         assert a.call({"cmd": "congestion.flow_update", "flow": 11, "ccti_increase": 3})["ccti_increase"] == 3
         stats = a.call({"cmd": "congestion.flow_stats", "flow": 11})
         assert stats["ccti_increase"] == 3 and stats["packets"] > 100

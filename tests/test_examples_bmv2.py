@@ -99,7 +99,7 @@ def test_example_runs_and_prints_what_it_shows(name, tmp_path):
     before = _fabric_interfaces(fabric_of())
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, str(EXAMPLES / f"{name}.py")], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120, env=dict(os.environ, DCNLAB_RUN_ROOT=str(root)))
+                          text=True, timeout=600, env=dict(os.environ, DCNLAB_RUN_ROOT=str(root)))   # a hang guard
     seconds = time.perf_counter() - t0
     out = proc.stdout
     assert proc.returncode == 0, f"exit {proc.returncode}\n{out}\n{proc.stderr[-3000:]}"

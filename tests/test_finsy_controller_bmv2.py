@@ -48,7 +48,7 @@ def test_a_finsy_controller_takes_the_switches_and_carries_traffic(tmp_path, mon
         t1 = time.monotonic()
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 120     # a hang guard: the controller starts and writes in seconds
             while True:      # dcnlab still reads the switches it handed over
                 n = {s: len(net.controller.read_table(s, "RIngress.routes")) for s in ("s1", "s2")}
                 if n == {"s1": 3, "s2": 3}:
@@ -58,7 +58,7 @@ def test_a_finsy_controller_takes_the_switches_and_carries_traffic(tmp_path, mon
                 time.sleep(0.1)
             routed = time.monotonic() - t1
             for src, dst in (("h1", "10.0.3.3"), ("h2", "10.0.1.1"), ("h3", "10.0.2.2")):
-                out = net.hosts[src].cmd(f"ping -c 2 -W 1 -i 0.2 {dst}")
+                out = net.hosts[src].cmd(f"ping -c 2 -W 5 -i 0.2 {dst}")     # -W: a reply may be slow, not lost
                 assert " 0% packet loss" in out, out
             reach = net.reachability()
             assert reach.unreachable == [] and reach.complete, reach.summary()
@@ -66,7 +66,7 @@ def test_a_finsy_controller_takes_the_switches_and_carries_traffic(tmp_path, mon
             print(f"network up {up:.2f} s; finsy controller primary with routes in {routed:.2f} s; {reach.summary()}")
         finally:
             proc.send_signal(signal.SIGTERM)
-            out, err = proc.communicate(timeout=20)
+            out, err = proc.communicate(timeout=60)
     assert "s1: 3 routes installed" in out and "s2: 3 routes installed" in out, out + err
     assert err.count("Channel ready (is_primary=True") == 2, err
     # dcnlab handed the switches over: it says so once, and warns about nothing

@@ -45,25 +45,15 @@ from hypothesis import strategies as st
 
 from dcnlab.experiments.argtypes import Ranged
 from dcnlab.experiments.cli import build_parser, main
+from work_starts import REACHED_WORK, WORK_STARTS
 
-TIME_LIMIT = 30
-"""Seconds per example (the slowest accepted examples, a plot, take about a second)."""
+TIME_LIMIT = 120
+"""Seconds per example: a hang guard, not a benchmark. The slowest examples take about 5 s of CPU on an idle
+machine (``plan cist --plot --fail`` on Dragonfly(1,6,2)), 15 s at load 8 on 2 cores; most take well under
+a second. The slowest five are reported with the counts (:func:`test_campaign_counts`)."""
 MEMORY_CAP = 4 << 30
 """RLIMIT_AS of every child (the parent maps under 1 GiB)."""
-REACHED_WORK = 99
 TOTAL_EXAMPLES = int(os.environ.get("DCNLAB_HOSTILE_EXAMPLES", "2400"))
-WORK_STARTS = (
-    "dcnlab.emu.network.FabricNetwork.start", "dcnlab.emu.cleanup.clean", "dcnlab.p4src.compiler.compile_program",
-    "dcnlab.experiments.bench_emu.bring_up", "dcnlab.experiments.bench_emu.write_rates", "dcnlab.experiments.bench_chaos.run_chaos",
-    "dcnlab.experiments.bench_topo.run", "dcnlab.experiments.aggregation_model.run_tasks", "dcnlab.experiments.aggregation_model.model_rows",
-    "dcnlab.experiments.aggregation_bcube.run", "dcnlab.experiments.aggregation_bcube.bench_dataplane",
-    "dcnlab.experiments.multicast_model.run_all", "dcnlab.experiments.multicast_model._workload",
-    "dcnlab.experiments.multicast_emu.run_experiment", "dcnlab.experiments.congestion_cmd.build_scenarios",
-    "dcnlab.experiments.congestion_emu.run_experiment", "dcnlab.controller.congestion.fluid.simulate",
-    "dcnlab.experiments.cist_cmd.model_case", "dcnlab.experiments.cist_cmd.bench_case", "dcnlab.experiments.cist_dragonfly.run_experiment",
-    "dcnlab.experiments.pool.Cluster.connect",
-)
-"""Where real work starts: each is replaced by a sentinel that ends the child with :data:`REACHED_WORK`."""
 PRELOAD = ("numpy", "matplotlib.pyplot", "networkx", "scipy.sparse.csgraph", "dcnlab.controller.aggregation",
            "dcnlab.controller.multicast.planning", "dcnlab.controller.multicast.workload", "dcnlab.controller.cist",
            "dcnlab.controller.congestion.policy", "dcnlab.controller.congestion.scenarios", "dcnlab.controller.runtime.toolchain",
@@ -474,6 +464,8 @@ class Campaign:
     options: set[tuple[tuple[str, ...], str]] = field(default_factory=set)
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    slowest: list[tuple[float, str]] = field(default_factory=list)
+    """The slowest examples (seconds, argv), reported with the counts: figures, not assertions."""
 
 
 def _files(d: str) -> None:
@@ -523,6 +515,7 @@ def _record(c: Campaign, cmd: Command, inv: Invocation, o: Outcome) -> None:
     c.counts["examples"] += 1
     c.per_command[f"{' '.join(cmd.path)}: {kind}"] += 1
     c.seconds += o.seconds
+    c.slowest = sorted([*c.slowest, (round(o.seconds, 2), " ".join(inv.argv)[:200])], reverse=True)[:SLOWEST_SHOWN]
     c.options |= {(cmd.path, name) for name in inv.options}
     if kind.startswith("FAIL"):
         c.failures.append(f"{kind}: {inv.argv!r} (known bad: {inv.bad}) -> exit {o.status} signal {o.signal} "
@@ -530,6 +523,7 @@ def _record(c: Campaign, cmd: Command, inv: Invocation, o: Outcome) -> None:
     assert not kind.startswith("FAIL"), c.failures[-1]
 
 
+SLOWEST_SHOWN = 5
 PER_COMMAND = max(40, -(-TOTAL_EXAMPLES // len(COMMANDS)))
 
 
@@ -582,7 +576,10 @@ KNOWN: list[tuple[str, list[str], int, str]] = [
     ("9", ["plan", "multicast", "--topo", "fattree:k=4", "--groups", "/dev/zero"], 2, "not a regular file (a character device)"),
     ("9", ["plan", "aggregation", "--topo", "bcube:n=2,k=20", "--receiver", "v0", "--senders", "random:1000000"], 2,
      "at most 100,000 members"),
-    ("9", ["plan", "aggregation", "--topo", "bcube:n=2,k=20", "--receiver", "v0", "--senders", "random:20000"], 0,
+    # a large fabric (BCube(2,20), a million servers) and a large valid request get a plan (2,000 senders: 4 s
+    # idle; 20,000 took 21 s and timed the machine, not the CLI; the draw's cost at the 100,000 limit is
+    # test_random_members_are_drawn_without_a_quadratic_step's)
+    ("9", ["plan", "aggregation", "--topo", "bcube:n=2,k=20", "--receiver", "v0", "--senders", "random:2000"], 0,
      "incast    irs"),
     ("9", ["plan", "aggregation", "--topo", "fattree:k=100", "--receiver", "h0_0_0", "--senders", "h1_0_0", "--algo",
            "optimal"], 2, "optimal: fattree:k=100 has 262,500 nodes"),
@@ -652,13 +649,46 @@ KNOWN: list[tuple[str, list[str], int, str]] = [
 
 @pytest.mark.parametrize("cls, argv, status, needle", KNOWN, ids=[f"{k[0]}:{' '.join(k[1])[:60]}" for k in KNOWN])
 def test_known_hostile_inputs(campaign: Campaign, cls: str, argv: list[str], status: int, needle: str) -> None:
-    """The misbehaviours of the hostile run (classes 8-12): each now a result or one named error, at once."""
+    """The misbehaviours of the hostile run (classes 8-12): each now a result or one named error, before any
+    work (a command that reached its work would end at a sentinel with another status; see work_starts.py).
+    How long each took is not asserted: :data:`TIME_LIMIT` is the hang guard."""
     o = run_forked(argv, campaign.workdir)
     assert o.kind([] if status != 2 else ["expected an error"]) in ("ok", "error"), (o.status, o.err[-800:])
     assert o.status == status and needle in (o.err if status == 2 or "wrote" in needle else o.out), o.err[-800:]
-    # a hang guard, not a benchmark: an error comes at once; a real plan (20,000 senders) may take several
-    # seconds, and three times that on a machine a build keeps busy (25 s seen at load 5 on 2 cores)
-    assert o.seconds < (20 if status == 2 else 90), f"{o.seconds:.1f} s"
+
+
+def test_random_members_are_drawn_without_a_quadratic_step() -> None:
+    """``--senders random:N`` at the 100,000-member limit on a million servers: distinct, outside the excluded,
+    from one pass of candidates (a draw that redrew per member, or kept the picked in a list, would take
+    hours here; it takes a tenth of a second). The alarm is a hang guard, 100x that."""
+    import numpy as np
+
+    from dcnlab.experiments.aggregation_cmd import MAX_MEMBERS, _member_list
+    from dcnlab.topos.spec import parse_spec
+
+    class Counting:
+        def __init__(self) -> None:
+            self.rng, self.calls, self.drawn = np.random.default_rng(0), 0, 0
+
+        def choice(self, n: int, size: int, replace: bool) -> np.ndarray:
+            self.calls, self.drawn = self.calls + 1, self.drawn + size
+            return self.rng.choice(n, size=size, replace=replace)
+
+    fabric = parse_spec("bcube:n=2,k=20")
+    rng = Counting()
+
+    def hung(signum: int, frame: object) -> None:
+        raise TimeoutError("the draw of 100,000 members is still running after the 10-s hang guard")
+
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(10)
+    try:
+        picked = _member_list(fabric, f"random:{MAX_MEMBERS}", "senders", rng, {"v0"})
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert len(picked) == len(set(picked)) == MAX_MEMBERS and "v0" not in picked
+    assert rng.calls <= 2 and rng.drawn <= 2 * (2 * MAX_MEMBERS + 8), (rng.calls, rng.drawn)
 
 
 def test_outputs_name_the_file_of_a_failed_write(tmp_path: os.PathLike) -> None:
@@ -707,12 +737,14 @@ def test_campaign_counts(campaign: Campaign, tmp_path_factory: pytest.TempPathFa
     c = campaign.counts
     summary = {"examples": c["examples"], "ok": c["ok"], "reached_work": c["work"], "clean_errors": c["error"],
                "failures": sum(v for k, v in c.items() if k.startswith("FAIL")),
-               "child_seconds": round(campaign.seconds, 1), "per_command": dict(campaign.per_command)}
+               "child_seconds": round(campaign.seconds, 1), "slowest": campaign.slowest,
+               "per_command": dict(campaign.per_command)}
     path = tmp_path_factory.getbasetemp() / "hostile_cli_counts.json"
     path.write_text(json.dumps(summary, indent=1))
     line = (f"hostile CLI campaign: {summary['examples']} examples, {summary['ok']} ok, {summary['reached_work']} "
             f"reached work, {summary['clean_errors']} clean errors, {summary['failures']} failures, "
-            f"{summary['child_seconds']} s in children ({path})")
+            f"{summary['child_seconds']} s in children, the slowest {campaign.slowest[0][0] if campaign.slowest else 0} s "
+            f"({path})")
     with capsys.disabled():         # shown with or without -s
         print(f"\n{line}")
     missing = [(" ".join(cmd.path), o.flag or o.dest) for cmd in COMMANDS for o in (*cmd.options, *cmd.positionals)

@@ -11,6 +11,7 @@ import pytest
 from dcnlab.traffic import multicast_agent as ma
 from dcnlab.traffic import wire
 from dcnlab.traffic.agent import Agent
+from waiting import wait_until
 
 
 def _payload(mgid: int, color: int, flow: int, seq: int, kind: int = ma.KIND_MULTICAST) -> bytes:
@@ -93,13 +94,12 @@ def test_agent_dispatch_over_a_real_socket():
         tx.sendto(_payload(3, 0, 1, seq), ("127.0.0.1", port))
         tx.sendto(_payload(4, 0, 1, seq), ("127.0.0.1", port))
     tx.close()
-    deadline = time.time() + 5
-    while time.time() < deadline:
+    def arrived() -> bool:
         peek = agent.handle({"cmd": "multicast.recv_peek", "port": port})
-        if peek["groups"].get("3", {}).get("127.0.0.1", {}).get("1", {}).get("copies") == 8 and \
-                peek["filtered"].get("4", {}).get("127.0.0.1", {}).get("1") == 4:
-            break
-        time.sleep(0.02)
+        return peek["groups"].get("3", {}).get("127.0.0.1", {}).get("1", {}).get("copies") == 8 and \
+            peek["filtered"].get("4", {}).get("127.0.0.1", {}).get("1") == 4
+
+    wait_until(arrived, "8 copies of group 3 and 4 filtered datagrams of group 4")
     rep = agent.handle({"cmd": "multicast.recv_stop", "port": port, "expect": [[3, "127.0.0.1", 1, 4]]})
     s = rep["groups"]["3"]["127.0.0.1"]["1"]
     assert (s["copies"], s["delivered"], s["dups"], s["missing"]) == (8, 4, 4, 0)

