@@ -193,6 +193,8 @@ class Case:
     atomicity: int = P.WriteRequest.CONTINUE_ON_ERROR
     read: str | None = None
     """A table whose entries are read back after the probe (compared between the fake and BMv2)."""
+    target: bool = False
+    """BMv2 below PI refuses it (a full table, an index past the end, ...): PI's frontend alone passes it."""
 
 
 R, X = "router", "pi_checks"
@@ -274,7 +276,7 @@ CASES = [
     Case("counter_data_without_direct_counter", R, lambda n: [ins(route(n, counter_data=P.CounterData()))]),
     Case("meter_config_without_direct_meter", R, lambda n: [ins(route(n, meter_config=P.MeterConfig()))]),
     Case("udp_ports_full", R, lambda n: [ins(udp(n, 5000, 5000))],
-         lambda n: [ins(udp(n, i, i)) for i in range(64)]),
+         lambda n: [ins(udp(n, i, i)) for i in range(64)], target=True),
     Case("batch_mixed", R, lambda n: [ins(route(n)), ins(route(n)), ins(route(n, bytes([10, 0, 3, 0]), action=forward(
         n, (3, b"\x02")))), ins(route(n, bytes([10, 0, 4, 0])))]),
     Case("atomicity_rollback", R, lambda n: [ins(route(n))], atomicity=P.WriteRequest.ROLLBACK_ON_ERROR),
@@ -295,14 +297,15 @@ CASES = [
     Case("mcast_port_bytes_empty", R, lambda n: [ins(mcast(1, rep(b"")))]),
     Case("mcast_port_bytes_zero", R, lambda n: [ins(mcast(1, rep(b"\x00")))]),
     Case("mcast_port_five_bytes", R, lambda n: [ins(mcast(1, rep(b"\x00\x00\x00\x00\x01")))]),
-    Case("mcast_groups_full", R, lambda n: [ins(mcast(4097))], lambda n: [ins(mcast(g)) for g in range(1, 4097)]),
+    Case("mcast_groups_full", R, lambda n: [ins(mcast(4097))], lambda n: [ins(mcast(g)) for g in range(1, 4097)],
+         target=True),
     Case("clone_session", R, lambda n: [ins(clone(5, rep(1)))]),
     Case("clone_session_0", R, lambda n: [ins(clone(0, rep(1)))]),
     Case("clone_session_32768", R, lambda n: [ins(clone(32768, rep(1)))]),
     Case("clone_insert_existing", R, lambda n: [ins(clone(5, rep(2)))], lambda n: [ins(clone(5, rep(1)))]),
     Case("clone_class_of_service", R, lambda n: [ins(clone(5, rep(1), cos=1))]),
     Case("clone_delete_missing", R, lambda n: [dele(clone(5))]),
-    Case("clone_packet_length", R, lambda n: [ins(clone(5, rep(1), length=128))]),
+    Case("clone_packet_length", R, lambda n: [ins(clone(5, rep(1), length=128))], target=True),
     Case("clone_then_group_at_reserved_id", R, lambda n: [ins(mcast(32768 + 5, rep(2)))],
          lambda n: [ins(clone(5, rep(1)))]),
     # pi_checks.p4: scopes, const default, optional, 9-bit keys, full table, const entries
@@ -320,7 +323,8 @@ CASES = [
     Case("exact_value_empty_bytes", X, lambda n: [ins(entry(n.t(EX), [exact(n.f(EX, "hdr.eth.dst"), b""),
                                                                       exact(n.f(EX, "hdr.eth.type"), b"")],
                                                             act(n.a("PIngress.drop"))))], read=EX),
-    Case("exact_t_full", X, lambda n: [ins(ex(n, 5))], lambda n: [ins(ex(n, i)) for i in range(1, 5)]),
+    Case("exact_t_full", X, lambda n: [ins(ex(n, 5))], lambda n: [ins(ex(n, i)) for i in range(1, 5)],
+         target=True),
     Case("optional_field", X, lambda n: [ins(entry(n.t(OPT), [optional(n.f(OPT, "hdr.eth.src"), b"\x01"),
                                                               exact(n.f(OPT, "hdr.eth.type"), b"\x08\x00")],
                                                    act(n.a("PIngress.drop")), 1))], read=OPT),
@@ -335,20 +339,22 @@ CASES = [
     Case("range9_omitted_reads_back", X, lambda n: [ins(port9(n, R9, None, 1))], read=R9),
     Case("range9_full_range", X, lambda n: [ins(port9(n, R9, rng(1, b"\x00\x00", b"\x01\xff"), 1))], read=R9),
     Case("const_entries_insert", X, lambda n: [ins(entry(n.t(CONST), [exact(1, b"\x08\x06")],
-                                                         act(n.a("PIngress.drop"))))]),
+                                                         act(n.a("PIngress.drop"))))], target=True),
     Case("const_entries_delete", X, lambda n: [dele(entry(n.t(CONST), [exact(1, b"\x08\x00")]))]),
     # counters, meters, direct counters
     Case("counter_modify", X, lambda n: [mod(counter(n.c("PIngress.hits"), 3, 5, 500))]),
     Case("counter_delete_resets", X, lambda n: [dele(counter(n.c("PIngress.hits"), 3))]),
-    Case("counter_index_8_of_8", X, lambda n: [mod(counter(n.c("PIngress.hits"), 8, 5, 500))]),
+    Case("counter_index_8_of_8", X, lambda n: [mod(counter(n.c("PIngress.hits"), 8, 5, 500))], target=True),
     Case("counter_insert", X, lambda n: [ins(counter(n.c("PIngress.hits"), 0, 1, 1))]),
     Case("counter_without_index", X, lambda n: [mod(counter(n.c("PIngress.hits"), None, 1, 1))]),
     Case("counter_negative_index", X, lambda n: [mod(counter(n.c("PIngress.hits"), -1, 1, 1))]),
     Case("counter_id_of_meter", X, lambda n: [mod(counter(n.c("PIngress.rate"), 0, 1, 1))]),
     Case("meter_modify", X, lambda n: [mod(meter(n.c("PIngress.rate"), 0, 1000, 100, 2000, 200))]),
-    Case("meter_cir_above_pir", X, lambda n: [mod(meter(n.c("PIngress.rate"), 0, 3000, 100, 2000, 200))]),
+    Case("meter_cir_above_pir", X, lambda n: [mod(meter(n.c("PIngress.rate"), 0, 3000, 100, 2000, 200))],
+         target=True),
     Case("meter_negative_cir", X, lambda n: [mod(meter(n.c("PIngress.rate"), 0, -2, 100, 2000, 200))]),
-    Case("meter_index_4_of_4", X, lambda n: [mod(meter(n.c("PIngress.rate"), 4, 1000, 100, 2000, 200))]),
+    Case("meter_index_4_of_4", X, lambda n: [mod(meter(n.c("PIngress.rate"), 4, 1000, 100, 2000, 200))],
+         target=True),
     Case("meter_delete", X, lambda n: [dele(meter(n.c("PIngress.rate"), 0, 1000, 100, 2000, 200))]),
     Case("direct_counter_modify", X, lambda n: [mod(P.Entity(direct_counter_entry=P.DirectCounterEntry(
         table_entry=entry(n.t(CNT), [exact(1, b"\x08\x00")]).table_entry, data=P.CounterData(packet_count=3))))],

@@ -164,7 +164,8 @@ def test_counter_writes_show_in_reads():
         got = {(e.counter_entry.counter_id, e.counter_entry.index.index):
                (e.counter_entry.data.packet_count, e.counter_entry.data.byte_count)
                for e in read(stub, counter(0, None))}
-        assert got == {(n.c("PIngress.hits"), 2): (7, 700), (n.c("PIngress.frames"), 1): (3, 0)}   # frames: packets only
+        # frames counts packets only: PI writes no bytes to it
+        assert got == {(n.c("PIngress.hits"), 2): (7, 700), (n.c("PIngress.frames"), 1): (3, 0)}
 
 
 def _p4runtime_shell_python() -> str | None:

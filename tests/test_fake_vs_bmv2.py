@@ -7,12 +7,18 @@ tests/fixtures/pi_write_statuses.txt. The fake half runs everywhere against that
 of each program, runs every case against it and asserts the recorded answer, and compares what the
 fake reads back with what BMv2 reads back. ``DCNLAB_RECORD_PI_STATUSES=1`` rewrites the table from
 BMv2's answers instead of asserting them (then the fake half says where the fake differs).
+
+A third half runs where PI is installed without BMv2: PI's own gRPC server over PI's dummy target
+(``pi_server_dummy``, see :func:`test_pi_frontend_answers_as_recorded`) gives every answer of the
+table that PI's frontend decides; the cases BMv2 decides below PI (``target=True``) it accepts.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
+import shutil
 import socket
 import subprocess
 
@@ -104,6 +110,49 @@ def test_bmv2_answers_as_recorded(bmv2, fake, recording, case):
     else:
         got, want = same(real, TABLE[case.name])
         assert got == want
+
+
+# -- against PI's frontend alone -------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def pi_frontend(tmp_path_factory):
+    path = os.environ.get("DCNLAB_PI_DUMMY_SERVER") or shutil.which("pi_server_dummy")
+    if not path or not os.access(path, os.X_OK):
+        pytest.skip("no pi_server_dummy (PI's gRPC server over its dummy target): set $DCNLAB_PI_DUMMY_SERVER")
+    log = (tmp_path_factory.mktemp("pi-dummy") / "server.log").open("wb")
+    addr = f"127.0.0.1:{_free_port()}"
+    proc = subprocess.Popen([path, addr], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        with grpc.insecure_channel(addr) as ch:
+            grpc.channel_ready_future(ch).result(timeout=60)
+            yield p4runtime_pb2_grpc.P4RuntimeStub(ch)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_pi_frontend_answers_as_recorded(pi_frontend, case):
+    """PI's frontend code itself, without BMv2. Build its server once where PI is installed (as PI's
+    ``proto/demo_grpc/Makefile.am`` builds ``pi_server_dummy``)::
+
+        g++ -std=c++17 -I/usr/local/include PI/proto/demo_grpc/pi_server_main.cpp -o pi_server_dummy \\
+            -L/usr/local/lib -lpigrpcserver -lpifeproto -lpiprotogrpc -lpiprotobuf -lpiall -lpi_dummy \\
+            $(pkg-config --libs grpc++ protobuf)
+
+    and point ``$DCNLAB_PI_DUMMY_SERVER`` at it. Nothing is read back: the dummy target keeps no entries
+    (and may crash when asked for them)."""
+    got = run(pi_frontend, 0, load_p4info(PROGRAMS[case.program][1]), b"{}", dataclasses.replace(case, read=None))
+    if case.target:
+        assert got.codes == "OK"          # the dummy target takes it; BMv2 refuses it below PI
+    else:
+        mine, want = same(got, TABLE[case.name])
+        assert mine == want
 
 
 @pytest.mark.p4c

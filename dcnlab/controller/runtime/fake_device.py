@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dcnlab.controller.runtime.p4info_checks import INVALID, INVALID_ID, P4Ids, P4InfoChecks, Refused, check_meter_config
+from dcnlab.controller.runtime.p4info_checks import (INVALID, INVALID_ID, P4Ids, P4InfoChecks, Refused,
+                                                     check_meter_config)
 from dcnlab.controller.runtime.proto import code_pb2, p4info_pb2, p4runtime_pb2, status_pb2
 
 U = p4runtime_pb2.Update
