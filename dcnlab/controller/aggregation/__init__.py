@@ -20,8 +20,8 @@ numpy references :mod:`.irs`, :mod:`.unicast` and :func:`.steiner.kmb_reference`
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -31,13 +31,16 @@ from dcnlab.controller.aggregation.forest import Forest
 from dcnlab.controller.aggregation.irs import irs_forest
 from dcnlab.controller.aggregation.labels import LabelSpace
 from dcnlab.controller.aggregation.mib import m2_family
-from dcnlab.controller.aggregation.optimal import bcube_hop_graph, solve
+from dcnlab.controller.aggregation import optimal
+from dcnlab.controller.aggregation.optimal import bcube_hop_graph
+from dcnlab.controller.aggregation.optimal_run import Deadline, solve_by
 from dcnlab.controller.aggregation.shuffle import ReceiverGroup, srs_groups
 from dcnlab.controller.aggregation.steiner import kmb_forest
 from dcnlab.controller.aggregation.tree import AggregationTree, Hop, NodePlan, natural_sorted
 from dcnlab.controller.aggregation.unicast import unicast_forest
 from dcnlab.topos.bcube import BCube
 from dcnlab.topos.errors import UserError
+from dcnlab.topos.inputs import quote
 from dcnlab.topos.fattree import FatTree
 from dcnlab.topos.model import Fabric, Role
 
@@ -73,9 +76,9 @@ def _check_name(fabric: Fabric, name: str, what: str) -> None:
     try:
         node = fabric.node(name)
     except KeyError:
-        raise AggregationError(f"{what} {name!r} is not a {role.value} of {fabric.spec}; valid: {example}") from None
+        raise AggregationError(f"{what} {quote(name)} is not a {role.value} of {fabric.spec}; valid: {example}") from None
     if node.role is not role:
-        raise AggregationError(f"{what} {name!r} is a {node.role.value}; valid: a {role.value} ({example})")
+        raise AggregationError(f"{what} {quote(name)} is a {node.role.value}; valid: a {role.value} ({example})")
 
 
 def resolve(fabric: Fabric, receivers: Sequence[str], senders: Sequence[str]) -> None:
@@ -91,19 +94,28 @@ def resolve(fabric: Fabric, receivers: Sequence[str], senders: Sequence[str]) ->
     for what, names in (("senders", senders), ("receivers", receivers)):
         dup = [x for x, count in Counter(names).items() if count > 1]
         if dup:
-            raise AggregationError(f"{what}: duplicate {', '.join(dup)}; each must appear once")
-    both = set(receivers) & set(senders)
+            shown = ", ".join(dup[:10]) + (f" and {len(dup) - 10:,} more" if len(dup) > 10 else "")
+            raise AggregationError(f"{what}: duplicate {shown}; each must appear once")
+    both = natural_sorted(list(set(receivers) & set(senders)))
     if both:
-        raise AggregationError(f"{', '.join(natural_sorted(list(both)))}: a receiver cannot also be a sender")
+        shown = ", ".join(both[:10]) + (f" and {len(both) - 10:,} more" if len(both) > 10 else "")
+        raise AggregationError(f"{shown}: a receiver cannot also be a sender")
 
 
 def _bcube_hop(fabric: BCube):
-    space = LabelSpace.of(fabric)
+    """``path(child, parent)`` of a one-hop BCube server pair: ``(child, switch, parent)``.
+
+    Plain integer arithmetic per hop: a shuffle asks for one path per hop of every tree (40,000 pairs of
+    BCube(8,5) make 130,000 hops), and numpy's per-call overhead on scalars made this the plan's cost."""
+    n = fabric.n
+    levels = [(d, n ** d) for d in range(fabric.k, -1, -1)]        # the highest digit first
 
     def path(c: str, p: str) -> tuple[str, ...]:
         a, b = int(c[1:]), int(p[1:])
-        level = int(space.differing_dim(a, b))
-        return (c, fabric.switch_name(level, fabric.switch_of(a, level)), p)
+        for level, pw in levels:
+            if (a // pw) % n != (b // pw) % n:
+                return (c, fabric.switch_name(level, fabric.switch_of(a, level)), p)
+        raise AggregationError(f"{c} -> {p} is not a hop of {fabric.spec}")
     return path
 
 
@@ -116,16 +128,23 @@ def _from_forest(fabric: BCube, forest: Forest, algorithm: str, delta: float, re
 
 
 def incast_tree(fabric: Fabric, receiver: str, senders: Sequence[str], algo: str, delta: float = 0.0,
-                seed: int = 0, intra_stage: bool = True, time_limit: float = 300.0) -> AggregationTree:
-    """The ``algo`` aggregation tree from ``senders`` to ``receiver`` (names), measured at ``delta``."""
+                seed: int = 0, intra_stage: bool = True, time_limit: float = 300.0,
+                deadline: Deadline | None = None, checked: bool = False) -> AggregationTree:
+    """The ``algo`` aggregation tree from ``senders`` to ``receiver`` (names), measured at ``delta``.
+
+    ``optimal`` ends by ``deadline`` (default: ``time_limit`` seconds from now): see :func:`optimal_tree`.
+    ``checked``: the caller has checked these members with :func:`resolve` (a shuffle, once for all trees)."""
     delta = check_delta(delta)
     valid = algorithms_for(fabric)
     if algo not in valid:
-        raise AggregationError(f"algorithm {algo!r} does not apply to {fabric.kind}; valid: {', '.join(valid)}")
-    resolve(fabric, [receiver], senders)
+        raise AggregationError(f"algorithm {quote(algo)} does not apply to {fabric.kind}; valid: {', '.join(valid)}")
+    if not checked:
+        resolve(fabric, [receiver], senders)
     senders = list(senders)
+    if algo == "optimal":
+        return optimal_tree(fabric, receiver, senders, delta, seed, deadline or Deadline(time_limit))
     if isinstance(fabric, FatTree):
-        return _fattree_tree(fabric, receiver, senders, algo, delta, time_limit)
+        return _fattree_tree(fabric, receiver, senders, algo, delta)
     assert isinstance(fabric, BCube)
     space = LabelSpace.of(fabric)
     r = int(receiver[1:])
@@ -140,34 +159,77 @@ def incast_tree(fabric: Fabric, receiver: str, senders: Sequence[str], algo: str
     elif algo == "unicast":
         forest, _ = unicast_forest(space, np.array([r]), np.zeros(s.shape[0], np.int64), s, seed=seed)
         info["seed"] = seed
-    elif algo == "kmb":
-        forest = kmb_forest(space, r, s)
     else:
-        if space.N > OPTIMAL_MAX_SERVERS:
-            raise AggregationError(f"optimal: {fabric.spec} has {space.N} servers; valid: at most "
-                                   f"{OPTIMAL_MAX_SERVERS} (e.g. bcube:n=4,k=2)")
-        opt = solve(bcube_hop_graph(fabric.n, fabric.k), r, s.tolist(), delta, time_limit=time_limit)
-        named = {f"v{c}": f"v{p}" for c, p in opt.parent.items()}
-        info.update(status=opt.status, solve_seconds=round(opt.seconds, 3))
-        return AggregationTree.build(fabric.spec, algo, receiver, senders, named, _bcube_hop(fabric), delta,
-                                     info=info)
+        assert algo == "kmb"
+        forest = kmb_forest(space, r, s)
     return _from_forest(fabric, forest, algo, delta, receiver, senders, info)
 
 
 def _fattree_tree(fabric: FatTree, receiver: str, senders: list[str], algo: str, delta: float,
-                  time_limit: float) -> AggregationTree:
-    info: dict[str, object] = {}
-    if algo == "updown":
+                  parent: dict[str, str] | None = None, info: dict[str, object] | None = None) -> AggregationTree:
+    if parent is not None:
+        pass
+    elif algo == "updown":
         parent = ft.updown_tree(fabric, receiver, senders)
     elif algo == "unicast":
         parent = ft.unicast_tree(fabric, receiver, senders)
-    elif algo == "kmb":
-        parent = ft.kmb_tree(fabric, receiver, senders)
     else:
-        parent, opt = ft.optimal_tree(fabric, receiver, senders, delta, time_limit)
-        info.update(status=opt.status, solve_seconds=round(opt.seconds, 3))
+        assert algo == "kmb"
+        parent = ft.kmb_tree(fabric, receiver, senders)
     return AggregationTree.build(fabric.spec, algo, receiver, senders, parent, lambda c, p: (c, p), delta,
                                  aggregates=lambda v: fabric.node(v).role is Role.SWITCH, info=info)
+
+
+FALLBACKS = {"bcube": ("irs", "m2", "unicast"), "fattree": ("updown", "unicast")}
+"""Heuristic trees that ``optimal`` falls back to (the cheapest) when the MILP gives none in time: the ones
+whose time is linear in the senders (KMB is not, and its engine may first need compiling)."""
+
+
+def optimal_tree(fabric: Fabric, receiver: str, senders: list[str], delta: float, seed: int,
+                 deadline: Deadline) -> AggregationTree:
+    """The MILP's tree, ended by ``deadline``: proven optimal, or the best tree found by then with its gap
+    (``info``), or the cheapest of :data:`FALLBACKS` when the MILP gave no better tree in time."""
+    if isinstance(fabric, BCube):
+        if fabric.counts()[Role.SERVER] > OPTIMAL_MAX_SERVERS:
+            raise AggregationError(f"optimal: {fabric.spec} has {fabric.counts()[Role.SERVER]} servers; valid: at "
+                                   f"most {OPTIMAL_MAX_SERVERS} (e.g. bcube:n=4,k=2)")
+        graph, relays = bcube_hop_graph(fabric.n, fabric.k), None
+        name_of = {i: f"v{i}" for i in range(graph.nodes)}
+    else:
+        assert isinstance(fabric, FatTree)
+        graph, relays, names = ft.hop_graph(fabric)
+        name_of = dict(enumerate(names))
+    index = {v: i for i, v in name_of.items()}
+    root, members = index[receiver], [index[x] for x in senders]
+    optimal.check_size(graph, root, members, delta, relays)          # a size error before any work
+    heuristics = [incast_tree(fabric, receiver, senders, a, delta, seed) for a in FALLBACKS[fabric.kind]]
+    best = min(heuristics, key=lambda t: t.cost)
+    reserve = min(1.0, 0.05 + 0.05 * deadline.seconds)               # for the tree's measuring and printing
+    attempt = solve_by(graph, root, members, delta, relays, deadline.end - reserve)
+    opt = attempt.optimum
+    info: dict[str, object] = {"time_limit": deadline.seconds}
+    tree = None
+    if opt is not None:
+        parent = {name_of[c]: name_of[p] for c, p in opt.parent.items()}
+        info.update(status=opt.status, solve_seconds=round(opt.seconds, 3))
+        if isinstance(fabric, BCube):
+            tree = AggregationTree.build(fabric.spec, "optimal", receiver, senders, parent, _bcube_hop(fabric), delta)
+        else:
+            tree = _fattree_tree(fabric, receiver, senders, "optimal", delta, parent)
+        if opt.status != "optimal" and best.cost < tree.cost:
+            info["milp_cost"] = tree.cost
+            tree = None
+    if tree is None:
+        info.update(status=opt.status if opt is not None else "no MILP tree", fallback=best.algorithm)
+        if attempt.why:
+            info["why"] = attempt.why
+        tree = best
+    bound = opt.bound if opt is not None else None
+    if opt is not None and opt.status == "optimal":
+        info.update(gap=0.0, bound=tree.cost)
+    else:
+        info.update(gap=(tree.cost - bound) / tree.cost if bound is not None and tree.cost > 0 else None, bound=bound)
+    return replace(tree, algorithm="optimal", info=info)
 
 
 @dataclass(frozen=True)
@@ -201,26 +263,45 @@ class ShufflePlan:
 
 
 def shuffle_plan(fabric: Fabric, receivers: Sequence[str], senders: Sequence[str], algo: str,
-                 delta: float = 0.0, seed: int = 0, time_limit: float = 300.0) -> ShufflePlan:
-    """The shuffle subgraph of ``algo`` (see :data:`SHUFFLE_ALGORITHMS`), measured at ``delta``."""
+                 delta: float = 0.0, seed: int = 0, time_limit: float = 300.0,
+                 deadline: Deadline | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> ShufflePlan:
+    """The shuffle subgraph of ``algo`` (see :data:`SHUFFLE_ALGORITHMS`), measured at ``delta``.
+
+    ``optimal`` trees share ``deadline`` (default: ``time_limit`` seconds from now): each gets an equal
+    share of the time left when it starts. ``progress(done, total)`` is called after each tree built
+    (the work is one tree per receiver, two for SRS at ``delta > 0``: linear in senders x receivers)."""
     delta = check_delta(delta)
     valid = tuple(a for a in SHUFFLE_ALGORITHMS if a in ("srs", "incast", "none") or a in algorithms_for(fabric))
     if isinstance(fabric, FatTree):
         valid = tuple(a for a in valid if a not in ("srs", "incast"))
     if algo not in valid:
-        raise AggregationError(f"shuffle algorithm {algo!r} does not apply to {fabric.kind}; valid: {', '.join(valid)}")
+        raise AggregationError(f"shuffle algorithm {quote(algo)} does not apply to {fabric.kind}; valid: {', '.join(valid)}")
     resolve(fabric, receivers, senders)
     tree_algo = {"incast": "irs", "none": "unicast", "srs": "irs"}.get(algo, algo)
-    trees = {r: incast_tree(fabric, r, senders, tree_algo, delta, seed, time_limit=time_limit) for r in receivers}
+    deadline = deadline or Deadline(time_limit)
+    total = len(receivers) * (1 + (algo == "srs" and delta != 0.0) + (algo == "none" and isinstance(fabric, FatTree)))
+    built = 0
+
+    def tree(r: str, kind: str, at: float, share: int = 1) -> AggregationTree:
+        nonlocal built
+        t = incast_tree(fabric, r, senders, kind, at, seed, checked=True,
+                        deadline=deadline.share(share) if kind == "optimal" else None)
+        built += 1
+        if progress is not None:
+            progress(built, total)
+        return t
+
+    trees = {r: tree(r, tree_algo, delta, len(receivers) - i) for i, r in enumerate(receivers)}
     if algo == "none":
-        return _no_aggregation(fabric, receivers, senders, delta, trees, seed)
+        return _no_aggregation(fabric, receivers, senders, delta, trees, seed, tree)
     if algo != "srs":
         return _union(fabric, algo, receivers, senders, delta, trees, {r: t.edges for r, t in trees.items()},
                       float(sum(t.cost for t in trees.values())))
     assert isinstance(fabric, BCube)
     space = LabelSpace.of(fabric)
     rec = np.array([int(r[1:]) for r in receivers], dtype=np.int64)
-    zero = trees if delta == 0.0 else {r: incast_tree(fabric, r, senders, "irs", 0.0) for r in receivers}
+    zero = trees if delta == 0.0 else {r: tree(r, "irs", 0.0) for r in receivers}
     groups = srs_groups(space, rec, np.array([zero[r].cost for r in receivers]))
     routes: dict[str, tuple[tuple[str, str], ...]] = {}
     carried: dict[str, AggregationTree] = {}
@@ -255,7 +336,8 @@ def _union(fabric: Fabric, algo: str, receivers: Sequence[str], senders: Sequenc
 
 
 def _no_aggregation(fabric: Fabric, receivers: Sequence[str], senders: Sequence[str], delta: float,
-                    trees: dict[str, AggregationTree], seed: int) -> ShufflePlan:
+                    trees: dict[str, AggregationTree], seed: int,
+                    tree: Callable[[str, str, float], AggregationTree]) -> ShufflePlan:
     """Every flow on its own drawn unicast path: cost and links of all paths, no aggregator."""
     plan = _union(fabric, "none", receivers, senders, delta, trees, {r: t.edges for r, t in trees.items()}, 0.0)
     if isinstance(fabric, BCube):
@@ -269,7 +351,7 @@ def _no_aggregation(fabric: Fabric, receivers: Sequence[str], senders: Sequence[
         cost = float(steps.costs(n).sum())
         links = count_distinct(step_link_keys(space, steps, rec))
     else:  # fat-tree routing is per destination, so the unicast tree is the union of the paths
-        cost = float(sum(incast_tree(fabric, r, senders, "unicast", 1.0).cost for r in receivers))
+        cost = float(sum(tree(r, "unicast", 1.0).cost for r in receivers))
         links = plan.links
     return ShufflePlan(plan.topo, "none", plan.senders, plan.receivers, delta, plan.trees, plan.routes, cost,
                        links, ())

@@ -28,7 +28,8 @@ Algorithms:
   (:class:`dcnlab.controller.routing.fattree.FatTreeRouter`), merged where routes meet; at a shared switch
   the merged flow follows the route of the lowest-indexed sender through it.
 * ``kmb``: networkx ``steiner_tree(..., method="kou")`` on the fabric graph, oriented to the receiver.
-* ``optimal``: :mod:`dcnlab.controller.aggregation.optimal` on the fabric graph, switches as relays.
+* ``optimal``: :mod:`dcnlab.controller.aggregation.optimal` on the fabric graph (:func:`hop_graph`), switches
+  as relays.
 """
 
 from __future__ import annotations
@@ -104,8 +105,8 @@ def kmb_tree(fabric: FatTree, receiver: str, senders: list[str]) -> dict[str, st
     return _orient(t, receiver)
 
 
-def optimal_tree(fabric: FatTree, receiver: str, senders: list[str], delta: float,
-                 time_limit: float = 300.0) -> tuple[dict[str, str], optimal.Optimum]:
+def hop_graph(fabric: FatTree) -> tuple[optimal.HopGraph, np.ndarray, list[str]]:
+    """The fabric as the MILP's hop graph (every link both ways, weight 1), switches as the relays."""
     nodes = sum(fabric.counts().values())      # the bound first, from the counts: k=400 has 16 million nodes
     if nodes > optimal.MAX_NODES:
         raise UserError(f"optimal: {fabric.spec} has {nodes:,} nodes; valid: at most {optimal.MAX_NODES:,} "
@@ -118,8 +119,7 @@ def optimal_tree(fabric: FatTree, receiver: str, senders: list[str], delta: floa
         heads += [index[link.b], index[link.a]]
     hg = optimal.HopGraph(len(names), np.array(tails), np.array(heads), np.ones(len(tails)))
     relays = np.array([fabric.node(v).role is Role.SWITCH for v in names])
-    opt = optimal.solve(hg, index[receiver], [index[s] for s in senders], delta, relays, time_limit)
-    return {names[c]: names[p] for c, p in opt.parent.items()}, opt
+    return hg, relays, names
 
 
 def _orient(tree: nx.Graph, root: str) -> dict[str, str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from dcnlab.controller.aggregation.cost import flows, inputs_count
 from dcnlab.controller.aggregation.forest import InvalidTree
@@ -180,8 +181,10 @@ class AggregationTree:
                    arriving, dict(info or {}))
 
 
+@lru_cache(maxsize=1 << 16)
 def _natural(name: str) -> tuple[object, ...]:
-    """Sort key that orders v2 before v10 and h0_1_0 before h0_10_0."""
+    """Sort key that orders v2 before v10 and h0_1_0 before h0_10_0 (cached: a shuffle sorts the same
+    members once per tree)."""
     out: list[object] = []
     num = ""
     for ch in name:
