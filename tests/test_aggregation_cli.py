@@ -155,3 +155,18 @@ def test_reproduce_json_is_one_object(capsys, tmp_path):
     assert rc == 0 and set(data["results"]) == {"003-k"}
     assert data["results"]["003-k"]["paper"]["srs"] == 32.87
     assert any(line.startswith("Guo Fig. 4(a)") for line in data["table"])
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_shuffle_progress_on_a_terminal_only(capsys, monkeypatch, terminal):
+    """A bar on stderr when stderr is a terminal (after SHUFFLE_PROGRESS_DELAY, here 0); nothing otherwise."""
+    from dcnlab.experiments import aggregation_cmd, progress
+    monkeypatch.setattr(progress, "is_terminal", lambda stream=None: terminal)
+    monkeypatch.setattr(aggregation_cmd, "SHUFFLE_PROGRESS_DELAY", 0.0)
+    rc, out, err = run(capsys, "plan", "aggregation", "--topo", "bcube:n=4,k=2", "--shuffle", "--receivers",
+                       "random:6", "--senders", "random:10", "--json")
+    assert rc == 0 and len(json.loads(out)["receivers"]) == 6
+    if terminal:
+        assert "shuffle trees" in err and "6/6" in err
+    else:
+        assert err == ""

@@ -66,3 +66,28 @@ def test_shuffle_none_equals_unicast_at_delta_one():
     none = shuffle_plan(fabric, r, s, "none")
     assert none.cost == sum(incast_tree(fabric, x, s, "unicast", 1.0).cost for x in r)
     assert none.aggregators == ()
+
+
+@pytest.mark.parametrize("algo,delta,per_receiver", [("srs", 0.0, 1), ("srs", 0.4, 2), ("incast", 0.0, 1),
+                                                    ("none", 0.0, 1)])
+def test_shuffle_reports_progress_tree_by_tree(algo, delta, per_receiver):
+    """The work is one tree per receiver (two for SRS at delta > 0): progress says so, in order, to the end."""
+    fabric = parse_spec("bcube:n=4,k=2")
+    calls = []
+    receivers, senders = ["v0", "v1", "v5", "v21"], ["v2", "v7", "v30", "v63"]
+    shuffle_plan(fabric, receivers, senders, algo, delta, progress=lambda done, total: calls.append((done, total)))
+    total = per_receiver * len(receivers)
+    assert calls == [(i, total) for i in range(1, total + 1)]
+
+
+def test_bcube_hop_paths_cross_the_switch_of_the_differing_digit():
+    """The per-hop path (integer arithmetic) against the label space's vectorised digit comparison."""
+    from dcnlab.controller.aggregation import _bcube_hop
+    fabric = parse_spec("bcube:n=3,k=2")
+    space, path = LabelSpace(3, 2), _bcube_hop(fabric)
+    for a in range(space.N):
+        for b in range(space.N):
+            if int(space.hamming(a, b)) == 1:
+                level = int(space.differing_dim(a, b))
+                assert path(f"v{a}", f"v{b}") == (f"v{a}", fabric.switch_name(level, fabric.switch_of(a, level)),
+                                                  f"v{b}")

@@ -24,11 +24,11 @@ class Progress:
     """A progress display for ``total`` steps of one part of the work.
 
     On a terminal it is a tqdm bar on stderr; elsewhere it is silent until :meth:`close`, which
-    writes one summary line. ``enabled=False`` silences both. Use it as a context manager or call
-    :meth:`close`."""
+    writes one summary line. ``enabled=False`` silences both. ``delay``: seconds before the bar first
+    shows, so that quick work draws none. Use it as a context manager or call :meth:`close`."""
 
     def __init__(self, total: int, desc: str, unit: str = "it", enabled: bool = True,
-                 file: IO[str] | None = None) -> None:
+                 file: IO[str] | None = None, delay: float = 0.0) -> None:
         self.total, self.desc, self.unit, self.enabled = total, desc, unit, enabled
         self.file = file or sys.stderr
         self.n = 0
@@ -37,12 +37,20 @@ class Progress:
         self._bar: Any = None
         if enabled and is_terminal(self.file):
             from tqdm import tqdm
-            self._bar = tqdm(total=total, desc=desc, unit=unit, file=self.file)
+            self._bar = tqdm(total=total, desc=desc, unit=unit, file=self.file, delay=delay)
 
     def update(self, n: int = 1) -> None:
         self.n += n
         if self._bar is not None:
             self._bar.update(n)
+
+    def reached(self, done: int, total: int | None = None) -> None:
+        """Move to ``done`` steps (of ``total``, when the work learns its size on the way)."""
+        if total is not None and total != self.total:
+            self.total = total
+            if self._bar is not None:
+                self._bar.total = total
+        self.update(done - self.n)
 
     def set_postfix(self, text: str) -> None:
         if self._bar is not None:
