@@ -95,15 +95,16 @@ def _delivery_json(d: Delivery) -> dict[str, Any]:
             "lost_pairs": [list(p) for p in d.lost_pairs]}
 
 
-def _failure_report(plan: CistPlan, args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-    from dcnlab.controller.cist import adversarial_failures, delivery, parse_failures, single_tree
+def _failure_report(plan: CistPlan, args: argparse.Namespace, given: Failures | None
+                    ) -> tuple[dict[str, Any], list[str]]:
+    from dcnlab.controller.cist import adversarial_failures, delivery, single_tree
 
     baseline = single_tree(plan.graph)
     out: dict[str, Any] = {"single_tree_root": baseline.root}
     lines = []
     cases: list[tuple[str, Failures]] = []
-    if args.fail:
-        cases.append(("given", parse_failures(args.fail, plan.graph)))
+    if given is not None:
+        cases.append(("given", given))
     if args.adversary:
         attack = adversarial_failures(plan.graph, plan.trees, args.adversary)
         cases.append((f"adversary ({args.adversary}, cuts {attack.pair[0]}–{attack.pair[1]})", attack.failures))
@@ -205,7 +206,8 @@ def _check_adversary_size(fabric: Any) -> None:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from dcnlab.controller.cist import plan_cists
+    from dcnlab.controller.cist import SwitchGraph, cist_partition, parse_failures, plan_from_partition
+    from dcnlab.topos.dragonfly import Dragonfly
 
     plot = image_file(args.plot, "--plot") if args.plot is not None else None
     fabric = cist_fabric(args.topo)
@@ -214,8 +216,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
                         f"to {MAX_PLOTTED_SWITCHES:,}")
     if args.adversary:
         _check_adversary_size(fabric)
-    plan = plan_cists(fabric, rule=args.rule)  # type: ignore[arg-type]
-    failures, failure_lines = _failure_report(plan, args) if (args.fail or args.adversary) else ({}, [])
+    # --fail is checked against the switch graph before the partition, trees and validation are built
+    graph = SwitchGraph.from_fabric(fabric) if isinstance(fabric, Dragonfly) else None
+    given = parse_failures(args.fail, graph) if args.fail and graph is not None else None
+    plan = plan_from_partition(fabric, cist_partition(fabric, graph), args.rule, graph)
+    failures, failure_lines = _failure_report(plan, args, given) if (args.fail or args.adversary) else ({}, [])
     if plot is not None:
         with writing(plot, "--plot"):
             plot_plan(plan, fabric, plot)

@@ -632,37 +632,42 @@ def _reproduce_bmv2(args: argparse.Namespace, out: Path) -> int:
 
 # -- plan ----------------------------------------------------------------------------------------------
 def _parse_tenant(text: str) -> tuple[str, float, int]:
+    from dcnlab.topos.inputs import quote
+
     parts = text.split(":")
     if len(parts) != 3 or not parts[0]:
-        raise argparse.ArgumentTypeError(f"{text!r} is not NAME:WEIGHT:FLOWS, e.g. t1:1:3")
+        raise argparse.ArgumentTypeError(f"{quote(text)} is not NAME:WEIGHT:FLOWS, e.g. t1:1:3")
     try:
         weight, flows = parse_float(parts[1]), parse_int(parts[2])
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: WEIGHT must be a number and FLOWS an integer "
+        raise argparse.ArgumentTypeError(f"{quote(text)}: WEIGHT must be a number and FLOWS an integer "
                                          f"(ASCII digits, e.g. t1:1.5:3)") from None
     if not (math.isfinite(weight) and MIN_WEIGHT <= weight <= MAX_WEIGHT):
-        raise argparse.ArgumentTypeError(f"{text!r}: WEIGHT={parts[1]} is out of range; valid: "
+        raise argparse.ArgumentTypeError(f"{quote(text)}: WEIGHT={parts[1]} is out of range; valid: "
                                          f"{MIN_WEIGHT:g}..{MAX_WEIGHT:g}")
     if not 1 <= flows <= 4096:
-        raise argparse.ArgumentTypeError(f"{text!r}: FLOWS={flows} is out of range; valid: 1..4096")
+        raise argparse.ArgumentTypeError(f"{quote(text)}: FLOWS={flows} is out of range; valid: 1..4096")
     return parts[0], weight, flows
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
+    from collections import Counter
+
     from dcnlab.controller.congestion.policy import FlowSpec, Tenant, TenantPolicy
+    from dcnlab.topos.inputs import quote
 
     for option in ("--seconds", "--timer-mode"):
         needs(args, option, args.model, "with --model (it sets up the model's run)")
     seconds = PLAN_SECONDS if args.seconds is None else args.seconds
     timer_mode: TimerMode = "free" if args.timer_mode == "free" else "reset"
     specs = args.tenant or [("tenant1", 1.0, 1), ("tenant2", 1.0, 3)]
-    names = [s[0] for s in specs]
-    if len(set(names)) != len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})
-        raise UserError(f"--tenant: tenant names must be unique; given more than once: {', '.join(dup[:10])}")
     total = sum(k for _, _, k in specs)
     if total > MAX_PLAN_FLOWS:
         raise UserError(f"--tenant: {total:,} flows in all; plan congestion handles at most {MAX_PLAN_FLOWS:,}")
+    dup = sorted(n for n, times in Counter(s[0] for s in specs).items() if times > 1)   # linear, not names.count()
+    if dup:
+        raise UserError(f"--tenant: tenant names must be unique; given more than once: "
+                        f"{', '.join(quote(n) for n in dup[:10])}")
     if args.model and total * seconds > MAX_MODEL_FLOW_SECONDS:
         raise UserError(f"--model: {total:,} flows x {seconds:g} s = {total * seconds:,.0f} flow-seconds of IB time; "
                         f"the model runs at most {MAX_MODEL_FLOW_SECONDS:,} (about 10 ms of CPU each)")

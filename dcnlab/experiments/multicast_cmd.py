@@ -84,18 +84,22 @@ def plan_json(h: Any, result: Any, summary: bool = False) -> dict[str, Any]:
 def cmd_plan(args: argparse.Namespace) -> int:
     from dcnlab.controller.multicast.hierarchy import hierarchy_for
     from dcnlab.controller.multicast.planning import mapping_for, plan
-    from dcnlab.controller.multicast.workload import build_pattern, load_groups_file
+    from dcnlab.controller.multicast.workload import build_pattern, parse_pattern, read_groups_file, resolve_groups
     from dcnlab.topos.spec import parse_spec
 
     needs(args, "--summary", args.json, "with --json (text output never lists links or members)")
     exclusive(args, "--show", "--json", why="--json lists every group")
     needs(args, "--scope", args.algo == "cmr4lms-dynamic", f"to --algo cmr4lms-dynamic, not {args.algo}")
     show = DEFAULT_SHOW if args.show is None else args.show
+    # the inputs first, as far as they can be checked without the fabric: a bad file fails at once
+    groups = read_groups_file(args.groups) if args.groups else None
+    pattern = parse_pattern(args.pattern) if groups is None else None
     h = hierarchy_for(parse_spec(args.topo, PLAN_LIMIT))
-    if args.groups:
-        workload = load_groups_file(h, args.groups)
+    if groups is not None:
+        workload = resolve_groups(h, groups)
     else:
-        workload = build_pattern(h, args.pattern, mapping_for(h, args.colors, args.dual))
+        assert pattern is not None
+        workload = build_pattern(h, pattern, mapping_for(h, args.colors, args.dual))
     result = plan(h, workload, args.algo, args.colors, dual=args.dual, scope=args.scope)
     if args.json:
         print(json.dumps(plan_json(h, result, args.summary)))

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from dcnlab.topos.errors import UserError
 from dcnlab.topos.fattree import FatTree
+from dcnlab.topos.inputs import quote
 from dcnlab.topos.midplane import Midplane
 from dcnlab.topos.model import Fabric, Role
 
@@ -127,10 +128,10 @@ class Hierarchy(ABC):
         try:
             node = self.fabric.node(name)
         except KeyError:
-            raise UserError(f"unknown member {name!r}: {self.fabric.spec} has no such terminal "
+            raise UserError(f"unknown member {quote(name)}: {self.fabric.spec} has no such terminal "
                             f"(terminals are named like {self.fabric.host_name(0)!r})") from None
         if node.role is not Role.HOST:
-            raise UserError(f"member {name!r} is a switch, not a terminal of {self.fabric.spec}")
+            raise UserError(f"member {quote(name)} is a switch, not a terminal of {self.fabric.spec}")
         return self._host_index(node.label)
 
     @abstractmethod

@@ -37,7 +37,7 @@ from dcnlab.controller.multicast.layers import (
 )
 from dcnlab.controller.multicast.mapping import SptMapping
 from dcnlab.topos.errors import UserError
-from dcnlab.topos.inputs import MAX_INPUT_BYTES, read_json
+from dcnlab.topos.inputs import MAX_INPUT_BYTES, quote, read_json
 from dcnlab.topos.numbers import MAX_DIGITS, UINT
 
 PATTERN_HELP = "AxB[:ppn=P], AxBxC[:ppn=P] or random:G[:seed=S][:ppn=P]"
@@ -218,35 +218,73 @@ def _finish(pat: Pattern, processes: int, infos: list[tuple[str, str, int]], lay
     return Workload(pat.text, pat.ppn, processes, groups, layers)
 
 
-def load_groups_file(h: Hierarchy, path: str | Path) -> Workload:
-    """Read a groups file; :class:`UserError` naming the file, the item and what is wrong."""
+@dataclass(frozen=True)
+class GroupsFile:
+    """A groups file checked on its own (shape, MGIDs, member lists, sizes): names not yet resolved."""
+
+    path: str
+    groups: tuple[tuple[int, tuple[str, ...], str], ...]
+    """(mgid, member names, label) per group, in file order."""
+
+
+def read_groups_file(path: str | Path) -> GroupsFile:
+    """Read a groups file and check everything that does not need the fabric, before any fabric is
+    built: :class:`UserError` naming the file, the item and what is wrong (a member listed twice, an
+    MGID used twice, more than :data:`MAX_PROCESSES` memberships). Linear in the file's size."""
     p = Path(path)
     data = read_json(p, "groups file", MAX_GROUPS_FILE_BYTES)
     shape = 'a JSON list of {"mgid": int, "members": [terminal names]}'
     if not isinstance(data, list) or not data:
         raise UserError(f"groups file {str(p)!r}: expected {shape} with at least one group")
     groups, seen = [], set()
+    memberships = 0
     for n, item in enumerate(data):
         where = f"groups file {str(p)!r}: item {n}"
         if not isinstance(item, dict) or set(item) - {"mgid", "members", "label"} or "mgid" not in item \
                 or "members" not in item:
-            raise UserError(f"{where}: expected {{\"mgid\": int, \"members\": [terminal names]}}, got {item!r:.80}")
+            raise UserError(f"{where}: expected {{\"mgid\": int, \"members\": [terminal names]}}, got "
+                            f"{quote(item)}")
         mgid = item["mgid"]
         if not isinstance(mgid, int) or isinstance(mgid, bool) or not 0 <= mgid <= MAX_MGID:
             raise UserError(f"{where}: mgid must be a non-negative integer of 16 bits (0..{MAX_MGID}), "
-                            f"got {mgid!r:.40}")
+                            f"got {quote(mgid)}")
         if mgid in seen:
             raise UserError(f"{where}: mgid {mgid} appears twice")
         seen.add(mgid)
         names = item["members"]
         if not isinstance(names, list) or not names or not all(isinstance(s, str) for s in names):
             raise UserError(f"{where} (mgid {mgid}): members must be a non-empty list of terminal names")
-        if len(set(names)) != len(names):
-            dup = next(s for s in names if names.count(s) > 1)
-            raise UserError(f"{where} (mgid {mgid}): member {dup!r} is listed twice")
-        try:
-            hosts = sorted(h.host_index(s) for s in names)
-        except UserError as e:
-            raise UserError(f"{where} (mgid {mgid}): {e}") from None
-        groups.append(GroupSpec(mgid, tuple(hosts), str(item.get("label", ""))))
-    return Workload(str(p), 1, sum(len(g.members) for g in groups), tuple(groups))
+        memberships += len(names)
+        if memberships > MAX_PROCESSES:
+            raise UserError(f"{where} (mgid {mgid}): more than {MAX_PROCESSES:,} members over all groups; "
+                            f"valid: at most {MAX_PROCESSES:,}")
+        listed: set[str] = set()
+        for name in names:          # a set, not names.count(): 32,768 members took 34 s that way
+            if name in listed:
+                raise UserError(f"{where} (mgid {mgid}): member {quote(name)} is listed twice")
+            listed.add(name)
+        label = item.get("label", "")
+        groups.append((mgid, tuple(names), label if isinstance(label, str) else str(label)))
+    return GroupsFile(str(p), tuple(groups))
+
+
+def resolve_groups(h: Hierarchy, file: GroupsFile) -> Workload:
+    """The workload of a :func:`read_groups_file` result on fabric ``h``: every name must be a terminal."""
+    index: dict[str, int] = {}
+    groups = []
+    for n, (mgid, names, label) in enumerate(file.groups):
+        hosts = []
+        for name in names:
+            if name not in index:
+                try:
+                    index[name] = h.host_index(name)
+                except UserError as e:
+                    raise UserError(f"groups file {file.path!r}: item {n} (mgid {mgid}): {e}") from None
+            hosts.append(index[name])
+        groups.append(GroupSpec(mgid, tuple(sorted(hosts)), label))
+    return Workload(file.path, 1, sum(len(g.members) for g in groups), tuple(groups))
+
+
+def load_groups_file(h: Hierarchy, path: str | Path) -> Workload:
+    """Read a groups file for fabric ``h`` (:func:`read_groups_file`, then :func:`resolve_groups`)."""
+    return resolve_groups(h, read_groups_file(path))
