@@ -420,21 +420,23 @@ def run(stub, device_id: int, info: p4info_pb2.P4Info, device_config: bytes, cas
     """Push the pipeline, write the setup (all must succeed), write the probe; its outcome."""
     n = Names(info)
     push(stub, device_id, info, device_config)
-    setup = case.setup(n)
-    if setup:
-        stub.Write(P.WriteRequest(device_id=device_id, updates=setup))
     try:
-        stub.Write(P.WriteRequest(device_id=device_id, updates=case.probe(n), atomicity=case.atomicity))
-        out = outcome(None)
-    except grpc.RpcError as e:
-        out = outcome(e)
-    out.messages = n.label(out.messages)
-    if case.read:
-        want = P.Entity(table_entry=P.TableEntry(table_id=n.t(case.read)))
-        for r in stub.Read(P.ReadRequest(device_id=device_id, entities=[want])):
-            out.read += [text_format.MessageToString(e, as_one_line=True) for e in r.entities]
-    _clear_pre(stub, device_id)
-    return out
+        setup = case.setup(n)
+        if setup:
+            stub.Write(P.WriteRequest(device_id=device_id, updates=setup))
+        try:
+            stub.Write(P.WriteRequest(device_id=device_id, updates=case.probe(n), atomicity=case.atomicity))
+            out = outcome(None)
+        except grpc.RpcError as e:
+            out = outcome(e)
+        out.messages = n.label(out.messages)
+        if case.read:
+            want = P.Entity(table_entry=P.TableEntry(table_id=n.t(case.read)))
+            for r in stub.Read(P.ReadRequest(device_id=device_id, entities=[want])):
+                out.read += [text_format.MessageToString(e, as_one_line=True) for e in r.entities]
+        return out
+    finally:
+        _clear_pre(stub, device_id)
 
 
 def recorded() -> tuple[dict[str, Outcome], str]:
