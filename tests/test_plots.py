@@ -143,6 +143,54 @@ def test_checker_finds_each_flaw(flaw, expect):
         plotcheck.save(fig, Path(os.devnull).with_suffix(".png"), strict=True)
 
 
+def _panels_with_a_sparse_series(sparse: list[float]):
+    """Shaped like multicast_1ppn.png: six panels of grouped bars (some on a log axis), one legend for the
+    figure made of Patch proxies, and a third series measured on only some of the patterns (NaN elsewhere)."""
+    import numpy as np
+    from matplotlib.patches import Patch
+
+    fig, axes = _fig(nrows=2, ncols=3, figsize=(16, 9), layout="constrained", sharex=True)
+    colours = plotstyle.colors(3)
+    names = ("C-MR4LMS fixed", "C-MR4LMS dynamic", "C-MR4LMS dyn./group")
+    xs = np.arange(len(sparse))
+    for j, ax in enumerate(axes.flat):
+        for i, name in enumerate(names):
+            vals = [float(2 + i + k) for k in range(len(sparse))] if i < 2 else [v * (j + 1) for v in sparse]
+            ax.bar(xs + (i - 1) * 0.25, vals, 0.25, color=colours[i], label=name)
+        if j % 2:
+            plotstyle.log_scale(ax)
+            ax.set_ylim(0.5, 100)
+        ax.set(title=f"({'abcdef'[j]}) panel", ylabel=f"quantity {j} (groups)")
+        ax.set_xticks(xs, [f"p{k}" for k in xs])
+    for ax in axes[-1]:
+        ax.set_xlabel("communication pattern (process grid)")
+    plotstyle.legend_below(fig, [Patch(color=colours[i], label=n) for i, n in enumerate(names)], ncol=3)
+    fig.suptitle("Chen et al. (C-MR4LMS), Fig. 9: example")
+    return fig
+
+
+def test_figure_legend_entry_of_bars_drawn_on_some_patterns_is_visible():
+    """Issue 25 §3: 'C-MR4LMS dyn./group' ran on 2 of the 7 patterns; its bars (a BarContainer, which is a
+    tuple) were judged like a legend's handle tuple, every bar needed, so the NaN ones hid it in every panel."""
+    nan = float("nan")
+    fig = _panels_with_a_sparse_series([nan, nan, nan, 3.0, 4.0, nan, nan])
+    assert not [p for p in plotcheck.problems(fig) if "nothing visible" in p]
+    # a series with no bar drawn in any panel is still one
+    fig = _panels_with_a_sparse_series([nan] * 7)
+    assert any("'C-MR4LMS dyn./group': its series has nothing visible" in p for p in plotcheck.problems(fig))
+
+
+def test_multicast_plot_with_the_group_variant_on_two_patterns(figures, tmp_path):
+    """The quick run's multicast_1ppn.png: the group-scope variant only where a reading names it."""
+    from dcnlab.experiments import multicast_model as mm
+    from dcnlab.experiments import reproduce_all
+
+    rows = [r for r in _multicast_rows() if r["algo"] != "cmr4lms-dynamic/group" or
+            r["pattern"] in reproduce_all.QUICK_MC_GROUP]
+    assert len(mm.plot(rows, tmp_path)) == 2
+    assert_clean(figures, 2)
+
+
 def test_table_fits_wraps_and_keeps_labels():
     rows = [("a row", "x" * 80, "1.00"), ("another row", "short", "2.00")]
     t = tables.table([tables.Column("case"), tables.Column("what", wrap=True), tables.Column("ours", "%", ">")],

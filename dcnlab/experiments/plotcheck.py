@@ -70,11 +70,11 @@ def _color_of(artist: Any) -> tuple[float, float, float] | None:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    if isinstance(artist, tuple):
-        return _color_of(artist[0]) if artist else None
-    if isinstance(artist, Container):
+    if isinstance(artist, Container):      # before tuple: a BarContainer is a tuple of its bars
         kids = [c for c in artist.get_children()]
         return _color_of(kids[0]) if kids else None
+    if isinstance(artist, tuple):
+        return _color_of(artist[0]) if artist else None
     if isinstance(artist, Line2D):
         if artist.get_linestyle() in ("None", "", " ", "none") and artist.get_marker() not in (None, "None", "", " "):
             face = _rgb(artist.get_markerfacecolor())
@@ -167,12 +167,14 @@ def _visible(artist: Any) -> bool:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Rectangle
 
-    if isinstance(artist, tuple):
-        return all(_visible(a) for a in artist)
+    # containers first: they are tuples too, but one bar (or one part of an errorbar) drawn shows the series,
+    # where a legend's handle tuple (HandlerTuple: a line and its markers) needs every part
     if isinstance(artist, BarContainer):
         return any(_visible(p) for p in artist.patches)
     if isinstance(artist, Container):
         return any(_visible(c) for c in artist.get_children())
+    if isinstance(artist, tuple):
+        return all(_visible(a) for a in artist)
     if not artist.get_visible() or (artist.get_alpha() is not None and artist.get_alpha() == 0):
         return False
     if isinstance(artist, Line2D):
