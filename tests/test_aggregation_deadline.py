@@ -109,9 +109,10 @@ def test_solver_process_is_ended_at_the_deadline(monkeypatch):
     """A solver that never returns (HiGHS presolving a huge model) is ended when the time is up."""
     monkeypatch.setattr(optimal, "run_model", _sleep_forever)     # inherited by the forked child
     graph = optimal.bcube_hop_graph(2, 2)
+    before = set(multiprocessing.active_children())
     attempt = optimal_run.solve_by(graph, 0, [1, 2, 5], 0.0, None, time.monotonic() + 0.5)
     assert attempt.optimum is None and attempt.why.startswith("the limit came while solving the model")
-    assert multiprocessing.active_children() == []
+    assert set(multiprocessing.active_children()) <= before
 
 
 def test_model_building_stops_when_asked():

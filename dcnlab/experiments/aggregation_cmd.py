@@ -29,8 +29,9 @@ MAX_KMB_WORK = 5_000_000
 DEFAULT_TIME_LIMIT = 300.0
 MAX_SHUFFLE_PAIRS = 100_000
 """Senders x receivers of a shuffle at most: ``plan`` builds one named tree per receiver, in time linear
-in the pairs (BCube(8,5) on 2 cores: 200 x 200 in about 7 s, 316 x 316 in about 15 s, with a progress bar
-on a terminal); ``reproduce aggregation`` runs the paper's 1500 x 1500 on the engine."""
+in the pairs, with a progress bar on a terminal (BCube(8,5) on 2 cores that a compiler build also used:
+200 x 200 in 7-10 s, 316 x 316 in 15-18 s); ``reproduce aggregation`` runs the paper's 1500 x 1500 on the
+engine."""
 SHUFFLE_PROGRESS_DELAY = 1.0
 """Seconds before a shuffle's progress bar shows on a terminal (a quick plan draws none)."""
 

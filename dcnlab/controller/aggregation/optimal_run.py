@@ -13,6 +13,7 @@ none (the caller then falls back to a heuristic tree).
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -60,6 +61,8 @@ are linear in its size; scipy's per-variable conversions are the slower)."""
 
 def _child(conn, graph: optimal.HopGraph, root: int, senders: list[int], delta: float,
            relays: np.ndarray | None, end: float) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl-C is the parent's: it ends this child, quietly
+
     def check() -> None:
         if time.monotonic() >= end:
             raise optimal.OutOfTime
