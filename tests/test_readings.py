@@ -124,7 +124,8 @@ def test_reading_rule_and_table():
     assert [r.holds for r in rs] == [True, False, True, True, False]
     text = format_table(rs)
     assert max(len(line) for line in text.splitlines()) <= 100
-    assert "a *" in text and "±3 pts" in text and "exact" in text
+    assert "a *" in text and "±3 points" in text and "exact" in text
+    assert "== h-pct (" + "s" * 80 in text.replace("\n   ", "")      # the setting is wrapped, never cut
     with pytest.raises(ValueError):
         Reading("h", "x", "", 1.0, 1.0, "MB")
 
@@ -162,3 +163,51 @@ def test_002_becn_window_readings():
     ratio2 = counts[("002-becn-ratio-2", "settled/reset")]
     assert 0.3 < ratio2 < 0.8                      # fewer BECNs when the flow's share halves
     assert sum(r.default for r in rs) == len({r.headline for r in rs}) == 11   # one default per headline
+
+
+def test_a_reading_states_its_true_unit_and_the_kind_of_its_tolerance():
+    """Issue 25 §3: Mb/s and seconds were shown as 'ratio' (the unit named the tolerance rule)."""
+    rs = [Reading("002-cct-20.48us", "aggregate-4", "", 1600.0, 100.0, "Mb/s", kind="ratio"),
+          Reading("002-recovery-1st", "90%/reset", "", 0.0123, 2.0, "s", kind="ratio"),
+          Reading("001-mr4lms-random-1000", "mr4lms", "", 523.0, 32.0, "groups", kind="count"),
+          Reading("h", "c", "", 0.55, 0.608, "ratio")]
+    assert [r.kind for r in rs] == ["ratio", "ratio", "count", "ratio"]
+    assert [r.tolerance for r in rs] == ["±10%", "±10%", "exact", "±10%"]
+    rows = {line.split()[0]: line.split() for line in format_table(rs).splitlines()
+            if line.split() and line.split()[0] in ("aggregate-4", "90%/reset", "mr4lms")}
+    assert rows["aggregate-4"][3] == "Mb/s" and rows["90%/reset"][3] == "s" and rows["mr4lms"][3] == "groups"
+    with pytest.raises(ValueError, match="needs a kind"):
+        Reading("h", "x", "", 1.0, 1.0, "Mb/s")
+    with pytest.raises(ValueError, match="kind 'trend'"):
+        Reading("h", "x", "", 1.0, 1.0, "s", kind="trend")
+
+
+def test_002_readings_units():
+    """Every 002 block in its unit: the CCT limit in Mb/s, recovery in seconds, their ratio a ratio, BECNs."""
+    from dcnlab.experiments.readings import ib_cc_002 as m
+
+    cct = m._cct_readings()
+    assert cct and {r.unit for r in cct} == {"Mb/s"} and {r.kind for r in cct} == {"ratio"}
+    assert all("10 ms simulated" in r.setting for r in cct)
+    got = {f: [0.012, 0.02] for f in m.RECOVERY_FRACTIONS}
+    recs = {mode: {"seconds": 1.0, "sample_s": 1e-3, "phase_s": 0.2, "recovery": got} for mode in m.TIMER_MODES}
+    units = {(r.headline, r.unit) for r in m._recovery_readings(recs)}
+    assert units == {("002-recovery-1st", "s"), ("002-recovery-2nd", "s"), ("002-recovery-ratio", "ratio")}
+    assert all("phases of 0.2 s sampled every 1 ms" in r.setting for r in m._recovery_readings(recs))
+
+
+def test_001_block_is_named_for_the_groups_that_ran(monkeypatch):
+    """Issue 25 §3: the quick run measured random:300 under the title 001-mr4lms-random-1000."""
+    from dcnlab.experiments.readings import fattree_multicast_001 as m
+
+    monkeypatch.setattr(m, "SPEC", "midplane:q=2,m=2,p=2,k=2,w=2,cns=4,terminals=4")
+    monkeypatch.setattr(m, "COLORS", 8)
+    monkeypatch.setattr(m, "QUICK_PATTERN", "random:30:seed=1:ppn=4")
+    rs = m.readings(True, 1)
+    assert {r.headline for r in rs} == {"001-mr4lms-random-30"}
+    assert {r.unit for r in rs} == {"groups"}
+    text = format_table(rs).replace("\n   ", " ")
+    assert "== 001-mr4lms-random-30 (random:30:seed=1:ppn=4 on midplane:q=2" in text
+    assert "30 groups, not the paper's 1,000" in text
+    mr = next(r for r in rs if r.reading == "mr4lms")
+    assert mr.default and mr.value <= 30

@@ -15,7 +15,8 @@ Each module exposes ``readings(quick: bool, workers: int) -> list[Reading]``; :f
 prints any list of them in at most 100 columns. ``quick`` uses fewer rounds and points (seconds to a
 minute each); the full settings are the papers' (or, where the paper gives no count, stated in the
 module). The verdict rule is the report's: a percentage within ±3 points, a ratio within 10%, a count
-exact.
+exact; each reading states its unit (``%``, ``ratio``, ``groups``, ``Mb/s``, ``s``, ...) and the kind of
+tolerance that applies, and each block is named from the parameters that ran.
 """
 
 from __future__ import annotations
@@ -27,16 +28,22 @@ from dataclasses import dataclass
 
 from dcnlab.experiments.summary import tolerance_text, within
 
-UNITS = ("%", "ratio", "count")
+KINDS = {"%": "percent", "ratio": "ratio", "count": "count"}
+"""The tolerance rule a unit implies when no ``kind`` is given (``%``: ±3 points, ``ratio``: ±10%, ``count``: exact)."""
+UNITS = tuple(KINDS)
 
 
 @dataclass(frozen=True)
 class Reading:
     """One reading of one headline, measured at the paper's setting.
 
-    ``unit``: ``"%"`` (a percentage; ±3 points), ``"ratio"`` (within 10%), ``"count"`` (exact).
-    ``default``: the reading the reproduction uses today. ``setting``: what was run (rounds, points).
-    ``seconds``: wall time of the measurement (0 when it shares a run with other readings)."""
+    ``headline``: the block's name, built from what ran (``001-mr4lms-random-300`` when 300 groups ran).
+    ``unit``: what ``value`` and ``paper`` are in (``%``, ``ratio``, ``groups``, ``Mb/s``, ``s``, ...).
+    ``kind``: the verdict rule (``percent``: ±3 points, ``ratio``: within 10% of the paper's, ``count``:
+    exact); it may be left out for the units ``%``, ``ratio`` and ``count`` (:data:`KINDS`).
+    ``default``: the reading the reproduction uses today. ``setting``: what was run (pattern, fabric,
+    rounds, points), from the run's own parameters. ``seconds``: wall time of the measurement (0 when it
+    shares a run with other readings)."""
 
     headline: str
     reading: str
@@ -47,14 +54,18 @@ class Reading:
     default: bool = False
     setting: str = ""
     seconds: float = 0.0
+    kind: str = ""
 
     def __post_init__(self) -> None:
-        if self.unit not in UNITS:
-            raise ValueError(f"reading {self.reading}: unit {self.unit!r}; valid: {', '.join(UNITS)}")
-
-    @property
-    def kind(self) -> str:
-        return {"%": "percent", "ratio": "ratio", "count": "count"}[self.unit]
+        if not self.kind:
+            if self.unit not in KINDS:
+                raise ValueError(f"reading {self.reading}: unit {self.unit!r} needs a kind (percent, ratio or "
+                                 f"count); the kind follows from the units {', '.join(UNITS)}")
+            object.__setattr__(self, "kind", KINDS[self.unit])
+        if self.kind not in KINDS.values():
+            raise ValueError(f"reading {self.reading}: kind {self.kind!r}; valid: {', '.join(KINDS.values())}")
+        if not self.unit.strip():
+            raise ValueError(f"reading {self.reading}: no unit")
 
     @property
     def tolerance(self) -> str:
@@ -66,43 +77,49 @@ class Reading:
         return not math.isnan(self.value) and within(self.kind, self.paper, self.value)
 
 
-def _fmt(x: float, unit: str) -> str:
+def _fmt(x: float, r: Reading) -> str:
     if math.isnan(x):
         return "n/a"
-    if unit == "count":
+    if r.kind == "count":
         return f"{x:.0f}" if float(x).is_integer() else f"{x:.1f}"
-    if unit == "ratio":
+    if r.unit in ("ratio", "s"):
         return f"{x:.3f}"
-    return f"{x:.2f}"
+    if r.unit == "%" or abs(x) < 10:
+        return f"{x:.2f}"
+    return f"{x:.1f}"
 
 
 def format_table(readings: Sequence[Reading], width: int = 100) -> str:
     """A readings table, one block per headline, no line wider than ``width`` (at least 72) columns.
 
-    Columns: reading, value, paper, unit, tolerance, verdict (``yes``: within the rule; the default
-    reading is marked ``*``); the description follows on an indented line, wrapped."""
+    Each block's title is the headline's name and the setting that ran (wrapped, never cut). Columns:
+    reading, value, paper, unit, tolerance, verdict (``yes``: within the rule; the default reading is
+    marked ``*``); the description follows on an indented line, wrapped."""
     width = max(width, 72)
     out: list[str] = []
     heads: dict[str, list[Reading]] = {}
     for r in readings:
         heads.setdefault(r.headline, []).append(r)
-    name_w = min(max([len(r.reading) + 2 for r in readings] + [9]), width - 46)
-    header = (f"{'reading':<{name_w}} {'ours':>10} {'paper':>10} {'unit':<5} {'tolerance':<9} {'holds':<5}")
+    unit_w = max([len(r.unit) for r in readings] + [4])
+    name_w = min(max([len(r.reading) + 2 for r in readings] + [9]), width - 41 - unit_w)
+    header = (f"{'reading':<{name_w}} {'ours':>10} {'paper':>10} {'unit':<{unit_w}} {'tolerance':<9} {'holds':<5}")
     for head, rows in heads.items():
         setting = next((r.setting for r in rows if r.setting), "")
-        out.append(textwrap.shorten(f"== {head}" + (f" ({setting})" if setting else ""), width, placeholder="…"))
+        out += textwrap.wrap(f"== {head}" + (f" ({setting})" if setting else ""), width, subsequent_indent="   ")
         out.append(header)
         for r in rows:
             name = (r.reading + (" *" if r.default else ""))[:name_w]
             secs = f" {r.seconds:.0f}s" if r.seconds else ""
-            line = (f"{name:<{name_w}} {_fmt(r.value, r.unit):>10} {_fmt(r.paper, r.unit):>10} {r.unit:<5} "
+            line = (f"{name:<{name_w}} {_fmt(r.value, r):>10} {_fmt(r.paper, r):>10} {r.unit:<{unit_w}} "
                     f"{r.tolerance:<9} {'yes' if r.holds else 'no':<5}{secs}")
             out.append(line[:width])
             if r.description:
                 out.extend(textwrap.wrap(r.description, width, initial_indent="    ", subsequent_indent="    "))
         out.append("")
-    out.append("* the reading the reproduction uses today; holds: within ±3 pts (%), ±10% (ratio), exact (count)")
-    return "\n".join(line[:width] for line in out)
+    out.append("* the reading the reproduction uses today; holds: within the tolerance (a percentage ±3 points, "
+               "a ratio or a rate or time ±10% of the paper's, a count exactly)")
+    return "\n".join(wrapped for line in out for wrapped in (textwrap.wrap(line, width) if len(line) > width
+                                                               else [line]))
 
 
 def modules() -> dict[str, Callable[[bool, int], list[Reading]]]:

@@ -79,8 +79,8 @@ def _task(n: int, k: int, m: int, seed: tuple[int, ...]) -> dict[str, float]:
 
 
 @lru_cache(maxsize=4)
-def _sweep(part: str, quick: bool, workers: int) -> tuple[dict[int, dict[str, float]], float, int]:
-    """Mean traffic per point and algorithm, the wall time and the rounds."""
+def _sweep(part: str, quick: bool, workers: int) -> tuple[dict[int, dict[str, float]], float, int, str]:
+    """Mean traffic per point and algorithm, the wall time, the rounds and what ran (fabric, senders, points)."""
     from dcnlab.controller.aggregation import engine
     from dcnlab.experiments.pool import run_all
 
@@ -98,7 +98,15 @@ def _sweep(part: str, quick: bool, workers: int) -> tuple[dict[int, dict[str, fl
     for t, r in zip(tasks, res):
         acc.setdefault(t[3][2], []).append(r)
     mean = {p: {a: float(np.mean([r[a] for r in acc[p]])) for a in acc[p][0]} for p in points}
-    return mean, wall, rounds
+    pts = sorted(acc)
+    ks, ms = sorted({t[1] for t in tasks}), sorted({t[2] for t in tasks})
+    ran = (f"{ms[0]} senders, BCube({n},k), k={_span(ks)}" if len(ms) == 1 else
+           f"BCube({n},{ks[0]}), m={_span(ms)}" if len(ks) == 1 else f"BCube({n},k), k={_span(ks)}, m={_span(ms)}")
+    return mean, wall, rounds, f"{ran} ({len(pts)} points)"
+
+
+def _span(xs: Sequence[int]) -> str:
+    return f"{xs[0]}" if len(xs) == 1 else f"{xs[0]}..{xs[-1]}"
 
 
 def _relative(mean: dict[int, dict[str, float]], points: Sequence[int], base: str) -> float:
@@ -145,19 +153,22 @@ def _wait_values(mean: dict[int, dict[str, float]], columns: Sequence[int]) -> d
 def readings(quick: bool, workers: int) -> list[Reading]:
     workers = max(1, workers or os.cpu_count() or 1)
     out: list[Reading] = []
-    for part, columns, col_name, col_desc in (
-            ("000-size", TABLE_2, "table-2-columns", "mean over m = 1000, 1500, 2000, 3000 (Table 2's columns)"),
-            ("000-k", TABLE_1, "table-1-columns", "mean over k = 2..6 (Table 1's columns)")):
-        mean, wall, rounds = _sweep(part, quick, workers)
-        pts = list(mean)
-        setting = (f"{'BCube(4,8), m=' if part == '000-size' else '120 senders, BCube(6,k), k='}"
-                   f"{pts[0]}..{pts[-1]} ({len(pts)} points), {rounds} rounds; {wall:.0f} s wall")
+    for part, columns, table, var in (("000-size", TABLE_2, 2, "m"), ("000-k", TABLE_1, 1, "k")):
+        mean, wall, rounds, ran = _sweep(part, quick, workers)
+        setting = f"{ran}, {rounds} rounds; {wall:.0f} s wall"
+        cols = [p for p in columns if p in mean]
+        absent = [p for p in columns if p not in mean]
+        col_desc = (f"mean over {var} = {', '.join(map(str, cols)) or 'none'} (Table {table}'s columns"
+                    + (f"; {', '.join(map(str, absent))} not run)" if absent else ")"))
         for name, (value, desc) in _values(mean, columns).items():
             if name == "columns":
-                name, desc = col_name, col_desc
+                name, desc = f"table-{table}-columns", col_desc
             out.append(Reading(f"{part}-m2-vs-irs", name, desc, value, PAPER[part], "%",
                                name == "mean-of-points", setting))
+        over = (f"; over {var} = {', '.join(map(str, cols))} (Table {table}'s columns"
+                + (f"; {', '.join(map(str, absent))} not run)" if absent else ")") if cols
+                else f"; over every {var} run (none of Table {table}'s columns ran)")
         for name, (value, desc) in _wait_values(mean, columns).items():
-            out.append(Reading(f"{part}-wait", name, desc, value, WAIT_PAPER[part], "%", name == "link-bound",
-                               setting))
+            out.append(Reading(f"{part}-wait", name, desc + over, value, WAIT_PAPER[part], "%",
+                               name == "link-bound", setting))
     return out

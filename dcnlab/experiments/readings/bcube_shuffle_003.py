@@ -84,7 +84,7 @@ def _delta_task(m: int, rnd: int, draws: int) -> dict[str, Any]:
     sub = srs_subgraph(space, pick[m:], pick[:m])
     depth = sub.forest.depth()
     rng = np.random.default_rng([SEED, m, rnd, 99])
-    out: dict[str, Any] = {"saving": {}, "seconds": {}}
+    out: dict[str, Any] = {"saving": {}, "seconds": {}, "fabric": f"BCube({space.n},{space.k})"}
     t0 = time.perf_counter()
     rows = sub.forest.node.shape[0]
     curve = [srs_traffic(sub, np.full(rows, d), depth) for d in CURVE]
@@ -138,7 +138,7 @@ def _warm_readings() -> None:
 # -- the measurements (cached per process: readings() and fig5_curve() share them) -------------------------
 
 @lru_cache(maxsize=4)
-def _bcube6(quick: bool, workers: int) -> tuple[dict[str, float], dict[str, float], float, int]:
+def _bcube6(quick: bool, workers: int) -> tuple[dict[str, float], dict[str, float], float, int, str]:
     from dcnlab.controller.aggregation.steiner_readings import READINGS
 
     rounds = 3 if quick else 100
@@ -154,7 +154,8 @@ def _bcube6(quick: bool, workers: int) -> tuple[dict[str, float], dict[str, floa
     saving = {name: 100 * float(np.mean([np.mean([1 - r["steiner"][name] / r["none"] for r in rs])
                                           for rs in per_k.values()])) for name in names}
     secs = {name: float(sum(r["seconds"][name] for r in res)) for name in names}
-    return saving, secs, wall, rounds
+    (n,), (m,), ks = {t[1] for t in tasks}, {t[3] for t in tasks}, sorted(per_k)
+    return saving, secs, wall, rounds, f"{m}x{m} on BCube({n},k), k={ks[0]}..{ks[-1]}"
 
 
 def _size_points(quick: bool) -> tuple[int, ...]:
@@ -187,8 +188,9 @@ def _bcube8(quick: bool, workers: int) -> dict[str, Any]:
         traffic[name] = [float(np.mean([r["steiner"][name] for r in rs[m]])) for m in points]
     traffic["none"] = [float(np.mean([r["none"] for r in rows[m]])) for m in points]
     secs = {name: float(sum(r["seconds"].get(name, 0.0) for r in res)) for name in names}
+    (n, k), = {t[1:3] for t in tasks}
     return {"points": points, "curve": curve, "traffic": traffic, "seconds": secs, "wall": wall,
-            "rounds": rounds, "steiner_rounds": steiner_rounds}
+            "rounds": rounds, "steiner_rounds": steiner_rounds, "fabric": f"BCube({n},{k})"}
 
 
 def average(points: Sequence[int], curve: Sequence[float], traffic: Sequence[float], none: Sequence[float],
@@ -221,7 +223,8 @@ def _delta(quick: bool, workers: int) -> dict[int, dict[str, Any]]:
     wall = time.perf_counter() - t0
     out: dict[int, dict[str, Any]] = {}
     for task, r in zip(tasks, res):
-        d = out.setdefault(task[1], {"saving": {}, "seconds": {}, "rounds": rounds, "wall": wall})
+        d = out.setdefault(task[1], {"saving": {}, "seconds": {}, "rounds": rounds, "wall": wall,
+                                     "fabric": r["fabric"]})
         for name, v in r["saving"].items():
             d["saving"].setdefault(name, []).extend(v)
         for name, v in r["seconds"].items():
@@ -236,14 +239,14 @@ def readings(quick: bool, workers: int) -> list[Reading]:
 
     workers = max(1, workers or os.cpu_count() or 1)
     out: list[Reading] = []
-    s6, secs6, wall6, rounds6 = _bcube6(quick, workers)
-    setting6 = f"60x60 on BCube(6,k), k=2..8, {rounds6} rounds; {wall6:.0f} s wall"
+    s6, secs6, wall6, rounds6, ran6 = _bcube6(quick, workers)
+    setting6 = f"{ran6}, {rounds6} rounds; {wall6:.0f} s wall"
     for name, r in READINGS.items():
         out.append(Reading("003-steiner-bcube6", name, r.description, s6[name], PAPER_STEINER["bcube6"], "%",
                            name == DEFAULT, setting6, secs6[name]))
     b8 = _bcube8(quick, workers)
     pts = b8["points"]
-    setting8 = (f"BCube(8,5), m=n={pts[0]}..{pts[-1]} ({len(pts)} points), {b8['steiner_rounds']} rounds "
+    setting8 = (f"{b8['fabric']}, m=n={pts[0]}..{pts[-1]} ({len(pts)} points), {b8['steiner_rounds']} rounds "
                 f"(Steiner readings) / {b8['rounds']} (methods); {b8['wall']:.0f} s wall")
     for name, r in READINGS.items():
         key = "kmb" if name == "kmb" else name
@@ -263,7 +266,7 @@ def readings(quick: bool, workers: int) -> list[Reading]:
                                    val, PAPER_SIZE[mth], "%", False, setting8))
     dl = _delta(quick, workers)
     for m, d in dl.items():
-        setting = f"SRS, m=n={m} on BCube(8,5), {d['rounds']} rounds; {d['wall']:.0f} s wall"
+        setting = f"SRS, m=n={m} on {d['fabric']}, {d['rounds']} rounds; {d['wall']:.0f} s wall"
         for name in (*DELTA, "vs-srs-no-agg"):
             desc = DELTA.get(name, "curve mean, saving against SRS without aggregation (Fig. 7's baseline)")
             out.append(Reading(f"003-delta-{m}", name, desc, 100 * float(np.mean(d["saving"][name])),

@@ -4,7 +4,8 @@
 colors and 4 processes per terminal, "in the 1,000 random groups pattern, MR4LMS is left with only 32
 groups" (distinct trees after merging); C-MR4LMS always keeps at least 512. MR4LMS (001 §4, ref. [15])
 is given only in outline; :class:`dcnlab.controller.multicast.baselines.MR4LMSLike` reconstructs it.
-The readings (headline ``001-mr4lms-random-1000``, unit count, exact):
+The readings (headline ``001-mr4lms-random-1000``, or ``-300`` in a quick run: the groups that ran; unit
+groups, a count, exact):
 
 * ``mr4lms`` (today's): colors per link (per-port tables), a merged group placed again in any color;
 * ``same-color``: no merging across colors (``merge="same-color"``);
@@ -30,7 +31,10 @@ from dcnlab.experiments.readings import Reading
 
 SPEC = "midplane:"
 COLORS = 32
-PATTERN = "random:1000:seed=1:ppn=4"
+GROUPS, QUICK_GROUPS = 1000, 300
+"""Random groups of the paper's pattern, and of ``quick``."""
+PATTERN = f"random:{GROUPS}:seed=1:ppn=4"
+QUICK_PATTERN = f"random:{QUICK_GROUPS}:seed=1:ppn=4"
 PAPER = 32.0
 VARIANTS = {"mr4lms": ("any-color", "link", "colors per link (per-port tables), merged groups re-placed in any color"),
             "same-color": ("same-color", "link", "no merging across colors: a merged group keeps its color"),
@@ -38,11 +42,9 @@ VARIANTS = {"mr4lms": ("any-color", "link", "colors per link (per-port tables), 
             "strict": ("same-color", "switch", "per-switch tables and no merging across colors")}
 
 
-QUICK_PATTERN = "random:300:seed=1:ppn=4"
-
-
-def _run(name: str, pattern: str = PATTERN, spec: str = SPEC, colors: int = COLORS) -> tuple[str, int, int, float]:
-    """Distinct trees (groups kept) and max TFI of one variant on the pattern, and its time."""
+def _run(name: str, pattern: str = PATTERN, spec: str = SPEC, colors: int = COLORS) -> tuple[str, int, int, float, int, int]:
+    """Distinct trees (groups kept), max TFI and time of one variant on the pattern, with what ran: the groups
+    of the workload built and the fabric's nodes."""
     from dcnlab.controller.multicast.baselines import MR4LMSLike
     from dcnlab.controller.multicast.cmr4lms import CMR4LMS
     from dcnlab.controller.multicast.hierarchy import hierarchy_for
@@ -50,7 +52,8 @@ def _run(name: str, pattern: str = PATTERN, spec: str = SPEC, colors: int = COLO
     from dcnlab.controller.multicast.workload import build_pattern
     from dcnlab.topos.spec import parse_spec
 
-    h = hierarchy_for(parse_spec(spec))
+    fabric = parse_spec(spec)
+    h = hierarchy_for(fabric)
     wl = build_pattern(h, pattern, mapping_for(h, colors))
     t0 = time.perf_counter()
     if name == "cmr4lms-fixed":
@@ -62,29 +65,44 @@ def _run(name: str, pattern: str = PATTERN, spec: str = SPEC, colors: int = COLO
         planner.add_group(g.mgid, g.members)
     trees = planner.trees()
     tfi = max((len(t.groups) for t in trees), default=0)
-    return name, len(trees), tfi, time.perf_counter() - t0
+    return name, len(trees), tfi, time.perf_counter() - t0, len(wl.groups), sum(fabric.counts().values())
 
 
 @lru_cache(maxsize=4)
-def _runs(quick: bool, workers: int) -> tuple[dict[str, tuple[int, int, float]], float]:
+def _runs(pattern: str, spec: str, colors: int, workers: int) -> tuple[dict[str, tuple[int, int, float]], float,
+                                                                      int, int]:
+    """Every variant on ``pattern``: (trees, max TFI, seconds) by name, the wall time, the groups built and the
+    fabric's nodes."""
     names = (*VARIANTS, "cmr4lms-fixed")
-    pattern = QUICK_PATTERN if quick else PATTERN
     t0 = time.perf_counter()
-    res = run_all(_run, [(n, pattern) for n in names], workers)
-    return {n: (trees, tfi, sec) for n, trees, tfi, sec in res}, time.perf_counter() - t0
+    res = run_all(_run, [(n, pattern, spec, colors) for n in names], workers)
+    built = {(groups, nodes) for *_, groups, nodes in res}
+    if len(built) != 1:
+        raise RuntimeError(f"001 readings: the variants ran on different workloads {sorted(built)}")
+    (groups, nodes), = built
+    return ({n: (trees, tfi, sec) for n, trees, tfi, sec, _, _ in res}, time.perf_counter() - t0, groups, nodes)
+
+
+def headline(groups: int) -> str:
+    """The block's name for a run of ``groups`` random groups (the paper's: ``001-mr4lms-random-1000``)."""
+    return f"001-mr4lms-random-{groups}"
 
 
 def readings(quick: bool, workers: int) -> list[Reading]:
     workers = max(1, workers or os.cpu_count() or 1)
-    runs, wall = _runs(quick, workers)
-    setting = f"{QUICK_PATTERN if quick else PATTERN} on {SPEC} (40,448 nodes), C={COLORS}; {wall:.0f} s wall"
+    pattern = QUICK_PATTERN if quick else PATTERN
+    runs, wall, groups, nodes = _runs(pattern, SPEC, COLORS, workers)
+    head = headline(groups)
+    setting = (f"{pattern} on {SPEC} ({nodes:,} nodes), C={COLORS}"
+               + ("" if groups == GROUPS else f"; {groups:,} groups, not the paper's {GROUPS:,}: its figures are "
+                                              f"not this run's") + f"; {wall:.0f} s wall")
     out = []
     for name, (_, _, desc) in VARIANTS.items():
         trees, tfi, sec = runs[name]
-        out.append(Reading("001-mr4lms-random-1000", name, f"{desc}; max TFI {tfi}", float(trees), PAPER, "count",
-                           name == "mr4lms", setting, sec))
+        out.append(Reading(head, name, f"{desc}; max TFI {tfi}", float(trees), PAPER, "groups", name == "mr4lms",
+                           setting, sec, kind="count"))
     trees, tfi, sec = runs["cmr4lms-fixed"]
-    out.append(Reading("001-mr4lms-random-1000", "c-mr4lms-fixed (reference)",
+    out.append(Reading(head, "c-mr4lms-fixed (reference)",
                        f"C-MR4LMS-fixed on the same pattern (paper: at least 512); max TFI {tfi}", float(trees), 512.0,
-                       "count", False, setting, sec))
+                       "groups", False, setting, sec, kind="count"))
     return out

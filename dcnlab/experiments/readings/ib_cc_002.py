@@ -8,7 +8,7 @@ Fig. 3's "throughput is sampled every 100 ms". The fluid model (:mod:`dcnlab.con
 runs the scenario of :func:`dcnlab.controller.congestion.scenarios.tenant_fair` (phases of 2 s:
 1 -> 2 -> 3 -> 2 -> 1 tenant-2 flows, the policy pushing ``CCTI_Increase`` = tenant 2's flow count).
 
-Readings of the count (headlines ``002-becn-<n>flows``, unit count):
+Readings of the count (headlines ``002-becn-<n>flows``, unit BECNs, a count: exact):
 
 * ``per-100ms`` (today's): the settled mean (the last three quarters of each phase) per 100 ms sample,
   Fig. 3's sampling interval;
@@ -26,13 +26,13 @@ only ``settled``, ``per-phase`` and ``median`` are listed). ``quick``: phases of
 "relatively slowly", over 5-7 s and 7-8 s: 2 s after the first departure, 1 s after the second). The
 model's schedule of (c) sampled every 1 ms (:func:`~dcnlab.controller.congestion.scenarios.tenant_recovery`,
 phases of 2 s; ``quick``: 0.2 s, which gives the same times within 2 ms). Headlines ``002-recovery-1st``
-and ``002-recovery-2nd`` (seconds, against 2 and 1) and ``002-recovery-ratio`` (1st / 2nd, against 2),
-unit ratio (within 10%). Readings: the recovery threshold, ``90%`` (today's), ``80%`` or ``95%`` of each
+and ``002-recovery-2nd`` (unit s, against 2 and 1) and ``002-recovery-ratio`` (1st / 2nd, unit ratio, against
+2), each within 10%. Readings: the recovery threshold, ``90%`` (today's), ``80%`` or ``95%`` of each
 remaining flow's new steady rate, under timer ``reset`` (Algorithm 1) or ``free`` (the specification's).
 
 **CCT rate limit** (002 §5, Fig. 4: CCTI fixed at 1, 4 x 1024-byte packets per IRD comparison,
 "(1024 x 8) / (20.48 x 4 x 10^-6) = 100MB", 204.8 µs "10MB", 2.048 µs "1GB"). Headlines
-``002-cct-<IRD>us`` (Mb/s against the paper's 1000 / 100 / 10, unit ratio). Each reading is the model's
+``002-cct-<IRD>us`` (unit Mb/s, against the paper's 1000 / 100 / 10, within 10%). Each reading is the model's
 measured rate of one QP alone with CCTI pinned (:func:`~dcnlab.controller.congestion.scenarios.cct_rate_limit`):
 ``aggregate-4`` (today's: Algorithm 2, 4 packets per IRD), ``per-packet`` (one packet per IRD) and
 ``paper-formula`` (one packet per four IRDs: the only pacing the paper's arithmetic describes). The
@@ -77,17 +77,18 @@ def _recovery(timer_mode: TimerMode, phase_s: float) -> dict[str, Any]:
     s = sc.tenant_recovery(phase_s, timer_mode=timer_mode)
     t0 = time.perf_counter()
     r = s.run()
-    return {"seconds": time.perf_counter() - t0,
+    return {"seconds": time.perf_counter() - t0, "sample_s": r.sample_s, "phase_s": phase_s,
             "recovery": {f: list(sc.summarize_recovery(s, r, f).recovery_s) for f in RECOVERY_FRACTIONS}}
 
 
-def _cct(ird_us: float, reading: str) -> float:
-    """The model's measured rate (Mb/s) of one QP pinned to ``ird_us`` under a reading of :data:`CCT_READINGS`."""
+def _cct(ird_us: float, reading: str) -> tuple[float, float]:
+    """The model's measured rate (Mb/s) of one QP pinned to ``ird_us`` under a reading of :data:`CCT_READINGS`,
+    and the seconds simulated."""
     from dcnlab.controller.congestion import scenarios as sc
 
     _, packets, irds = CCT_READINGS[reading]
     s = sc.cct_rate_limit(ird_us * irds, packets)
-    return sc.summarize_cct(s, s.run()).measured_bps / 1e6
+    return sc.summarize_cct(s, s.run()).measured_bps / 1e6, s.duration_s
 
 
 def _run(timer_mode: TimerMode, phase_s: float) -> dict[str, Any]:
@@ -100,7 +101,8 @@ def _run(timer_mode: TimerMode, phase_s: float) -> dict[str, Any]:
     t0 = time.perf_counter()
     r = s.run()
     db = r.column("D->B")
-    out: dict[str, Any] = {"seconds": time.perf_counter() - t0, "sample_s": r.sample_s, "phases": []}
+    out: dict[str, Any] = {"seconds": time.perf_counter() - t0, "sample_s": r.sample_s, "phase_s": phase_s,
+                           "phases": []}
     for ph, w, n in zip(sc.summarize_tenants(s, r), s.windows, s.meta["tenant2_flows"]):
         t = np.asarray(r.times)
         inside = (t > w.t0 + 1e-9) & (t <= w.t1 + 1e-9)
@@ -131,8 +133,9 @@ def _first(phases: list[dict[str, Any]], n: int) -> dict[str, Any]:
 def readings(quick: bool, workers: int) -> list[Reading]:
     workers = max(1, workers or os.cpu_count() or 1)
     runs, wall, phase, recs, rec_phase = _runs(quick, workers)
-    setting = (f"fluid model, phases of {phase:g} s, D->B source; {wall:.0f} s wall for both timer modes and the "
-               "recovery runs")
+    ran = {runs[m]["phase_s"] for m in TIMER_MODES}
+    setting = (f"fluid model, phases of {'/'.join(f'{p:g}' for p in sorted(ran))} s, D->B source; {wall:.0f} s wall "
+               "for both timer modes and the recovery runs")
     windows = {"per-100ms": ("settled mean per 100 ms sample (Fig. 3's sampling interval)", lambda p: p["rate"] * 0.1),
                "per-1s": ("settled mean per second", lambda p: p["rate"]),
                "per-phase": (f"all BECNs of the {phase:g} s phase, transients included", lambda p: p["total"]),
@@ -144,8 +147,8 @@ def readings(quick: bool, workers: int) -> list[Reading]:
                 p = _first(runs[mode]["phases"], n)
                 out.append(Reading(f"002-becn-{n}flows", f"{wname}/{mode}",
                                    f"{desc}; timer {mode}" + (" (Algorithm 1)" if mode == "reset" else " (spec)"),
-                                   float(fn(p)), PAPER[n], "count", wname == "per-100ms" and mode == "reset",
-                                   setting, runs[mode]["seconds"]))
+                                   float(fn(p)), PAPER[n], "BECNs", wname == "per-100ms" and mode == "reset",
+                                   setting, runs[mode]["seconds"], kind="count"))
     ratio_windows = {"settled": ("settled means (any window length)", lambda p: p["rate"]),
                      "per-phase": ("whole-phase counts, transients included", lambda p: p["total"]),
                      "median": ("median 100 ms samples", lambda p: p["median"])}
@@ -157,14 +160,17 @@ def readings(quick: bool, workers: int) -> list[Reading]:
                 val = fn(_first(ph, n)) / base if base else float("nan")
                 out.append(Reading(f"002-becn-ratio-{n}", f"{wname}/{mode}", f"{n} flows : 1 flow, {desc}; timer {mode}",
                                    val, PAPER[n] / PAPER[1], "ratio", wname == "settled" and mode == "reset", setting))
-    return out + _recovery_readings(recs, rec_phase) + _cct_readings()
+    return out + _recovery_readings(recs) + _cct_readings()
 
 
-def _recovery_readings(recs: dict[str, dict[str, Any]], phase: float) -> list[Reading]:
+def _recovery_readings(recs: dict[str, dict[str, Any]]) -> list[Reading]:
     """``002-recovery-1st``, ``-2nd`` (seconds against 2 and 1) and ``-ratio`` (against 2)."""
     from dcnlab.controller.congestion.scenarios import PAPER_RECOVERY_S
 
-    setting = f"fluid model, Fig. 5(a)'s schedule with phases of {phase:g} s sampled every 1 ms"
+    phases = sorted({r["phase_s"] for r in recs.values()})
+    samples = sorted({r["sample_s"] for r in recs.values()})
+    setting = (f"fluid model, Fig. 5(a)'s schedule with phases of {'/'.join(f'{p:g}' for p in phases)} s sampled "
+               f"every {'/'.join(f'{1000 * x:g}' for x in samples)} ms")
     out: list[Reading] = []
     variants = [(f, m) for f in RECOVERY_FRACTIONS for m in TIMER_MODES if m == "reset" or f == RECOVERY_FRACTIONS[0]]
     for head, paper, pick in (("002-recovery-1st", PAPER_RECOVERY_S[0], lambda x: x[0]),
@@ -174,11 +180,12 @@ def _recovery_readings(recs: dict[str, dict[str, Any]], phase: float) -> list[Re
         for f, mode in variants:
             got = recs[mode]["recovery"][f]
             value = math.nan if None in got else float(pick(got))
-            what = "1st / 2nd recovery" if head.endswith("ratio") else "seconds"
+            ratio = head.endswith("ratio")
+            what = "1st / 2nd recovery" if ratio else "seconds"
             out.append(Reading(head, f"{f:.0%}/{mode}", f"{what}, until each remaining flow first reaches {f:.0%} of "
-                                                       f"its new steady rate; timer {mode}", value, paper, "ratio",
-                               f == RECOVERY_FRACTIONS[0] and mode == "reset", setting,
-                               recs[mode]["seconds"] if head.endswith("1st") else 0.0))
+                                                       f"its new steady rate; timer {mode}", value, paper,
+                               "ratio" if ratio else "s", f == RECOVERY_FRACTIONS[0] and mode == "reset", setting,
+                               recs[mode]["seconds"] if head.endswith("1st") else 0.0, kind="ratio"))
     return out
 
 
@@ -188,8 +195,11 @@ def _cct_readings() -> list[Reading]:
 
     out: list[Reading] = []
     for ird, paper in sorted(PAPER_FIG4_MBPS.items(), key=lambda kv: -kv[1]):
+        got = {name: _cct(ird, name) for name in CCT_READINGS}
+        durations = sorted({d for _, d in got.values()})
+        setting = (f"fluid model, one QP alone, CCTI_Min = CCTI_Limit = 1, "
+                   f"{'/'.join(f'{1000 * d:g}' for d in durations)} ms simulated")
         for name, (desc, _, _) in CCT_READINGS.items():
-            out.append(Reading(f"002-cct-{ird:g}us", name, f"Mb/s, {desc}; at most the 8 Gb/s link", _cct(ird, name),
-                               paper, "ratio", name == "aggregate-4",
-                               "fluid model, one QP alone, CCTI_Min = CCTI_Limit = 1, 10 ms"))
+            out.append(Reading(f"002-cct-{ird:g}us", name, f"{desc}; at most the 8 Gb/s link", got[name][0], paper,
+                               "Mb/s", name == "aggregate-4", setting, kind="ratio"))
     return out
