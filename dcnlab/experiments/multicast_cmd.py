@@ -140,7 +140,9 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--colors", type=ranged(int, 1, 4096), default=32, metavar="C",
                    help="table entries (colors) per port, 1..4096 (default 32)")
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--groups", metavar="FILE", help='JSON [{"mgid": int, "members": [terminal names]}, ...]')
+    src.add_argument("--groups", metavar="FILE", help='JSON [{"mgid": int, "members": [terminal names]}, ...]: '
+                                                      'distinct MGIDs 0..65535, each member once, at most '
+                                                      '1,048,576 members over all groups')
     src.add_argument("--pattern", help="AxB[:ppn=P], AxBxC[:ppn=P] or random:G[:seed=S][:ppn=P]")
     p.add_argument("--algo", choices=ALGOS, default="cmr4lms-fixed", help="default cmr4lms-fixed")
     p.add_argument("--dual", action="store_true", help="fault-tolerant dual trees (C-MR4LMS only)")
