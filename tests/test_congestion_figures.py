@@ -106,9 +106,10 @@ def test_cct_readings_measure_each_pacing():
 
 
 def test_recovery_readings_from_runs():
-    recs = {m: {"seconds": 1.0, "recovery": {f: [0.009 * f, 0.012 * f] for f in ib_cc_002.RECOVERY_FRACTIONS}}
+    recs = {m: {"seconds": 1.0, "sample_s": 0.001, "phase_s": 0.2,
+                "recovery": {f: [0.009 * f, 0.012 * f] for f in ib_cc_002.RECOVERY_FRACTIONS}}
             for m in ib_cc_002.TIMER_MODES}
-    rows = ib_cc_002._recovery_readings(recs, 0.2)
+    rows = ib_cc_002._recovery_readings(recs)
     assert {r.headline for r in rows} == {"002-recovery-1st", "002-recovery-2nd", "002-recovery-ratio"}
     assert sum(r.default for r in rows) == 3 and len(rows) == 12
     by = {(r.headline, r.reading): r for r in rows}

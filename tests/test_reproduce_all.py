@@ -156,3 +156,43 @@ def test_readings_tables_go_into_both_reports(run):
     page = report.report_html(out, [], heads, runinfo, rs)
     assert "<h3>003</h3><pre>" in page
     assert [r.holds for r in rs] == [False, True]
+
+
+def test_report_judges_model_and_bmv2(run):
+    """Issue 25 §1: the rule stated above the table, both figures' verdicts in it, the counts of the headlines'."""
+    out = run[1]
+    data = json.loads((out / "summary.json").read_text())
+    heads = summary.read(out / "summary.json").headlines
+    assert set(data["counts"]) == set(VERDICTS) and sum(data["counts"].values()) == len(heads)
+    assert data["counts"] == summary.Summary(list(SEEDS), heads, False, "").counts()
+    # BMv2 off: every headline BMv2 measures and the model ran says so, with the model's verdict
+    marked = [h for h in heads if h.note == "BMv2 not run"]
+    assert data["bmv2_not_run"] == len(marked) > 0
+    assert all(h.verdict == h.model_verdict and h.emulation_verdict == "not run" for h in marked)
+    md = (out / "report.md").read_text()
+    header = md.index("| paper | headline | paper's figure |")
+    assert md.index(summary.COMBINED_RULE) < header
+    assert "| tolerance | model verdict | BMv2 verdict | verdict |" in md
+    assert summary.counts_text(heads) in md
+    assert "(BMv2 not run) |" in md
+    page = (out / "report.html").read_text()
+    assert "<th>model verdict</th><th>BMv2 verdict</th><th>verdict</th>" in page
+    assert "<span class=note>BMv2 not run</span>" in page
+
+
+def test_report_rows_of_model_only_and_bmv2_only(run):
+    """A headline whose figures disagree shows both verdicts and counts under its own verdict."""
+    out = run[1]
+    runinfo = json.loads((out / "summary.json").read_text())["run"]
+    fifo = summary.Headline("002", "Parking lot on one FIFO egress queue", 1.0, 1.0, emulation=2.08, kind="ratio",
+                            unit="(A+B) / D")
+    other = summary.Headline("002", "Theorem 1: 1:2 gives 2:1", 2.0, 1.5, emulation=2.1, kind="ratio", unit="ratio")
+    md = report.report_md(out, [], [fifo, other], runinfo)
+    assert "| ±10% | reproduced | deviates | **model only** |" in md
+    assert "| ±10% | deviates | reproduced | **BMv2 only** |" in md
+    assert "2 headlines: 0 reproduced, 1 model only, 1 BMv2 only, 0 trend, 0 deviates, 0 not run." in md
+    page = report.report_html(out, [], [fifo, other], runinfo)
+    assert "<td class='verdict model-only'>model only</td>" in page
+    lines = report.table_lines([fifo, other])
+    assert lines[2].split()[-6:] == ["1", "yes", "2.08", "no", "model", "only"]
+    assert max(len(line) for line in lines) <= 100

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from dcnlab.experiments import headlines, summary
-from dcnlab.experiments.summary import VERDICTS, Headline, difference, verdict
+from dcnlab.experiments.summary import FIGURE_VERDICTS, VERDICTS, Headline, combine, difference, verdict
 
 
 @pytest.mark.parametrize(("kind", "paper", "ours", "expected"), [
@@ -86,6 +86,7 @@ def test_headline_computes_tolerance_verdict_and_difference():
 def test_without_a_model_figure_the_emulation_is_judged():
     h = Headline("000", "wait 2/3 shorter", 66.7, None, emulation=51.0, kind="percent", direction="up", reference=0.0)
     assert (h.basis, h.verdict) == ("emulation", "trend")
+    assert (h.model_verdict, h.emulation_verdict, h.note) == ("not run", "trend", "model not run")
     h = Headline("000", "wait 3/4 shorter", 75.0, None, kind="percent")
     assert (h.basis, h.verdict) == (None, "not run")
 
@@ -115,12 +116,19 @@ def test_summary_json_round_trip(tmp_path):
     rec = data["headlines"][1]
     for key in ("seed", "statement", "paper", "model", "emulation", "unit", "tolerance", "verdict", "reading", "plot"):
         assert key in rec
-    assert rec["verdict"] == "deviates" and rec["emulation"] == 0.55
+    # the model's 0.50 is 18% off, BMv2's 0.55 within 10%
+    assert (rec["model_verdict"], rec["emulation_verdict"], rec["verdict"]) == ("deviates", "reproduced", "BMv2 only")
+    assert rec["emulation"] == 0.55 and rec["emulated"] is True
+    assert data["counts"] == {"reproduced": 2, "model only": 0, "BMv2 only": 1, "trend": 0, "deviates": 0,
+                              "not run": 1}
+    assert data["figure_counts"]["model"] == {"reproduced": 2, "trend": 0, "deviates": 1, "not run": 1}
+    assert data["figure_counts"]["BMv2"] == {"reproduced": 1, "trend": 0, "deviates": 0, "not run": 0}
+    assert data["bmv2_not_run"] == 0
     back = summary.read(path)
     assert back.headlines == heads
     assert back.seeds == ["001", "002", "003", "004"] and not back.emulation_ran
-    assert back.counts() == {"reproduced": 2, "trend": 0, "deviates": 1, "not run": 1}
-    assert back.extra == {"mechanism": "test", "quick": True}
+    assert back.counts() == data["counts"]
+    assert back.extra == {"mechanism": "test", "quick": True}         # the counts are derived, not extra
 
 
 def test_read_refuses_other_json(tmp_path):
@@ -128,6 +136,19 @@ def test_read_refuses_other_json(tmp_path):
     p.write_text(json.dumps({"rows": []}))
     with pytest.raises(ValueError, match="not a summary.json"):
         summary.read(p)
+
+
+def test_a_summary_json_of_before_the_two_verdicts_is_judged_again(tmp_path):
+    """A record with one verdict (written before issue 25) is read under today's rule."""
+    old = Headline("002", "Parking lot on one FIFO egress queue", 1.0, 1.0, emulation=2.08, kind="ratio").to_json()
+    for key in ("model_verdict", "emulation_verdict", "emulated"):
+        del old[key]
+    old.update(verdict="reproduced", basis="model")
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps({"seed": ["002"], "headlines": [old], "emulation": {"ran": True, "why": "ran"}}))
+    h = summary.read(path).headlines[0]
+    assert (h.model_verdict, h.emulation_verdict, h.verdict, h.basis) == ("reproduced", "deviates", "model only",
+                                                                           "both")
 
 
 def test_builders_emit_every_headline_without_results():
@@ -145,3 +166,106 @@ def test_worked_example_of_report_003():
     ex = headlines.bcube41_examples()
     assert [(t["cost"], t["links"]) for t in ex["trees"]] == [(16, 12), (14, 11), (14, 11), (12, 9)]
     assert ex["entry_costs"] == [46, 48, 42]
+
+
+# -- issue 25 §1: the verdict judges BMv2 too -------------------------------------------------------------------
+
+@pytest.mark.parametrize(("model", "bmv2", "expected"), [
+    ("reproduced", "reproduced", "reproduced"),
+    ("reproduced", "deviates", "model only"),
+    ("reproduced", "trend", "model only"),
+    ("deviates", "reproduced", "BMv2 only"),
+    ("trend", "reproduced", "BMv2 only"),
+    ("trend", "trend", "trend"),
+    ("trend", "deviates", "deviates"),
+    ("deviates", "trend", "deviates"),
+    ("deviates", "deviates", "deviates"),
+    ("reproduced", None, "reproduced"),            # BMv2 does not measure it: the model's verdict
+    ("trend", "not run", "trend"),                 # BMv2 did not run: the model's verdict (marked)
+    ("not run", "deviates", "deviates"),
+    ("not run", "not run", "not run"),
+    ("not run", None, "not run"),
+])
+def test_combined_verdict(model, bmv2, expected):
+    assert combine(model, bmv2) == expected
+    assert expected in VERDICTS
+
+
+def test_combine_refuses_a_headline_verdict_as_a_figure_verdict():
+    with pytest.raises(ValueError, match="figure verdict 'model only'"):
+        combine("model only", "reproduced")
+    assert set(FIGURE_VERDICTS) < set(VERDICTS)
+
+
+def _pair(model, bmv2, emulated=True):
+    return Headline("002", "x", 1.0, model, emulation=bmv2, kind="ratio", unit="(A+B) / D", emulated=emulated)
+
+
+def test_model_holds_bmv2_does_not():
+    h = _pair(1.0, 1.5)
+    assert (h.model_verdict, h.emulation_verdict, h.verdict, h.basis, h.note) == (
+        "reproduced", "deviates", "model only", "both", "")
+
+
+def test_bmv2_holds_model_does_not():
+    h = _pair(1.5, 1.05)
+    assert (h.model_verdict, h.emulation_verdict, h.verdict) == ("deviates", "reproduced", "BMv2 only")
+
+
+def test_both_hold():
+    h = _pair(0.97, 1.04)
+    assert (h.model_verdict, h.emulation_verdict, h.verdict) == ("reproduced", "reproduced", "reproduced")
+
+
+def test_bmv2_absent():
+    """No BMv2 measurement of this quantity: the model's verdict, no BMv2 verdict, no mark."""
+    h = _pair(1.0, None, emulated=False)
+    assert (h.model_verdict, h.emulation_verdict, h.verdict, h.basis, h.note) == (
+        "reproduced", None, "reproduced", "model", "")
+
+
+def test_bmv2_not_run():
+    """BMv2 measures it but did not run: the model's verdict, marked 'BMv2 not run', and counted so."""
+    h = _pair(1.5, None)
+    assert (h.model_verdict, h.emulation_verdict, h.verdict, h.note) == ("deviates", "not run", "deviates",
+                                                                         "BMv2 not run")
+    c = summary.counts([h, _pair(1.0, None, emulated=False)])
+    assert c["bmv2_not_run"] == 1 and c["figure_counts"]["BMv2"]["not run"] == 1
+    assert "BMv2 did not run on 1 headline it measures" in summary.counts_text([h])
+
+
+def _fifo_and_fair_share():
+    """002's rows of issue 25 through the builder (so with the code's own kinds and tolerances)."""
+    model = {"fairness_rates": {"cc_off_fifo_shared": {"A->C": 2.0, "B->C": 2.0, "D->C": 4.0, "E->C": 4.0},
+                                "cc_on": {"A->C": 0.994, "B->C": 1.0, "D->C": 1.0, "E->C": 1.0}}}
+    bmv2 = {"fairness": {"off": {"rates_pps_4_active": {"A->C": 1.04, "B->C": 1.04, "D->C": 1.0, "E->C": 1.0}},
+                         "cc": {"rates_pps_4_active": {"A->C": 0.886, "B->C": 1.0, "D->C": 1.0, "E->C": 1.0}}}}
+    heads = headlines.congestion(model, bmv2)
+    return (next(h for h in heads if h.statement.startswith("Parking lot on one FIFO")),
+            next(h for h in heads if h.statement.startswith("With CC on the four flows share fairly")))
+
+
+def test_the_three_rows_of_issue_25_are_model_only():
+    fifo, fair = _fifo_and_fair_share()
+    assert (fifo.paper, fifo.model, round(fifo.emulation, 2)) == (1.0, 1.0, 2.08)
+    assert (fair.paper, round(fair.model, 3), round(fair.emulation, 3)) == (1.0, 0.994, 0.886)
+    waiting = {"points": {"3": {}}, "model_saving": 69.27, "saving": 37.10, "saving_sd": 3.0, "spec": "bcube:n=4,k=2",
+               "senders": [3], "runs": 5}
+    word = next(h for h in headlines.aggregation(None, {"waiting": waiting}, why="x")
+                if h.statement.startswith("Word-count incast on BMv2"))
+    assert (round(word.paper, 2), word.model, word.emulation) == (66.67, 69.27, 37.10)
+    for h in (fifo, fair, word):
+        assert h.model_verdict == "reproduced", h.statement
+        assert h.emulation_verdict in ("deviates", "trend"), h.statement
+        assert h.verdict == "model only", h.statement
+    assert word.emulation_verdict == "trend"            # 37.10% is shorter, but not about 2/3 shorter
+
+
+def test_builders_mark_what_bmv2_measures():
+    """Without BMv2 results, the headlines BMv2 measures say 'BMv2 not run'; the others have no BMv2 verdict."""
+    heads = headlines.congestion({"fairness_rates": {"cc_on": {"A->C": 1.0, "B->C": 1.0, "D->C": 1.0, "E->C": 1.0}}})
+    fair = next(h for h in heads if h.statement.startswith("With CC on the four flows share fairly"))
+    assert (fair.verdict, fair.emulation_verdict, fair.note) == ("reproduced", "not run", "BMv2 not run")
+    tenant1 = next(h for h in heads if h.statement.startswith("Tenant 1's flow"))
+    assert tenant1.emulation_verdict is None and not tenant1.emulated
+    assert sum(h.emulated for h in heads) >= 6

@@ -275,7 +275,8 @@ def _headlines_000_wait(pk: Mapping[str, Any] | None, ps: Mapping[str, Any] | No
     w = _bmv2_wait(emulation)
     h = Headline("000", "Word-count incast on BMv2: M2 shortens shuffle+reduce completion against no aggregation "
                         "(abstract: 2/3 to 3/4)", PAPER_000_WAIT["size"], w["model_saving"] if w else None,
-                 emulation=w["saving"] if w else None, unit="%", kind="percent", direction="up", reference=0.0,
+                 emulated=True, emulation=w["saving"] if w else None, unit="%", kind="percent", direction="up",
+                 reference=0.0,
                  paper_text="about 2/3 to 3/4 shorter", plot="aggregation-waiting.png" if w else None)
     if w:
         h.reading = (f"{w['spec']}, {', '.join(str(m) for m in w['senders'])} senders, {w['runs']} runs each: "
@@ -560,7 +561,8 @@ def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | N
                                         "is on the next row, against the model's FIFO"), not_run))
     efifo = _parking(erates.get("off"))
     out.append(missing(Headline(
-        "002", "Parking lot on one FIFO egress queue (BMv2's arbitration)", 1.0, fifo_shared, emulation=efifo,
+        "002", "Parking lot on one FIFO egress queue (BMv2's arbitration)", 1.0, fifo_shared, emulated=True,
+        emulation=efifo,
         unit="(A+B) / D", kind="ratio", plot="fig3_fairness.png",
         paper_text="1 (A+B = D = E, the same statement's expectation)",
         reading="the model with one FIFO bottleneck queue instead of round robin (fluid Link.arbitration 'fifo'), "
@@ -574,7 +576,8 @@ def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | N
                    if efifo is not None and efifo > 1.5 else "")), not_run))
     efcc = efair.get("cc", {})
     out.append(missing(Headline("002", "With CC on the four flows share fairly (Fig. 3(b))", 1.0,
-                                _min_over_max(rates.get("cc_on")), emulation=_min_over_max(erates.get("cc")),
+                                _min_over_max(rates.get("cc_on")), emulated=True,
+                                emulation=_min_over_max(erates.get("cc")),
                                 unit="slowest / fastest", kind="ratio", plot="fig3_fairness.png",
                                 reading="mean rates while all four flows run: the slowest over the fastest"
                                         + at_bmv2(efcc.get("model_jain_of_mean_rates"), efcc.get("jain_of_mean_rates"),
@@ -585,7 +588,7 @@ def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | N
         er = eratio.get(f"1:{r} cc") or {}
         out.append(missing(Headline("002", f"Theorem 1: CCTI_Increase 1:{r} gives bandwidth {r}:1", float(r),
                                     prop["measured"] if prop else None,
-                                    emulation=er.get("measured"), unit="ratio",
+                                    emulated=True, emulation=er.get("measured"), unit="ratio",
                                     kind="ratio", plot="theorem1_ratios.png",
                                     reading="steady-state rate of the CCTI_Increase 1 flow over the other's"
                                             + at_bmv2(er.get("model"), er.get("measured"), "a ratio of")), not_run))
@@ -603,7 +606,8 @@ def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | N
 
     out.append(missing(Headline("002", "Tenant 2 gets tenant 1's share with 1, 2 and 3 flows (Fig. 5(a))", 1.0,
                                 worst([p["tenant_ratio"] for p in phases]),
-                                emulation=worst([p["ratio"] for p in ephases]), unit="tenant1 : tenant2",
+                                emulated=True, emulation=worst([p["ratio"] for p in ephases]),
+                                unit="tenant1 : tenant2",
                                 kind="ratio", plot="fig5_tenants_cc.png",
                                 reading="tenant 1's rate over tenant 2's per phase (a quarter phase settling), the "
                                         "phase farthest from 1"
@@ -612,7 +616,7 @@ def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | N
                                                   "a worst phase (BMv2's 6 s settling) of")), not_run))
     out.append(missing(Headline("002", "Inside tenant 2 the flows share equally (Fig. 5(a))", 1.0,
                                 min((p["jain_tenant2"] for p in phases), default=None),
-                                emulation=min((p["jain_tenant2"] for p in ephases), default=None),
+                                emulated=True, emulation=min((p["jain_tenant2"] for p in ephases), default=None),
                                 unit="Jain's index", kind="ratio", plot="fig5_tenants_cc.png",
                                 reading="Jain's index of tenant 2's flows, the lowest over the phases"), not_run))
     becn = m.get("becn_per_sample", {})
@@ -621,7 +625,7 @@ def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | N
     for k in (2, 3):
         out.append(missing(Headline("002", f"BECNs at D→B with {k} vs 1 tenant-2 flows: {PAPER_BECN[k]}/790 = "
                                            f"{PAPER_BECN[k] / 790:.2f} (Fig. 5(b))", round(PAPER_BECN[k] / 790, 2),
-                                    bm[k - 1] if bm else None, emulation=be[k - 1] if be else None,
+                                    bm[k - 1] if bm else None, emulated=True, emulation=be[k - 1] if be else None,
                                     unit=f"BECNs, {k} flows / 1", kind="ratio", plot="fig5_tenants_cc.png",
                                     paper_text=f"{PAPER_BECN[k] / 790:.2f} (target 1/{k})",
                                     reading="BECNs per second received by D→B's source, normalised to the 1-flow "
@@ -725,6 +729,7 @@ def cist(cases: Sequence[Mapping[str, Any]] | None, emulation: Sequence[Mapping[
     e42 = next((x for x in emu if str(x.get("spec", "")).startswith("dragonfly:p=1,a=4,h=2")), None)
     out.append(missing(Headline("004", "D(4,2), the worked instance: 36 switches, 2 CISTs (§3.1)", 2,
                                 d42["k"] if d42 and d42["valid"] else (0 if d42 else None),
+                                emulated=True,
                                 emulation=(e42["k"] if e42["checks"].get("exactly_once") else 0) if e42 else None,
                                 unit="trees", kind="count", plot="model-sweep.png",
                                 reading=(f"{d42['spec']}: {d42['switches']} switches, {d42['k']} valid CISTs"
@@ -736,6 +741,7 @@ def cist(cases: Sequence[Mapping[str, Any]] | None, emulation: Sequence[Mapping[
     out.append(missing(Headline("004", "Broadcast over the k CISTs loses nothing with up to k−1 failed switches or "
                                        "links (the CIST property)", None,
                                 100 * sum(survive) / len(survive) if survive else None,
+                                emulated=True,
                                 emulation=100 * sum(esurvive) / len(esurvive) if esurvive else None,
                                 unit="% of instances", kind="trend", direction="at least", reference=100.0,
                                 paper_text="nothing lost", plot="model-sweep.png",

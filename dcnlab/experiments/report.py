@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dcnlab.experiments.outputs import writing
-from dcnlab.experiments.summary import EMULATION_GOAL_PERCENT, RULE, VERDICTS, Headline
+from dcnlab.experiments.summary import COMBINED_RULE, EMULATION_GOAL_PERCENT, RULE, Headline, counts_text
 
 if TYPE_CHECKING:
     from dcnlab.experiments.readings import Reading
@@ -22,8 +22,10 @@ READINGS_INTRO = ("For each headline that deviates, every reading the paper's te
                   "the one the reproduction uses (the one the text supports best); 'holds' applies the verdict rule "
                   "to that reading's figure.")
 
-MAX_TABLE_STATEMENT = 52
+MAX_TABLE_STATEMENT = 36
 """Characters of a headline's statement in the printed table (the table stays within 100 columns)."""
+SHORT_FIGURE_VERDICT = {"reproduced": "yes", "trend": "trend", "deviates": "no", "not run": "not run", None: "–"}
+"""A figure's verdict in the printed table's 'holds' columns."""
 SEEDS = {"aggregation": ("000", "003"), "multicast": ("001",), "congestion": ("002",), "cist": ("004",)}
 TITLES = {"aggregation": "000 and 003: in-network aggregation on BCube (M2 incasts, SRS shuffles)",
           "multicast": "001: C-MR4LMS, multicast with a limited table on a fat-tree",
@@ -56,14 +58,26 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
+def figure_verdict_text(v: str | None) -> str:
+    """A figure's verdict in the report's tables (None: BMv2 does not measure this headline)."""
+    return "–" if v is None else v
+
+
+def verdict_text(h: Headline) -> str:
+    """The headline's verdict, with ``BMv2 not run`` (or ``model not run``) where that figure is missing."""
+    return f"{h.verdict} ({h.note})" if h.note else h.verdict
+
+
 def table_lines(heads: Sequence[Headline]) -> list[str]:
-    """The printed headline table (at most 100 columns)."""
-    lines = [f"{'pap':<4}{'headline':<{MAX_TABLE_STATEMENT}} {'paper':>10} {'model':>9} {'BMv2':>9} verdict",
-             "-" * (MAX_TABLE_STATEMENT + 45)]
+    """The printed headline table (at most 100 columns): each figure with whether it holds (yes, trend, no, not
+    run; '–': BMv2 does not measure it), and the headline's verdict."""
+    w = MAX_TABLE_STATEMENT
+    lines = [f"{'pap':<4}{'headline':<{w}} {'paper':>10} {'model':>9} {'holds':<7} {'BMv2':>9} {'holds':<7} verdict",
+             "-" * (w + 60)]
     for h in heads:
-        lines.append(f"{h.seed:<4}{_short(h.statement, MAX_TABLE_STATEMENT):<{MAX_TABLE_STATEMENT}} "
-                     f"{_short(paper_text(h), 10):>10} {value_text(h, h.model):>9} {value_text(h, h.emulation):>9} "
-                     f"{h.verdict}")
+        lines.append(f"{h.seed:<4}{_short(h.statement, w):<{w}} {_short(paper_text(h), 10):>10} "
+                     f"{value_text(h, h.model):>9} {SHORT_FIGURE_VERDICT[h.model_verdict]:<7} "
+                     f"{value_text(h, h.emulation):>9} {SHORT_FIGURE_VERDICT[h.emulation_verdict]:<7} {h.verdict}")
     return lines
 
 
@@ -119,14 +133,12 @@ def write_report(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline],
 
 
 def _intro(run: dict[str, Any], heads: Sequence[Headline]) -> tuple[str, str]:
-    counts = {v: sum(h.verdict == v for h in heads) for v in VERDICTS}
     kind = {"full": "full run", "quick": "quick run (--quick: fewer rounds)", "smoke": "smoke test (a few points)"}
     seeds = "each command's default seeds" if run["seed"] is None else f"base seed {run['seed']}"
     how = (f"{kind[run['mode']]}, {run['date']}, {run['wall_seconds']:.0f} s on {run['workers']} workers "
            + (f"of the Dask cluster {run['cluster']} " if run.get("cluster") else "")
            + f"({run['cpus']} CPUs; model parts {run['model_seconds']:.0f} s), {seeds}")
-    verdicts = f"{len(heads)} headlines: " + ", ".join(f"{n} {v}" for v, n in counts.items())
-    return how, verdicts
+    return how, counts_text(heads)
 
 
 def report_md(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], run: dict[str, Any],
@@ -137,13 +149,14 @@ def report_md(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], ru
              "## BMv2", "", f"`--emulate {run['emulate']}`: {run['emulation_why']}.", ""]
     lines += [f"- {p.mechanism}: {p.emulation_why}" + ("" if p.emulation_ok is not False else " (checks FAILED)")
               for p in parts]
-    lines += ["", "## Headlines", "",
-              "| paper | headline | paper's figure | model | BMv2 | unit | model vs BMv2 | tolerance | verdict |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += ["", "## Headlines", "", COMBINED_RULE, "",
+              "| paper | headline | paper's figure | model | BMv2 | unit | model vs BMv2 | tolerance | model verdict | "
+              "BMv2 verdict | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for h in heads:
         lines.append(f"| {h.seed} | {_md_cell(h.statement)} | {_md_cell(paper_text(h))} | {value_text(h, h.model)} | "
                      f"{value_text(h, h.emulation)} | {_md_cell(h.unit)} | {diff_text(h)} | {_md_cell(h.tolerance)} | "
-                     f"**{h.verdict}** |")
+                     f"{figure_verdict_text(h.model_verdict)} | {figure_verdict_text(h.emulation_verdict)} | "
+                     f"**{h.verdict}**{f' ({h.note})' if h.note else ''} |")
     pairs = model_vs_bmv2(heads)
     lines += ["", "## Model against BMv2", "",
               f"Every headline with both figures; the goal is agreement within {EMULATION_GOAL_PERCENT:g}% of the model's."
@@ -164,7 +177,8 @@ def report_md(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], ru
                   "obtained):", ""]
         for h in heads:
             if h.seed in SEEDS[p.mechanism]:
-                lines.append(f"- **{h.seed}, {_md_cell(h.statement)}** ({h.verdict}): {_md_cell(h.reading) or '–'}")
+                lines.append(f"- **{h.seed}, {_md_cell(h.statement)}** ({verdict_text(h)}): "
+                             f"{_md_cell(h.reading) or '–'}")
         lines += ["", "Plots:", ""]
         for png in _pngs(p):
             rel = f"{p.mechanism}/{png.name}"
@@ -176,6 +190,7 @@ CSS = """body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 
 table{border-collapse:collapse;font-size:13px;margin:0.5em 0}th,td{border:1px solid #ccc;padding:3px 6px;
 vertical-align:top}th{background:#f0f0f0}td.num{text-align:right;white-space:nowrap}
 .reproduced{background:#dff0d8}.trend{background:#fcf8e3}.deviates{background:#f2dede}.not-run{background:#eee}
+.model-only,.BMv2-only{background:#fde5c8}td.verdict{font-weight:bold}.note{font-weight:normal;font-size:11px}
 img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}figcaption{font-size:12px;color:#555}
 li{margin:0.2em 0}"""
 
@@ -190,13 +205,21 @@ def report_html(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], 
             f"<h2>BMv2</h2><p><code>--emulate {e(run['emulate'])}</code>: {e(run['emulation_why'])}.</p><ul>"]
     body += [f"<li>{e(p.mechanism)}: {e(p.emulation_why)}{'' if p.emulation_ok is not False else ' (checks FAILED)'}"
              f"</li>" for p in parts]
-    body.append("</ul><h2>Headlines</h2><table><tr><th>paper</th><th>headline</th><th>paper's figure</th>"
-                "<th>model</th><th>BMv2</th><th>unit</th><th>model vs BMv2</th><th>tolerance</th><th>verdict</th></tr>")
+    body.append(f"</ul><h2>Headlines</h2><p>{e(COMBINED_RULE)}</p><table><tr><th>paper</th><th>headline</th>"
+                "<th>paper's figure</th><th>model</th><th>BMv2</th><th>unit</th><th>model vs BMv2</th><th>tolerance</th>"
+                "<th>model verdict</th><th>BMv2 verdict</th><th>verdict</th></tr>")
+
+    def cls(v: str | None) -> str:
+        return "" if v is None else v.replace(" ", "-")
+
     for h in heads:
+        note = f"<br><span class=note>{e(h.note)}</span>" if h.note else ""
         body.append(f"<tr><td>{e(h.seed)}</td><td>{e(h.statement)}</td><td class=num>{e(paper_text(h))}</td>"
                     f"<td class=num>{e(value_text(h, h.model))}</td><td class=num>{e(value_text(h, h.emulation))}</td>"
                     f"<td>{e(h.unit)}</td><td class=num>{e(diff_text(h))}</td><td>{e(h.tolerance)}</td>"
-                    f"<td class='{h.verdict.replace(' ', '-')}'>{e(h.verdict)}</td></tr>")
+                    f"<td class='{cls(h.model_verdict)}'>{e(figure_verdict_text(h.model_verdict))}</td>"
+                    f"<td class='{cls(h.emulation_verdict)}'>{e(figure_verdict_text(h.emulation_verdict))}</td>"
+                    f"<td class='verdict {cls(h.verdict)}'>{e(h.verdict)}{note}</td></tr>")
     body.append("</table>")
     pairs = model_vs_bmv2(heads)
     body.append(f"<h2>Model against BMv2</h2><p>Every headline with both figures; the goal is agreement within "
@@ -216,7 +239,7 @@ def report_html(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], 
         body.append(f"<h2>{e(TITLES[p.mechanism])}</h2><p>Outputs of <code>dcnlab reproduce {e(p.mechanism)}</code> in "
                     f"<code>{e(p.mechanism)}/</code> (model parts {p.seconds:.0f} s). BMv2: {e(p.emulation_why)}.</p>"
                     "<p>Readings (how each figure of ours was obtained):</p><ul>")
-        body += [f"<li><b>{e(h.seed)}, {e(h.statement)}</b> ({e(h.verdict)}): {e(h.reading) or '–'}</li>"
+        body += [f"<li><b>{e(h.seed)}, {e(h.statement)}</b> ({e(verdict_text(h))}): {e(h.reading) or '–'}</li>"
                  for h in heads if h.seed in SEEDS[p.mechanism]]
         body.append("</ul><p>Plots:</p>")
         for png in _pngs(p):

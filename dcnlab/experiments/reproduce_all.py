@@ -34,7 +34,7 @@ from dcnlab.experiments.argtypes import exclusive, workers
 from dcnlab.experiments.outputs import output_dir, writing
 from dcnlab.experiments.pool import add_cluster_option
 from dcnlab.experiments.report import table_lines, write_report
-from dcnlab.experiments.summary import VERDICTS, Headline
+from dcnlab.experiments.summary import Headline, counts, counts_text
 
 log = logging.getLogger(__name__)
 
@@ -377,12 +377,11 @@ def cmd_reproduce_all(args: argparse.Namespace) -> int:
     heads = collect(parts)
     files = write_report(out, parts, heads, run, found)
     if args.json:
-        print(json.dumps({"run": run, "headlines": [h.to_json() for h in heads], "files": [str(f) for f in files]}))
+        print(json.dumps({"run": run, "headlines": [h.to_json() for h in heads], **counts(heads),
+                          "files": [str(f) for f in files]}))
     else:
         print("\n".join(table_lines(heads)))
-        counts = {v: sum(h.verdict == v for h in heads) for v in VERDICTS}
-        print(f"\n{len(heads)} headlines: " + ", ".join(f"{n} {v}" for v, n in counts.items())
-              + f"; {wall:.0f} s on {where} (model {model_seconds:.0f} s); BMv2: {emu_why}")
+        print(f"\n{counts_text(heads)}; {wall:.0f} s on {where} (model {model_seconds:.0f} s); BMv2: {emu_why}")
         for f in files:
             print(f"wrote {f}")
     bad = failures or [p.mechanism for p in parts if p.emulation_ok is False]
@@ -459,7 +458,8 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
                        description="Runs the model parts of reproduce aggregation (papers 000 and 003), multicast "
                                    "(001), congestion (002) and cist (004) in one process pool, then their BMv2 "
                                    "experiments (--emulate), and writes OUT/report.md, a self-contained "
-                                   "OUT/report.html, OUT/summary.json (every headline: paper, model, BMv2, verdict) "
+                                   "OUT/report.html, OUT/summary.json (every headline: paper, model, BMv2, their "
+                                   "verdicts and the headline's) "
                                    "and each part's outputs in OUT/<mechanism>/.")
     p.add_argument("--quick", action="store_true", help="fewer rounds, every headline (under 3 minutes on 2 cores "
                                                         "without BMv2; BMv2 experiments in their quick form)")
