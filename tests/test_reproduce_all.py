@@ -196,3 +196,16 @@ def test_report_rows_of_model_only_and_bmv2_only(run):
     lines = report.table_lines([fifo, other])
     assert lines[2].split()[-6:] == ["1", "yes", "2.08", "no", "model", "only"]
     assert max(len(line) for line in lines) <= 100
+
+
+def test_units_name_what_ran(run):
+    """Issue 25 §3: a headline's unit is the quantity's and names the points that ran (the smoke run has k = 2, 3
+    on BCube(6,k)), not the full run's."""
+    heads = summary.read(run[1] / "summary.json").headlines
+    units = {h.statement: h.unit for h in heads}
+    assert units["Aggregation servers fall with k for unicast (Fig. 5(b))"] == "servers, k=3 minus k=2"
+    assert units["The savings grow with m = n on BCube(8,5) (Fig. 5)"] == "points, m=n=100 minus m=n=50"
+    assert not [h.statement for h in heads if "k=8" in h.unit]
+    assert units["C-MR4LMS max EFI 69 on random patterns (1 ppn, §6.2)"] == "groups per link"
+    assert units["CCT rate limit: IRD 20.48 µs limits one QP to 100 Mb/s (Fig. 4)"] == "Mb/s"
+    assert not [h.statement for h in heads if h.unit in ("", "EFI", "TFI")]

@@ -129,6 +129,18 @@ PAPER_003 = {"003-k": {"srs": 32.87, "incast": 32.69, "kmb": 28.76, "unicast": 1
 """003 §6: average traffic saving against no aggregation, percent (also in aggregation_model.PAPER)."""
 
 
+def _ends(p: Mapping[str, Any] | None, var: str) -> str:
+    """The last point run minus the first, named by what ran (``k=8 minus k=2``): a difference's unit."""
+    keys = list((p or {}).get("points", {}))
+    return f"{var}={keys[-1]} minus {var}={keys[0]}" if len(keys) > 1 else f"largest {var} minus smallest"
+
+
+def _span(p: Mapping[str, Any] | None, var: str) -> str:
+    """The points run (``k = 2..8``)."""
+    keys = list((p or {}).get("points", {}))
+    return f"{var} = {keys[0]}..{keys[-1]}" if len(keys) > 1 else f"{var} = {keys[0]}" if keys else f"every {var}"
+
+
 def _points(p: Mapping[str, Any] | None, key: str, method: str) -> list[float]:
     if not p:
         return []
@@ -148,13 +160,13 @@ def _trends_003(pk: Mapping[str, Any] | None, ps: Mapping[str, Any] | None, pd: 
         h = Headline("003", f"SRS uses fewer {key} than incast-based on BCube(6,k) (Fig. {fig})", None, v,
                      unit="SRS / incast", kind="trend", direction="down", reference=1.0, paper_text="fewer",
                      plot=f"003-k-{key}.png" if v is not None else None,
-                     reading=f"mean {key} of SRS over the mean of incast-based, k = 2..8")
+                     reading=f"mean {key} of SRS over the mean of incast-based, {_span(pk, 'k')}")
         out.append(missing(h, absent("003-k")))
     for method, direction, word in (("incast", "up", "more"), ("unicast", "down", "fewer")):
         xs = _points(pk, "aggregators", method)
         v = xs[-1] - xs[0] if len(xs) > 1 else None
         h = Headline("003", f"As k grows, {method}-based uses {word} aggregating servers (Fig. 4(c))", None, v,
-                     unit="servers, k=8 minus k=2", kind="trend", direction=direction, reference=0.0,
+                     unit=f"servers, {_ends(pk, 'k')}", kind="trend", direction=direction, reference=0.0,
                      paper_text=word, plot="003-k-aggregators.png" if v is not None else None,
                      reading="aggregating servers at the largest k minus at the smallest")
         out.append(missing(h, absent("003-k")))
@@ -162,17 +174,18 @@ def _trends_003(pk: Mapping[str, Any] | None, ps: Mapping[str, Any] | None, pd: 
     h = Headline("003", "SRS cuts the input size at each receiver (Fig. 4(d))", None, v,
                  unit="SRS / no aggregation", kind="trend", direction="down", reference=1.0, paper_text="smaller",
                  plot="003-k-receiver_input.png" if v is not None else None,
-                 reading="mean receiver input of SRS over that without aggregation, k = 2..8")
+                 reading=f"mean receiver input of SRS over that without aggregation, {_span(pk, 'k')}")
     out.append(missing(h, absent("003-k")))
     v = ratio_of_means(pk, "aggregators", "kmb", "srs")
     h = Headline("003", "Steiner-based uses fewer aggregating servers than SRS (§6)", None, v,
                  unit="Steiner / SRS", kind="trend", direction="down", reference=1.0, paper_text="fewer",
                  plot="003-k-aggregators.png" if v is not None else None,
-                 reading="mean aggregators of KMB trees over those of SRS, k = 2..8")
+                 reading=f"mean aggregators of KMB trees over those of SRS, {_span(pk, 'k')}")
     out.append(missing(h, absent("003-k")))
     xs = [v["saving"]["srs"] for v in ps["points"].values()] if ps else []
     v = xs[-1] - xs[0] if len(xs) > 1 else None
-    h = Headline("003", "The savings grow with m = n on BCube(8,5) (Fig. 5)", None, v, unit="points, last - first",
+    h = Headline("003", "The savings grow with m = n on BCube(8,5) (Fig. 5)", None, v,
+                 unit=f"points, {_ends(ps, 'm=n')}",
                  kind="trend", direction="up", reference=0.0, paper_text="grow",
                  plot="003-size-saving.png" if v is not None else None,
                  reading="SRS saving at the largest m = n minus at the smallest")
@@ -311,13 +324,13 @@ def _headlines_000(pk: Mapping[str, Any] | None, ps: Mapping[str, Any] | None,
     inc = [delta(m, "aggregators") for m in ("m2", "irs")]
     v = min(inc) if all(x is not None for x in inc) else None  # type: ignore[type-var]
     out.append(missing(Headline("000", "Aggregation servers rise with k for M2 and IRS-based (Fig. 5(b))", None, v,
-                                unit="servers, k=8 minus k=2 (smaller of the two)", kind="trend", direction="up",
+                                unit=f"servers, {_ends(pk, 'k')} (smaller of the two)", kind="trend", direction="up",
                                 reference=0.0, paper_text="rise", plot="000-k-aggregators.png" if v is not None else None,
                                 reading="aggregating servers at the largest k minus at the smallest, the smaller of "
                                         "M2 and IRS-based"), absent("000-k")))
     v = delta("unicast", "aggregators")
     out.append(missing(Headline("000", "Aggregation servers fall with k for unicast (Fig. 5(b))", None, v,
-                                unit="servers, k=8 minus k=2", kind="trend", direction="down", reference=0.0,
+                                unit=f"servers, {_ends(pk, 'k')}", kind="trend", direction="down", reference=0.0,
                                 paper_text="fall", plot="000-k-aggregators.png" if v is not None else None,
                                 reading="aggregating servers of unicast trees at the largest k minus at the smallest"),
                        absent("000-k")))
@@ -386,13 +399,14 @@ def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "") -> list[H
     out: list[Headline] = []
     for pattern, fixed in (("64x32x16", 7), ("32x32x32", 6)):
         out.append(missing(Headline("001", f"C-MR4LMS-fixed max TFI {fixed} on {pattern.replace('x', '×')} "
-                                           "(1 ppn, Fig. 9)", fixed, val(pattern, "cmr4lms-fixed", "tfi_max"), unit="groups",
+                                           "(1 ppn, Fig. 9)", fixed, val(pattern, "cmr4lms-fixed", "tfi_max"),
+                                    unit="groups per tree",
                                     kind="count", plot=MC_PLOT_1, reading="max TFI (groups on one tree) of the fixed "
                                                                           "variant, C = 32"),
                            absent((pattern, "cmr4lms-fixed"))))
         group = val(pattern, "cmr4lms-dynamic/group", "tfi_max")
         out.append(missing(Headline("001", f"C-MR4LMS-dynamic max TFI 1 on {pattern.replace('x', '×')} (1 ppn, Fig. 9)",
-                                    1, val(pattern, "cmr4lms-dynamic", "tfi_max"), unit="groups", kind="count",
+                                    1, val(pattern, "cmr4lms-dynamic", "tfi_max"), unit="groups per tree", kind="count",
                                     plot=MC_PLOT_1,
                                     reading="dynamic variant with the paper's root candidates (top switches of one "
                                             "TN)" + (f"; with every TN of the TN group (our extension) {group}"
@@ -414,10 +428,10 @@ def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "") -> list[H
                                 reading="trees left after MR4LMS-like merging (one random pattern, seed 1)"),
                        absent((RANDOM_4, "mr4lms"))))
     out.append(missing(Headline("001", "MR4LMS max TFI 168 on 100×50×26 (4 ppn, §6.3)", 168,
-                                val(BIG_4, "mr4lms", "tfi_max"), unit="groups", kind="count", plot=MC_PLOT_4,
+                                val(BIG_4, "mr4lms", "tfi_max"), unit="groups per tree", kind="count", plot=MC_PLOT_4,
                                 reading="max groups on one tree, MR4LMS-like"), absent((BIG_4, "mr4lms"))))
     out.append(missing(Headline("001", "MR4LMS average TFI 1.1 on 100×50×26 (4 ppn, §6.3)", 1.1,
-                                val(BIG_4, "mr4lms", "tfi_avg"), unit="groups", kind="ratio", plot=MC_PLOT_4,
+                                val(BIG_4, "mr4lms", "tfi_avg"), unit="groups per tree", kind="ratio", plot=MC_PLOT_4,
                                 reading="mean groups per tree, MR4LMS-like"), absent((BIG_4, "mr4lms"))))
     speed, fast = None, None
     mr = get(BIG_4, "mr4lms")
@@ -438,19 +452,19 @@ def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "") -> list[H
                        absent((BIG_4, MC_CMR[0]), (BIG_4, MC_CMR[1]))))
     ones = [r for r in rows if r["algo"] == "mr4lms" and r["ppn"] == 1]
     out.append(missing(Headline("001", "MR4LMS never merges with 1 ppn: max TFI 1 on every pattern (§6.3)", 1,
-                                max(r["tfi_max"] for r in ones) if ones else None, unit="groups", kind="count",
+                                max(r["tfi_max"] for r in ones) if ones else None, unit="groups per tree", kind="count",
                                 plot=MC_PLOT_1, reading="largest max TFI of MR4LMS-like over the 1-ppn patterns run: "
                                 + ", ".join(r["pattern"].split(":")[0] for r in ones)), "not run: MR4LMS-like on no "
                                 "1-ppn pattern" + (f" ({why})" if why else "")))
     small = [v for p in ("181x181", "100x327") for a in MC_CMR if (v := val(p, a, "tfi_max")) is not None]
     out.append(missing(Headline("001", "C-MR4LMS max TFI 1 on 181×181 and 100×327 (fewer than 512 groups; §6.3)", 1,
-                                max(small) if small else None, unit="groups", kind="count", plot=MC_PLOT_1,
+                                max(small) if small else None, unit="groups per tree", kind="count", plot=MC_PLOT_1,
                                 reading=f"largest max TFI of fixed and dynamic over the {len(small)} runs"),
                        absent(("181x181", MC_CMR[0]), ("100x327", MC_CMR[0]))))
     out += _shares_001(get, why)
     rand = [v for a in MC_CMR if (v := val(RANDOM_1, a, "efi_max")) is not None]
     out.append(missing(Headline("001", "C-MR4LMS max EFI 69 on random patterns (1 ppn, §6.2)", 69,
-                                max(rand) if rand else None, unit="trees per link", kind="count", plot=MC_PLOT_1,
+                                max(rand) if rand else None, unit="groups per link", kind="count", plot=MC_PLOT_1,
                                 reading="max EFI of fixed and dynamic on one random pattern (1,000 groups, seed 1); "
                                         "the paper does not give its random patterns' sizes"),
                        absent((RANDOM_1, MC_CMR[0]))))
@@ -463,7 +477,9 @@ def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "") -> list[H
             v = pick(diffs) if diffs else None
             out.append(missing(Headline(
                 "001", f"C-MR4LMS max {label} at most {paper} {word} than MR4LMS's ({fig})", paper,
-                None if v is None else (v if word == "higher" else -v), unit=label, kind="count",
+                None if v is None else (v if word == "higher" else -v),
+                unit=f"groups per {'link' if label == 'EFI' else 'tree'}, "
+                     + ("C-MR4LMS minus MR4LMS" if word == "higher" else "MR4LMS minus C-MR4LMS"), kind="count",
                 plot=MC_PLOT_4, reading=f"{'largest' if word == 'higher' else 'largest negative'} difference of max "
                                          f"{label}, C-MR4LMS (fixed or dynamic) minus MR4LMS-like, over the "
                                          f"{len(pats)} patterns where MR4LMS-like ran"),
