@@ -4,7 +4,9 @@ of the reports.
 
 :func:`table` returns a :class:`Table`, a ``str`` (so ``print``, ``splitlines`` and JSON work as before)
 that also carries its row labels (``labels``) for tests. The verdict rule (issue 18 §1): a percentage
-within ±3 points, a ratio within 10%, a count exact, a trend in the stated direction."""
+within ±3 points, a ratio within 10%, a count exact, a trend in the stated direction. :func:`verdict` judges
+one figure (a command's table of its own figures); a headline of ``summary.json`` with a model and a BMv2
+figure is judged on both (:func:`dcnlab.experiments.summary.combine`)."""
 
 from __future__ import annotations
 
