@@ -169,8 +169,12 @@ def hidden_env(tmp_path: Path) -> tuple[dict, Path]:
 
 
 def test_importing_the_runtime_names_the_google_package_that_hides_protobuf(tmp_path):
+    """The package itself loads lazily (no protobuf for ``runtime.netns``); its protobuf door checks."""
     env, init = hidden_env(tmp_path)
-    r = run([sys.executable, "-c", "import dcnlab.controller.runtime"], env=env)
+    ok = run([sys.executable, "-c", "import dcnlab.controller.runtime.netns, dcnlab.controller.runtime.toolchain"],
+             env=env)
+    assert ok.returncode == 0, ok.stderr
+    r = run([sys.executable, "-c", "import dcnlab.controller.runtime; dcnlab.controller.runtime.Controller"], env=env)
     assert r.returncode == 1
     last = r.stderr.strip().splitlines()[-1]
     assert last.startswith("dcnlab.controller.runtime.protobuf_check.ProtobufUnavailable: "), r.stderr

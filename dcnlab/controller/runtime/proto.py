@@ -9,10 +9,14 @@ of finsy is imported.
 
 from __future__ import annotations
 
-from finsy.proto import p4i as p4info_pb2
-from finsy.proto import p4r as p4runtime_pb2
-from finsy.proto import p4r_grpc as p4runtime_pb2_grpc
-from finsy.proto import rpc_code as code_pb2
-from finsy.proto import rpc_status as status_pb2
+from dcnlab.controller.runtime.protobuf_check import require_protobuf
+
+require_protobuf()   # before the first protobuf import: one line naming a `google/__init__.py` that hides it
+
+from finsy.proto import p4i as p4info_pb2  # noqa: E402
+from finsy.proto import p4r as p4runtime_pb2  # noqa: E402
+from finsy.proto import p4r_grpc as p4runtime_pb2_grpc  # noqa: E402
+from finsy.proto import rpc_code as code_pb2  # noqa: E402
+from finsy.proto import rpc_status as status_pb2  # noqa: E402
 
 __all__ = ["code_pb2", "p4info_pb2", "p4runtime_pb2", "p4runtime_pb2_grpc", "status_pb2"]
