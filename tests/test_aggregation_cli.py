@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from dcnlab.experiments import aggregation_model as am
 from dcnlab.experiments.cli import main
 
 
@@ -143,7 +144,7 @@ def test_reproduce_small_part(capsys, tmp_path):
     assert rc == 0 and "M2 traffic below IRS-based" in out and "Fang Fig. 5" in out
     data = json.loads((tmp_path / "aggregation.json").read_text())
     points = data["results"]["000-k"]["points"]
-    assert sorted(points, key=int) == [str(k) for k in range(2, 9)]
+    assert sorted(points, key=int) == [str(k) for k in am.K_POINTS_000]   # 000's chosen k-sweep (open_settings)
     assert all(p["traffic"]["m2"] <= p["traffic"]["none"] for p in points.values())
     assert (tmp_path / "000-k-traffic.png").exists()
 

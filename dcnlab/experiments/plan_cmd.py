@@ -36,6 +36,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     _register(rsub, "add_reproduce_parser")
     from dcnlab.experiments import reproduce_all
     reproduce_all.add_reproduce_parser(rsub)     # all of the above in one run and one report
+    from dcnlab.experiments import settings_search
+    settings_search.add_reproduce_parser(rsub)   # the settings the papers leave open (issue 25 §2)
 
 
 def add_bench_parsers(bsub: argparse._SubParsersAction) -> None:

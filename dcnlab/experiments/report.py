@@ -170,6 +170,12 @@ def report_md(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], ru
         lines += ["", "## Readings of the headlines that deviate", "", READINGS_INTRO, ""]
         for paper, text in tables.items():
             lines += [f"### {paper}", "", "```", text, "```", ""]
+    from dcnlab.experiments.settings_search import SEARCH_INTRO, report_tables
+    searches = report_tables(out / "search")     # issue 25 §2: one setting per paper, chosen by a search
+    if searches:
+        lines += ["", "## Settings the papers leave open", "", SEARCH_INTRO, ""]
+        for paper, text in searches.items():
+            lines += [f"### {paper}", "", "```", text, "```", ""]
     for p in parts:
         lines += ["", f"## {TITLES[p.mechanism]}", "",
                   f"`dcnlab reproduce {p.mechanism}`'s outputs are in `{p.mechanism}/` (model parts "
@@ -235,6 +241,11 @@ def report_html(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], 
     if tables:
         body.append(f"<h2>Readings of the headlines that deviate</h2><p>{e(READINGS_INTRO)}</p>")
         body += [f"<h3>{e(paper)}</h3><pre>{e(text)}</pre>" for paper, text in tables.items()]
+    from dcnlab.experiments.settings_search import SEARCH_INTRO, report_tables
+    searches = report_tables(out / "search")
+    if searches:
+        body.append(f"<h2>Settings the papers leave open</h2><p>{e(SEARCH_INTRO)}</p>")
+        body += [f"<h3>{e(paper)}</h3><pre>{e(text)}</pre>" for paper, text in searches.items()]
     for p in parts:
         body.append(f"<h2>{e(TITLES[p.mechanism])}</h2><p>Outputs of <code>dcnlab reproduce {e(p.mechanism)}</code> in "
                     f"<code>{e(p.mechanism)}/</code> (model parts {p.seconds:.0f} s). BMv2: {e(p.emulation_why)}.</p>"

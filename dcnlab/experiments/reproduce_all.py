@@ -9,7 +9,10 @@ its outputs are written to ``OUT/<mechanism>/``, exactly what ``dcnlab reproduce
 are present (or ``--emulate on``), the four BMv2 experiments run one after the other (each is
 ``reproduce <mechanism> --emulate``'s), their outputs in the same directories. Last come
 ``OUT/summary.json`` (every headline of the five papers, :mod:`dcnlab.experiments.summary`),
-``OUT/report.md`` and a self-contained ``OUT/report.html`` (every PNG embedded).
+``OUT/report.md`` and a self-contained ``OUT/report.html`` (every PNG embedded). The report also shows, per
+paper, the settings its text leaves open and the search that chose the one each reproduction runs
+(:mod:`dcnlab.experiments.settings_search`: the committed table, or a newer ``dcnlab reproduce search``'s in
+``OUT/search/``); the search itself is not run here, it takes tens of CPU minutes.
 
 ``--quick`` keeps every headline, with fewer rounds (and not fewer points) where the full run
 takes long: under three minutes on two cores without BMv2 (about 175 CPU seconds). The multicast

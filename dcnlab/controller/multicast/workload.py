@@ -7,6 +7,11 @@ Pattern syntax (``--pattern``):
   direction order (all x-lines, then y-lines, then z-lines).  No global communicator is added (the
   paper's group counts, e.g. 576 for 512×64, count lines only).  512×64 at ppn 1 is the paper's
   topology-matched case: its 64 x-lines of 512 terminals each fill one CN of the paper instance.
+  ``:order=O`` sets the order in which the lines join (the paper never states it, report 001 §6.1):
+  a permutation of the directions (``xyz``, the default, ``zyx``, ``yxz``, ...: every line of the first
+  direction, then the next), or ``shuffle`` (a random order, drawn from ``:seed=S``, default 0).  The
+  MGIDs (layers) do not depend on the order; which groups merge does, and MR4LMS's merges snowball
+  differently (:mod:`dcnlab.experiments.open_settings`).
 * ``random:G`` with optional ``:seed=S`` and ``:ppn=P`` — every process of every terminal joins one of G
   groups uniformly at random ("processes randomly join a group").  **Decision**: the groups are split into
   P layers (group g in layer g mod P) and process n of each terminal joins a group of layer n, so a
@@ -40,7 +45,8 @@ from dcnlab.topos.errors import UserError
 from dcnlab.topos.inputs import MAX_INPUT_BYTES, quote, read_json
 from dcnlab.topos.numbers import MAX_DIGITS, UINT
 
-PATTERN_HELP = "AxB[:ppn=P], AxBxC[:ppn=P] or random:G[:seed=S][:ppn=P]"
+PATTERN_HELP = "AxB[:ppn=P][:order=O[:seed=S]], AxBxC[:ppn=P][:order=O[:seed=S]] or random:G[:seed=S][:ppn=P]"
+ORDER_HELP = "a permutation of the grid's directions (xyz, zyx, ...) or shuffle"
 MAX_GROUPS = MAX_MGID + 1
 """Groups of a pattern at most: each needs its own MGID, and the data plane's are 16 bits."""
 MAX_PROCESSES = 1 << 20
@@ -88,6 +94,8 @@ class Pattern:
     random_groups: int = 0
     seed: int = 0
     ppn: int = 1
+    order: str = ""
+    """Join order of a grid's lines: a permutation of its directions or ``shuffle``; empty: x, y, z."""
 
 
 def parse_pattern(text: str) -> Pattern:
@@ -121,11 +129,18 @@ def parse_pattern(text: str) -> Pattern:
     else:
         raise UserError(f"pattern {text!r} is not understood; valid: {PATTERN_HELP}")
     values = {"ppn": 1, "seed": 0}
+    order = ""
+    shuffled = any(o.replace(" ", "") == "order=shuffle" for o in opts)
     for opt in opts:
         key, eq, raw = opt.partition("=")
-        if not eq or key not in values or (key == "seed" and not random_groups):
-            valid = "ppn, seed" if random_groups else "ppn"
-            raise UserError(f"pattern {text!r}: unknown option {opt!r}; valid options: {valid}")
+        if eq and key == "order" and not random_groups:
+            order = raw.strip()
+            if order != "shuffle" and sorted(order) != sorted(DIRS[:len(dims)]):
+                raise UserError(f"pattern {text!r}: order={raw[:20]!r} is not understood; valid: {ORDER_HELP}")
+            continue
+        if not eq or key not in values or (key == "seed" and not (random_groups or shuffled)):
+            valid = "ppn, seed" if random_groups else "ppn, order" + (", seed" if shuffled else "")
+            raise UserError(f"pattern {text!r}: unknown option {opt[:40]!r}; valid options: {valid}")
         if not UINT.fullmatch(raw) or len(raw) > MAX_DIGITS:
             raise UserError(f"pattern {text!r}: option {key}={raw!r} must be a non-negative integer (ASCII digits)")
         values[key] = int(raw)
@@ -133,7 +148,7 @@ def parse_pattern(text: str) -> Pattern:
         raise UserError(f"pattern {text!r}: ppn={values['ppn']} is out of range; valid: 1..{MAX_PPN}")
     if values["seed"] > MAX_SEED:
         raise UserError(f"pattern {text!r}: seed={values['seed']} is out of range; valid: 0..{MAX_SEED}")
-    return Pattern(text, dims, random_groups, values["seed"], values["ppn"])
+    return Pattern(text, dims, random_groups, values["seed"], values["ppn"], order)
 
 
 def build_pattern(h: Hierarchy, pattern: Pattern | str, mapping: SptMapping) -> Workload:
@@ -173,7 +188,22 @@ def _grid(h: Hierarchy, pat: Pattern, mapping: SptMapping) -> Workload:
             members.append(tuple(int(v) for v in mem))
             coords = np.unravel_index(line, shape, order="F")
             labels.append(f"{DIRS[dl.direction]}-line " + ",".join(f"{a}={int(c)}" for a, c in zip(others, coords)))
-    return _finish(pat, processes, infos, layer_of, members, labels, mapping)
+    return join_order(_finish(pat, processes, infos, layer_of, members, labels, mapping), pat.order, pat.seed)
+
+
+def join_order(wl: Workload, order: str, seed: int = 0) -> Workload:
+    """``wl`` with its groups in the join ``order``: a permutation of the directions (each group's
+    label names its line's direction; stable within a direction), ``shuffle`` (a random permutation from
+    ``seed``), or empty / ``xyz`` for the order built (x-lines, then y, then z)."""
+    if not order or order == DIRS[:len(order)]:
+        return wl
+    if order == "shuffle":
+        perm = np.random.default_rng(seed).permutation(len(wl.groups))
+        groups = tuple(wl.groups[int(i)] for i in perm)
+    else:
+        rank = {d: i for i, d in enumerate(order)}
+        groups = tuple(sorted(wl.groups, key=lambda g: rank[g.label[:1]]))
+    return Workload(wl.name, wl.ppn, wl.processes, groups, wl.layers)
 
 
 def _random(h: Hierarchy, pat: Pattern, mapping: SptMapping) -> Workload:

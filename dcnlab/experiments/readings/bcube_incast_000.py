@@ -22,7 +22,8 @@ one reading should explain both (``table-1-columns``: k = 2..6, Table 1's column
 
 The waiting-time headlines (``000-k-wait``, 2/3 shorter; ``000-size-wait``, 3/4 shorter; Tables 1 and 2,
 whose values the text lacks) are read from the same rounds, over the tables' columns, in the models of
-:mod:`dcnlab.controller.aggregation.waiting`: ``link-bound`` (the default: the busiest directed link's
+:mod:`dcnlab.controller.aggregation.waiting` (the reading marked default is the one 000's search chose,
+``aggregation_model.DEFAULT_SETTING_000``): ``link-bound`` (the busiest directed link's
 units, no aggregation on primary BCubeRouting paths), ``link-bound-ecmp`` (no aggregation spread evenly
 over the receiver's k+1 links, the best multipath case) and ``reduce-bound`` (the receiver's input).
 
@@ -117,7 +118,7 @@ def _values(mean: dict[int, dict[str, float]], columns: Sequence[int]) -> dict[s
     pts = list(mean)
     cols = [p for p in columns if p in mean]
     return {
-        "mean-of-points": (_relative(mean, pts, "irs"), "1 - M2/IRS per point, points averaged equally (today's)"),
+        "mean-of-points": (_relative(mean, pts, "irs"), "1 - M2/IRS per point, points averaged equally"),
         "pooled": (100 * (1 - sum(mean[p]["m2"] for p in pts) / sum(mean[p]["irs"] for p in pts)),
                    "1 - sum(M2)/sum(IRS) over all points (traffic-weighted)"),
         "columns": (_relative(mean, cols, "irs") if cols else float("nan"), ""),
@@ -142,7 +143,7 @@ def _wait_values(mean: dict[int, dict[str, float]], columns: Sequence[int]) -> d
 
     return {
         "link-bound": (saved("busiest:m2", "busiest:none"),
-                       "1 - busiest link (M2) / busiest link (none, primary BCubeRouting paths) (default)"),
+                       "1 - busiest link (M2) / busiest link (none, primary BCubeRouting paths)"),
         "link-bound-ecmp": (saved("busiest:m2", "busiest:none-ecmp"),
                             "as link-bound, no aggregation spread evenly over the receiver's k+1 links"),
         "reduce-bound": (saved("input:m2", "input:none"),
@@ -151,6 +152,8 @@ def _wait_values(mean: dict[int, dict[str, float]], columns: Sequence[int]) -> d
 
 
 def readings(quick: bool, workers: int) -> list[Reading]:
+    from dcnlab.experiments.aggregation_model import DEFAULT_SETTING_000 as chosen    # 000's search (open_settings)
+
     workers = max(1, workers or os.cpu_count() or 1)
     out: list[Reading] = []
     for part, columns, table, var in (("000-size", TABLE_2, 2, "m"), ("000-k", TABLE_1, 1, "k")):
@@ -163,12 +166,14 @@ def readings(quick: bool, workers: int) -> list[Reading]:
         for name, (value, desc) in _values(mean, columns).items():
             if name == "columns":
                 name, desc = f"table-{table}-columns", col_desc
-            out.append(Reading(f"{part}-m2-vs-irs", name, desc, value, PAPER[part], "%",
-                               name == "mean-of-points", setting))
+            default = ("table-1-columns" if part == "000-k" and chosen["k-sweep"] == "2..6" else
+                       "table-2-columns" if part == "000-size" and chosen["sender-sweep"] == "table-2" else
+                       chosen["average"])
+            out.append(Reading(f"{part}-m2-vs-irs", name, desc, value, PAPER[part], "%", name == default, setting))
         over = (f"; over {var} = {', '.join(map(str, cols))} (Table {table}'s columns"
                 + (f"; {', '.join(map(str, absent))} not run)" if absent else ")") if cols
                 else f"; over every {var} run (none of Table {table}'s columns ran)")
         for name, (value, desc) in _wait_values(mean, columns).items():
             out.append(Reading(f"{part}-wait", name, desc + over, value, WAIT_PAPER[part], "%",
-                               name == "link-bound", setting))
+                               name == chosen["wait-model"], setting))
     return out

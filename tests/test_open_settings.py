@@ -1,0 +1,248 @@
+"""The settings the papers leave open and their search (issue 25 §2): the data, the bookkeeping, the defaults."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+import pytest
+
+from dcnlab.experiments import open_settings as os_
+from dcnlab.experiments import settings_search as ss
+from dcnlab.experiments.open_settings import OpenSetting
+from dcnlab.experiments.summary import Headline
+
+# -- the data -----------------------------------------------------------------------------------------------
+
+
+def test_every_paper_lists_its_open_settings_each_with_its_sentence() -> None:
+    for paper in os_.PAPERS:
+        found = os_.settings(paper)
+        assert found, paper
+        for s in found:
+            assert len(s.sentence.split()) >= 6, (paper, s.name)
+            assert s.where.strip() and s.what.strip()
+            assert s.default in s.values
+            assert s.searched or s.note, (paper, s.name, "a setting left out of the search says why")
+    names = [(s.paper, s.name) for s in os_.SETTINGS]
+    assert len(names) == len(set(names))
+
+
+def test_an_open_setting_without_its_sentence_or_with_a_stray_default_is_refused() -> None:
+    with pytest.raises(ValueError, match="sentence"):
+        OpenSetting("001", "x", "what", ("a", "b"), "a", " ", "report 001 §1")
+    with pytest.raises(ValueError, match="default"):
+        OpenSetting("001", "x", "what", ("a", "b"), "c", "a sentence of the paper", "report 001 §1")
+    with pytest.raises(ValueError, match="paper"):
+        OpenSetting("009", "x", "what", ("a",), "a", "a sentence of the paper", "report 009 §1")
+
+
+# -- the bookkeeping, on a fake paper ---------------------------------------------------------------------------
+
+FAKE = (OpenSetting("001", "size", "a size", ("small", "large"), "small", "its size is never given here",
+                    "fake §1"),)
+
+
+class FakeSearch:
+    """Three statements; under ``small`` one holds, under ``large`` two (``values`` by (setting, draw))."""
+
+    paper = "001"
+
+    def __init__(self, values: Mapping[tuple[str, int], tuple[float, float, float]], random: bool = False) -> None:
+        self.values, self.random = values, random
+
+    def is_random(self, setting: Mapping[str, str]) -> bool:
+        return self.random
+
+    def tasks(self, setting: Mapping[str, str], draw: int, quick: bool) -> list[Hashable]:
+        return [(setting["size"], draw)]
+
+    def run(self, task: Hashable) -> Any:
+        return self.values[task]        # type: ignore[index]
+
+    def seconds(self, task: Hashable) -> float:
+        return 0.0
+
+    def headlines(self, setting: Mapping[str, str], draw: int, results: Mapping[Hashable, Any]) -> list[Headline]:
+        a, b, c = self.values[(setting["size"], draw)]
+        return [Headline("001", "A is 7", 7, a, kind="count"), Headline("001", "B is 10%", 10, b, kind="percent"),
+                Headline("001", "C grows", None, c, kind="trend", direction="up", reference=0.0)]
+
+    def extra(self, results: Mapping[Hashable, Any], quick: bool) -> dict[str, Any]:
+        return {}
+
+
+def _search(fake: FakeSearch, draws: int = 1) -> list[ss.Candidate]:
+    results = {t: fake.run(t) for s in ss.candidates(FAKE) for d in range(1, draws + 1) for t in fake.tasks(s, d, False)}
+    return ss.evaluate(fake, FAKE, results, draws)
+
+
+def test_the_setting_under_which_most_statements_hold_at_once_is_chosen() -> None:
+    fake = FakeSearch({("small", 1): (7, 30, -1), ("large", 1): (8, 11, 2)})
+    cands = _search(fake)
+    assert [c.holding for c in cands] == [1, 2]
+    assert ss.choose(cands, FAKE).setting == {"size": "large"}
+
+
+def test_a_tie_goes_to_the_figures_closest_to_the_papers_then_to_the_earliest_value() -> None:
+    # one statement each; large's misses lie closer (8 for 7, 11 for 10% ...) than small's (30 for 10%)
+    cands = _search(FakeSearch({("small", 1): (7, 30, -1), ("large", 1): (8, 11, -2)}))
+    assert [c.holding for c in cands] == [1, 1]
+    assert ss.miss(cands[0]) == pytest.approx(1.0) and ss.miss(cands[1]) == pytest.approx(1 / 7 + 0.1)
+    assert ss.choose(cands, FAKE).setting == {"size": "large"}
+    # equally far (each miss capped at one statement): the earliest value, the simplest reading
+    cands = _search(FakeSearch({("small", 1): (7, 30, -1), ("large", 1): (7, 90, -2)}))
+    assert ss.miss(cands[0]) == ss.miss(cands[1]) == 1.0
+    assert ss.choose(cands, FAKE).setting == {"size": "small"}
+
+
+def test_a_tie_goes_to_the_deterministic_setting_before_the_list_order() -> None:
+    a = ss.Candidate({"size": "small"}, True, [ss.Judged("s", 1, [1], 1, "reproduced")], 3)
+    b = ss.Candidate({"size": "large"}, False, [ss.Judged("s", 1, [1], 1, "reproduced")], 1)
+    assert ss.choose([a, b], FAKE) is b
+
+
+def test_a_random_setting_is_judged_on_its_median_over_the_draws() -> None:
+    # A: 7, 9, 7 -> median 7 holds though one draw misses; B: 30, 10, 40 -> median 30 misses though one holds
+    vals = {("small", 1): (7, 30, 1), ("small", 2): (9, 10, 1), ("small", 3): (7, 40, -1),
+            ("large", 1): (1, 1, 1), ("large", 2): (1, 1, 1), ("large", 3): (1, 1, 1)}
+    cands = _search(FakeSearch(vals, random=True), draws=3)
+    small = cands[0]
+    assert small.draws == 3
+    assert [s.median for s in small.statements] == [7, 30, 1]
+    assert [s.holds for s in small.statements] == [True, False, True]
+    assert small.statements[1].range_text() == "10..40 (median 30)"
+    assert ss.median([3, None, 1, 2]) == 2 and ss.median([1, 2, 3, 4]) == 2 and ss.median([None]) is None
+
+
+def test_the_table_marks_the_chosen_setting_and_shows_the_statements_that_differ() -> None:
+    fake = FakeSearch({("small", 1): (7, 30, -1), ("large", 1): (8, 11, 2)})
+    cands = _search(fake)
+    best = ss.choose(cands, FAKE)
+    data = {"paper": "001", "draws": 1, "rule": ss.TIE_RULE, "chosen": best.setting,
+            "settings": [{"name": "size"}],
+            "candidates": [{"setting": c.setting, "random": c.random, "draws": c.draws, "holding": c.holding,
+                            "total": len(c.statements),
+                            "statements": [{"statement": s.statement, "paper": s.paper, "values": s.values,
+                                            "median": s.median, "verdict": s.verdict} for s in c.statements]}
+                           for c in cands]}
+    text = ss.table_text(data)
+    assert "* large" in text and "2/3" in text and "  small" in text and "1/3" in text
+    assert "A is 7" in text and "B is 10%" in text and "C grows" in text
+    assert all(len(line) <= 100 for line in text.splitlines())
+
+
+# -- the reproductions follow the search ----------------------------------------------------------------------------
+
+
+def test_the_default_of_each_searched_reproduction_is_the_chosen_setting() -> None:
+    from dcnlab.experiments import multicast_model as mm
+
+    chosen = os_.chosen("001")
+    assert chosen is not None, "001's search table is committed (dcnlab/experiments/search_tables/001.json)"
+    assert mm.DEFAULT_SETTING == chosen
+    for paper in ss.SEARCHABLE:         # each committed table chose by today's rule
+        stored = os_.stored_search(paper)
+        assert stored is not None
+        assert ss.rechoose(stored, os_.searched(paper))["chosen"] == stored["chosen"]
+        best = max(c["holding"] for c in stored["candidates"])
+        assert best == next(c["holding"] for c in stored["candidates"] if c["setting"] == stored["chosen"])
+
+
+def test_001_join_order_changes_the_order_and_nothing_else() -> None:
+    from dcnlab.controller.multicast.hierarchy import hierarchy_for
+    from dcnlab.controller.multicast.planning import mapping_for
+    from dcnlab.controller.multicast.workload import build_pattern, parse_pattern
+    from dcnlab.topos.errors import UserError
+    from dcnlab.topos.spec import parse_spec
+
+    h = hierarchy_for(parse_spec("midplane:q=2,m=2,p=2,k=2,w=2,cns=4,terminals=2"))
+    m = mapping_for(h, 4)
+    base = build_pattern(h, "4x2x2", m)
+    for text in ("4x2x2:order=zyx", "4x2x2:order=shuffle:seed=3"):
+        wl = build_pattern(h, text, m)
+        assert sorted((g.mgid, g.members) for g in wl.groups) == sorted((g.mgid, g.members) for g in base.groups)
+    assert [g.label[0] for g in build_pattern(h, "4x2x2:order=zyx", m).groups][0] == "z"
+    assert [g.label[0] for g in base.groups][0] == "x"
+    for bad in ("4x2x2:order=xy", "4x2x2:seed=1", "random:10:order=zyx", "4x2:order=zyx"):
+        with pytest.raises(UserError, match="pattern"):
+            parse_pattern(bad)
+
+
+def test_001_bound_of_the_dynamic_variant_under_the_papers_rule() -> None:
+    """Issue 25 §2: under 'roots among the L3 switches of TN tnid' the dynamic variant cannot go below 2
+    (64x32x16) and 3 (32x32x32); the group-wide reading can reach the paper's 1 and 1."""
+    from dcnlab.experiments.search_001 import tfi_bound
+
+    assert (tfi_bound("64x32x16", "tn"), tfi_bound("64x32x16", "group")) == (2, 1)
+    assert (tfi_bound("32x32x32", "tn"), tfi_bound("32x32x32", "group")) == (3, 1)
+
+
+def test_001_search_runs_each_setting_on_its_patterns_and_names_them_as_the_headlines_do() -> None:
+    from dcnlab.experiments import headlines
+    from dcnlab.experiments import multicast_model as mm
+    from dcnlab.experiments.search_001 import Search001
+
+    s = Search001()
+    shuffled = s.tasks({"join-order": "shuffle", "random-1ppn-groups": "5000"}, 2, False)
+    assert mm.Task("64x32x16", "mr4lms", "shuffle", 2) in shuffled
+    assert mm.Task("random:5000:seed=2", "cmr4lms-fixed", "", 1) in shuffled
+    assert mm.Task("random:1000:seed=2:ppn=4", "mr4lms", "", 1) in shuffled
+    fixed = s.tasks({"join-order": "zyx", "random-1ppn-groups": "1000"}, 3, False)
+    assert mm.Task("64x32x16", "mr4lms", "zyx", 1) in fixed     # a deterministic order runs once for every draw
+    assert mm.run_pattern("512x64", "zyx") == "512x64:order=yx"
+    assert mm.run_pattern("64x32x16:ppn=4", "shuffle", 2) == "64x32x16:ppn=4:order=shuffle:seed=2"
+    assert mm.run_pattern("random:5000:seed=2", "zyx") == "random:5000:seed=2"
+    setting = {"join-order": "zyx", "random-1ppn-groups": "2000"}
+    rows = {t: {"pattern": t.pattern, "algo": t.algo, "ppn": 4 if "ppn=4" in t.pattern else 1, "tfi_max": 1,
+                "tfi_avg": 1.0, "efi_max": 1, "efi_avg": 1.0, "trees": 600, "groups_in": 600, "refused": 0,
+                "seconds": 0.1, "cpu_seconds": 0.1} for t in s.tasks(setting, 1, False)}
+    heads = s.headlines(setting, 1, rows)
+    assert heads == headlines.multicast([dict(r, pattern=headlines.RANDOM_1 if r["pattern"].startswith("random:2000")
+                                              else headlines.RANDOM_4 if r["pattern"].startswith("random:1000")
+                                              else r["pattern"]) for t, r in rows.items()
+                                         if t.algo != "cmr4lms-dynamic/group"])
+    assert sum(h.model is None for h in heads) == 0
+
+
+def test_the_report_shows_each_papers_search_table_a_newer_run_first(tmp_path) -> None:
+    from dcnlab.experiments import report
+
+    data = {"paper": "001", "draws": 3, "rule": ss.TIE_RULE, "chosen": {"size": "large"}, "date": "today",
+            "settings": [{"name": "size"}],
+            "candidates": [{"setting": {"size": v}, "random": True, "draws": 3, "holding": n, "total": 2,
+                            "statements": [{"statement": "A is 7", "paper": 7, "values": [7, 7, 7], "median": 7,
+                                            "verdict": "reproduced" if n else "deviates"},
+                                           {"statement": "B is 1", "paper": 1, "values": [1, 2, 1], "median": 1,
+                                            "verdict": "reproduced"}]}
+                           for v, n in (("small", 0), ("large", 1))]}
+    (tmp_path / "search").mkdir()
+    (tmp_path / "search" / "001.json").write_text(__import__("json").dumps(data))
+    tables = ss.report_tables(tmp_path / "search")
+    assert "* large" in tables["001"] and "today" in tables["001"]
+    run = {"mode": "quick", "seed": None, "date": "today", "wall_seconds": 1.0, "workers": 1, "cluster": None,
+           "cpus": 2, "model_seconds": 1.0, "emulate": "off", "emulation_why": "not run: --emulate off"}
+    md = report.report_md(tmp_path, [], [], run)
+    assert "## Settings the papers leave open" in md and "* large" in md
+    assert "<h2>Settings the papers leave open</h2>" in report.report_html(tmp_path, [], [], run)
+
+
+def test_reproduce_search_refuses_a_paper_without_a_search_in_one_line(capsys) -> None:
+    from dcnlab.experiments.cli import main
+
+    assert main(["reproduce", "search", "004\x1b[2J"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "has no search" in err[0] and "\x1b" not in err[0] and "valid: 000, 001" in err[0]
+
+
+def test_000_search_judges_the_reproductions_rounds_and_its_default_is_the_chosen_setting() -> None:
+    from dcnlab.experiments import aggregation_model as am
+    from dcnlab.experiments import search_000
+
+    plans = am.plans(False, None)
+    assert search_000.ROUNDS == {part: plans[part].rounds for part in ("000-k", "000-size")}
+    assert search_000.SIZE_POINTS == plans["000-size"].points
+    k_sweep = os_.chosen("000")["k-sweep"]      # the reproduction runs the chosen sweep's points
+    assert plans["000-k"].points == (search_000.TABLE_1 if k_sweep == "2..6" else search_000.K_POINTS)
+    assert am.DEFAULT_SETTING_000 == os_.chosen("000")
+    assert set(am.DEFAULT_SETTING_000) == {o.name for o in os_.searched("000")}
