@@ -162,35 +162,47 @@ SETTINGS: tuple[OpenSetting, ...] = (
         "002", "ccti-timer", "the CCTI timer's semantics",
         ("reset", "free"), "reset",
         "Algorithm 1 resets the timer on every BECN ... In the Linux hfi1 driver the timer is started if not "
-        "already running and is not reset by BECNs. The two give different dynamics.", "report 002 §7 item 2"),
+        "already running and is not reset by BECNs. The two give different dynamics.", "report 002 §7 item 2", searched=False,
+        note="Both semantics measured beside each reading of the BECN counts and the recovery times "
+             "(readings/ib_cc_002.py); no search yet: every scenario of reproduce congestion would run twice."),
     OpenSetting(
         "002", "becn-window", "the window the BECN counts 790/480/320 are counted in",
         ("per-100ms", "per-1s", "per-phase"), "per-100ms",
         "the D->B source receives '790, 480 and 320' BECNs with 1, 2 and 3 tenant-2 flows (the sampling "
         "interval is not stated; the only interval the text gives is Fig. 3's 'throughput is sampled every "
-        "100 ms')", "report 002 §6.4"),
+        "100 ms')", "report 002 §6.4", searched=False,
+        note="Measured reading by reading (readings/ib_cc_002.py); no search yet."),
     OpenSetting(
         "002", "recovery-threshold", "when a flow has 'recovered' after a departure",
         ("90%", "80%", "95%"), "90%",
         "after flows leave, tenant 2's remaining flows speed up 'relatively slowly', over 5–7 s and 7–8 s "
-        "(no criterion of recovery is given)", "report 002 §6.4 (Fig. 5(a))"),
+        "(no criterion of recovery is given)", "report 002 §6.4 (Fig. 5(a))", searched=False,
+        note="Measured reading by reading (readings/ib_cc_002.py); no search yet."),
     # -- 003: SRS ------------------------------------------------------------------------------------------
     OpenSetting(
-        "003", "steiner-baseline", "the Steiner-based baseline's tree",
-        ("kmb-per-receiver", "kmb-shuffle-tree"), "kmb-per-receiver",
+        "003", "steiner-baseline", "the Steiner-based baseline's tree (dcnlab.controller.aggregation.steiner_readings)",
+        ("kmb", "kmb-member-agg", "kmb-member-agg-bundled", "kmb-switch-graph", "kmb-switch-graph-member-agg",
+         "kmb-shuffle-tree", "kmb-shuffle-tree-member-agg", "kmb-random-order", "kmb-random-order-member-agg",
+         "mst-overlay"), "kmb",
         "Steiner-based, after [27]: build a complete graph on the members, take its MST, replace each "
         "virtual edge with a shortest path, prune unneeded links. [Inference] This is KMB.",
-        "report 003 §5 (Baselines)"),
+        "report 003 §5 (Baselines)", random=("kmb-random-order", "kmb-random-order-member-agg"), searched=False,
+        note="Measured reading by reading (readings/bcube_shuffle_003.py); no search yet: the BCube(8,5) "
+             "readings take tens of CPU minutes."),
     OpenSetting(
-        "003", "delta-average", "how 'δ uniform on [0,1]' turns the Fig. 6 curve into one saving",
-        ("trapezoid", "vs-srs-no-agg"), "trapezoid",
+        "003", "delta-reading", "how 'δ uniform on [0,1]' turns the Fig. 6 curve into one saving "
+        "(dcnlab.controller.aggregation.ratio_readings)",
+        ("curve-mean", "per-job", "per-receiver", "per-node", "per-server", "once-per-tree", "vs-srs-no-agg"),
+        "curve-mean",
         "Aggregation ratio δ: merging s flows gives max f_i + δ·(Σf_i − max f_i) ... BCube(8,5), δ uniform on "
-        "[0,1], m = n = 250 (Fig. 6(a)): 28.78%", "report 003 §5 and §6"),
+        "[0,1], m = n = 250 (Fig. 6(a)): 28.78%", "report 003 §5 and §6", random=("per-job",), searched=False,
+        note="Measured reading by reading (readings/bcube_shuffle_003.py); no search yet."),
     OpenSetting(
         "003", "size-average", "how the Fig. 5 sweep m = n = 50..1500 is averaged",
         ("plain", "by-members", "by-traffic"), "plain",
         "BCube(8,5), m = n = 50…1500 (100–3,000 members) (Fig. 5): 55.33% (an average; the figure's values "
-        "are not recoverable)", "report 003 §6"),
+        "are not recoverable)", "report 003 §6", searched=False,
+        note="Measured reading by reading (readings/bcube_shuffle_003.py); no search yet."),
     # -- 004: CISTs -----------------------------------------------------------------------------------------
     OpenSetting(
         "004", "instances", "the Dragonfly instances the theorems are checked on",
