@@ -33,7 +33,6 @@ short script per mechanism.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import subprocess
@@ -290,6 +289,7 @@ class Network:
     ``entries``: ``{switch: [file, ...]}`` of runtime JSON or ``simple_switch_CLI`` command files.
     ``controller=False``: dcnlab pushes the pipelines (and the entry files) and steps down, so your own
     controller becomes primary. ``grpc_tcp=50051``: also serve P4Runtime on loopback ports.
+    ``view=True`` (or a port): a live view in the browser (:mod:`dcnlab.view`); ``net.view.url`` is its URL.
     Any other keyword is a :class:`~dcnlab.emu.options.NetOptions` field (``bw_mbps``, ``delay``,
     ``queue_rate_pps``, ``agents``, ``log_level``, ``pcap``, ``watch``, ...).
     Needs root and the P4 toolchain; everything it starts, it stops (also on errors and Ctrl-C).
@@ -298,11 +298,11 @@ class Network:
     def __init__(self, topology: str | os.PathLike | Fabric, *, program: str | os.PathLike | None = None,
                  entries: Mapping[str, str | os.PathLike | Sequence[str | os.PathLike]] | None = None,
                  controller: bool = True, grpc_tcp: int | None = None, agents: bool = False,
-                 **options: Any) -> None:
+                 view: bool | int = False, **options: Any) -> None:
         unknown = sorted(set(options) - set(_OPTION_NAMES))
         if unknown:
             raise UserError(f"Network: unknown option(s) {', '.join(unknown)}; valid: program, entries, "
-                            f"controller, grpc_tcp, agents, {', '.join(n for n in _OPTION_NAMES if n not in ('controller', 'grpc_tcp', 'agents'))}")
+                            f"controller, grpc_tcp, agents, view, {', '.join(n for n in _OPTION_NAMES if n not in ('controller', 'grpc_tcp', 'agents'))}")
         self.fabric = _fabric(topology)
         prog = Path(program).absolute() if program is not None else None
         if prog is not None and (prog.suffix != ".p4" or not prog.is_file()):
@@ -313,14 +313,22 @@ class Network:
         self.emu = FabricNetwork(self.fabric, opts, program=prog, entries=files)
         self._seq = _counter()
         self._started = False
+        if not (isinstance(view, bool) or (isinstance(view, int) and 1024 <= view <= 65535)):
+            raise UserError(f"Network: view={view!r:.20}; valid: True (a free port), False, or a port 1024..65535")
+        self._view_port, self.view = (None if view is False else 0 if view is True else int(view)), None
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> Network:
         self.emu.start()
         self._started = True
+        if self._view_port is not None:     # dcnlab.view: the URL (127.0.0.1, with its token) is printed once
+            from dcnlab.view import for_network
+            self.view = for_network(self.emu, self._view_port)
         return self
 
     def stop(self) -> None:
+        if self.view is not None:
+            self.view.close()
         self.emu.stop()
 
     def __enter__(self) -> Network:
@@ -383,18 +391,8 @@ class Network:
         return self._link_counters("packets")
 
     def _link_counters(self, what: str) -> dict[tuple[str, str], int]:
-        emu = self._up()
-        out = subprocess.run(["ip", "-n", emu.netns, "-s", "-j", "link", "show"], capture_output=True, text=True,
-                             check=True).stdout
-        stats = {d["ifname"]: d.get("stats64", d.get("stats", {})) for d in json.loads(out)}
-        result: dict[tuple[str, str], int] = {}
-        for l in self.fabric.links():
-            for x, xp, y, yp in ((l.a, l.a_port, l.b, l.b_port), (l.b, l.b_port, l.a, l.a_port)):
-                if self.fabric.node(x).forwards:
-                    result[(x, y)] = int(stats.get(intf_name(x, xp), {}).get("tx", {}).get(what, 0))
-                elif self.fabric.node(y).forwards:
-                    result[(x, y)] = int(stats.get(intf_name(y, yp), {}).get("rx", {}).get(what, 0))
-        return result
+        from dcnlab.emu.counters import interface_stats, link_counters
+        return link_counters(self.fabric, interface_stats(self._up().netns), what)
 
     def cli(self) -> None:
         """Mininet's interactive CLI on the hosts."""

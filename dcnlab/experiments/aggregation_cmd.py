@@ -107,6 +107,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                       delay=SHUFFLE_PROGRESS_DELAY) as bar:
             plan = agg.shuffle_plan(fabric, receivers, senders, algo, args.delta, draw_seed, deadline=deadline,
                                     progress=bar.reached)
+        args.planned = ("aggregation", fabric, plan)     # for --view (dcnlab.view.wrap_plan)
         if plot is not None:
             hops = [h.path for t in {id(t): t for t in plan.trees.values()}.values() for h in t.hops]
             hop_of = _hop_path(fabric)
@@ -130,6 +131,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return 0
     tree = agg.incast_tree(fabric, receivers[0], senders, algo, args.delta, draw_seed,
                            intra_stage=not args.no_intra_stage, deadline=deadline)
+    args.planned = ("aggregation", fabric, tree)     # for --view (dcnlab.view.wrap_plan)
     if plot is not None:
         _plot(plot, fabric, [h.path for h in tree.hops], [tree.receiver], tree.senders, tree.aggregators,
               f"{fabric.spec} {algo} -> {tree.receiver}: cost {tree.cost:g}, {tree.links} links")

@@ -220,6 +220,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     graph = SwitchGraph.from_fabric(fabric) if isinstance(fabric, Dragonfly) else None
     given = parse_failures(args.fail, graph) if args.fail and graph is not None else None
     plan = plan_from_partition(fabric, cist_partition(fabric, graph), args.rule, graph)
+    args.planned = ("cist", fabric, plan, given)     # for --view (dcnlab.view.wrap_plan)
     failures, failure_lines = _failure_report(plan, args, given) if (args.fail or args.adversary) else ({}, [])
     if plot is not None:
         with writing(plot, "--plot"):

@@ -32,7 +32,7 @@ def version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from dcnlab.experiments import bench_cmd, examples, lab_cmd, plan_cmd, run_cmd, topo_cmd
+    from dcnlab.experiments import bench_cmd, examples, lab_cmd, plan_cmd, run_cmd, topo_cmd, view_cmd
 
     parser = Parser(prog="dcnlab", description="P4/Mininet data-center fabric testbed",
                     epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -44,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_cmd.add_parser(sub)
     lab_cmd.add_parser(sub)
     plan_cmd.add_parser(sub)
+    view_cmd.add_parser(sub)
     examples.attach(parser)
     return parser
 

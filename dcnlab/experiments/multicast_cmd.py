@@ -101,6 +101,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         assert pattern is not None
         workload = build_pattern(h, pattern, mapping_for(h, args.colors, args.dual))
     result = plan(h, workload, args.algo, args.colors, dual=args.dual, scope=args.scope)
+    args.planned = ("multicast", h, result)     # for --view (dcnlab.view.wrap_plan)
     if args.json:
         print(json.dumps(plan_json(h, result, args.summary)))
         return 0

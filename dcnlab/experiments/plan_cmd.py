@@ -29,6 +29,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plan", help="compute a mechanism's trees/state on a fabric (model backend, no emulation)")
     psub = p.add_subparsers(dest="plan_cmd", required=True, metavar="MECHANISM")
     _register(psub, "add_plan_parser")
+    from dcnlab import view
+    for name in ("multicast", "aggregation", "cist"):      # --view: the plan's trees in the browser
+        view.add_view_option(psub.choices[name], "the plan (its fabric and trees)")
+        psub.choices[name].set_defaults(func=view.wrap_plan(psub.choices[name].get_default("func")))
     from dcnlab.experiments import cluster_cmd
     cluster_cmd.add_plan_parser(psub)     # not a mechanism: a fabric over N machines (dcnlab run --servers)
     r = sub.add_parser("reproduce", help="reproduce a paper's headline numbers (model backend; --emulate for BMv2)")

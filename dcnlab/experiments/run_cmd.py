@@ -88,6 +88,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     program = check_program(args.program)
     opts = net_options(args)
     say = (lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+    if getattr(args, "servers", None) and getattr(args, "view", None) is not None:
+        raise UserError("argument --view: not with --servers (a fabric over several machines); valid: one machine")
     if getattr(args, "servers", None):      # several machines: prints the placement; creates nothing
         from dcnlab.experiments import cluster_cmd
         net = cluster_cmd.cluster_network(args, fabric, opts, say, program)
@@ -104,8 +106,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                         "all-pairs (or --check)")
     require_root()      # root and every binary, before anything is compiled or created
     signal.signal(signal.SIGTERM, _raise_interrupt)
+    view = None
     try:
         net.start()
+        if getattr(args, "view", None) is not None:     # the live view (dcnlab.view) until teardown
+            from dcnlab import view as view_mod
+            view = view_mod.for_network(net, args.view, say)
         before = measure.snapshot(net.controller) if own else None
         n = len(net.hosts)
         reach = net.reachability(deadline=deadline_for(n * (n - 1))) if check in ("all-pairs", "both") else None
@@ -143,6 +149,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not opts.controller and not args.hold and not args.cli:
             say("dcnlab stepped down; the switches are your controller's. Ctrl-C tears the fabric down")
             wait_for_interrupt()
+        if view is not None and opts.controller and not args.hold and not args.cli:
+            say("serving the view; Ctrl-C tears the fabric down")
+            wait_for_interrupt()
         if args.hold:
             say(f"holding the fabric up for {args.hold:g} s")
             time.sleep(args.hold)
@@ -154,6 +163,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     except RuntimeErrorBase as e:
         raise UserError(str(e)) from None
     finally:
+        if view is not None:
+            view.close()
         net.stop()
         if net.run is not None:     # bring-up created something (its run directory first): it was torn down
             say(f"torn down in {net.timings.phases.get('teardown', 0):.2f} s")
@@ -243,6 +254,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hold", type=ranged(*RANGES["--hold"]), metavar="SECONDS",
                    help="keep the fabric up this long after the check")
     add_net_arguments(p)
+    from dcnlab.view import add_view_option
+    add_view_option(p, "the running fabric (until Ctrl-C, --hold or --cli ends it)")
     p.set_defaults(func=cmd_run)
     from dcnlab.experiments import compile_cmd
     compile_cmd.add_parser(sub)

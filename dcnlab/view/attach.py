@@ -1,0 +1,79 @@
+"""``dcnlab view RUN_DIR``: the view of a run another dcnlab process keeps up.
+
+The run's ``state.json`` names its fabric spec and namespace, ``endpoints.json`` each switch's
+P4Runtime and Thrift endpoints. Counters come from the namespace as for a run's own view. A switch is
+read back over P4Runtime without a stream: a Read (and GetForwardingPipelineConfig for the P4Info)
+needs no arbitration, so the view never contends with the primary controller nor becomes one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from dcnlab.topos.errors import UserError
+from dcnlab.view.sources import LiveSource, Reader, read_switch, thrift_registers
+
+READ_TIMEOUT = 5.0
+
+
+def load_run(path: str | Path) -> tuple[Any, str, list[dict[str, Any]]]:
+    """(fabric, namespace, endpoints) of a live run directory; one line naming what is missing."""
+    from dcnlab.emu.rundir import RunDir
+    from dcnlab.topos.inputs import quote
+    from dcnlab.topos.spec import parse_spec
+
+    p = Path(path)
+    if not (p / "state.json").is_file():
+        raise UserError(f"view: {quote(str(path), 200)} is not a run directory (no state.json); valid: a directory "
+                        f"under /var/tmp/dcnlab/runs that 'dcnlab run' printed")
+    run = RunDir.load(p)
+    if run.state.finished or not run.state.netns:
+        raise UserError(f"view: the run {quote(run.id, 80)} is not up (finished, or its namespace not yet made)")
+    try:
+        fabric = parse_spec(run.state.spec)
+    except Exception:     # noqa: BLE001 - a fabric from a user's file has no spec to rebuild it from
+        raise UserError(f"view: the run's fabric {quote(run.state.spec, 80)} was not made from a spec; view it "
+                        f"from the run itself (dcnlab run FILE --view)") from None
+    eps = json.loads((p / "endpoints.json").read_text()) if (p / "endpoints.json").is_file() else []
+    return fabric, run.state.netns, eps
+
+
+def endpoint_reader(endpoints: list[dict[str, Any]]) -> Reader:
+    """Read a switch over P4Runtime (no stream, no arbitration) and its registers over Thrift."""
+    by_name = {e["switch"]: e for e in endpoints}
+
+    def read(name: str) -> dict[str, Any]:
+        import grpc
+
+        from dcnlab.controller.runtime.entities import Counter, TableEntry
+        from dcnlab.controller.runtime.p4info import P4Info
+        from dcnlab.controller.runtime.proto import p4runtime_pb2, p4runtime_pb2_grpc
+        from dcnlab.controller.runtime.thrift import ThriftChannel
+
+        e = by_name.get(name)
+        if e is None:
+            return {"switch": name, "note": "no endpoint recorded for this node"}
+        with grpc.insecure_channel(e["grpc_tcp"] or e["grpc"]) as ch:
+            stub = p4runtime_pb2_grpc.P4RuntimeStub(ch)
+            R = p4runtime_pb2.GetForwardingPipelineConfigRequest
+            rep = stub.GetForwardingPipelineConfig(R(device_id=e["device_id"], response_type=R.P4INFO_AND_COOKIE),
+                                                   timeout=READ_TIMEOUT)
+            info = P4Info(rep.config.p4info)
+
+            def entities(ent: Any) -> list[Any]:
+                req = p4runtime_pb2.ReadRequest(device_id=e["device_id"])
+                ent.fill(info, req.entities.add())
+                return [x for r in stub.Read(req, timeout=READ_TIMEOUT) for x in r.entities]
+
+            return read_switch(name, info,
+                               lambda t: [TableEntry.from_proto(info, x.table_entry) for x in entities(TableEntry(t))],
+                               lambda c: [Counter.from_proto(info, x.counter_entry) for x in entities(Counter(c))],
+                               thrift_registers(ThriftChannel(name, e["thrift_port"], netns=e["netns"])))
+    return read
+
+
+def run_source(path: str | Path) -> LiveSource:
+    fabric, netns, eps = load_run(path)
+    return LiveSource(fabric, netns, endpoint_reader(eps))

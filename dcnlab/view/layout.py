@@ -1,0 +1,164 @@
+"""What the page draws: nodes with positions, links with ids (``/api/topology``), one layout per family.
+
+* fat-tree: rows core / agg / edge / host, pods side by side (a gap between pods);
+* BCube: levels of switches above the servers, then their hosts (a gap per top-digit group);
+* Dragonfly: groups on a circle, routers inside each group (:func:`dcnlab.topos.layout.circular_groups`);
+* midplane: its layers as rows;
+* anything else (a user's topology file): networkx's Kamada-Kawai layout (spring above 300 nodes).
+
+Coordinates are drawing units (the page's SVG viewBox is ``0 0 width height``). A fabric above
+:data:`MAX_DETAILED_NODES` nodes is drawn *aggregated*: one block per pod or group and layer
+(:mod:`dcnlab.view.blocks`), each link a bundle with its count. ``link_index`` maps a node pair to
+the drawn link id, for rates and trees.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+from dcnlab.topos.model import Fabric, Node
+
+MAX_DETAILED_NODES = 1500
+"""Above this many nodes (fat-tree k=16 has 1,344) the page gets pods/groups as blocks."""
+
+HOST_STEP = 16.0      # drawing units between neighbouring hosts (their labels are vertical)
+SWITCH_MIN_STEP = 56.0
+ROW_STEP = 150.0
+GROUP_GAP = 24.0
+MARGIN = 40.0
+
+_ROWS = {"fattree": ["core", "agg", "edge", "host"], "midplane": ["L3", "L2", "L1", "L0", "host"]}
+
+
+def natural_key(name: str) -> list[Any]:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+
+
+def group_of(fabric: Fabric) -> Callable[[Node], str]:
+    """The pod or group a node belongs to (the unit of aggregation and of the gaps in a row)."""
+    if fabric.kind == "fattree":
+        return lambda n: f"core{n.label[0]}" if n.layer == "core" else f"pod{n.label[0]}"
+    if fabric.kind == "dragonfly":
+        return lambda n: f"group{n.label[0]}"
+    if fabric.kind == "bcube":
+        k = int(fabric.params["k"])
+
+        def bcube(n: Node) -> str:
+            if n.layer == f"level{k}":
+                return f"level{k}"
+            digits = n.label if n.layer in ("server", "host") else n.label[1:]
+            return f"group{digits[0]}" if digits else "group0"
+        return bcube
+    return lambda n: n.layer or "all"
+
+
+def row_order(fabric: Fabric) -> list[str]:
+    if fabric.kind == "bcube":
+        k = int(fabric.params["k"])
+        return [f"level{l}" for l in range(k, -1, -1)] + ["server", "host"]
+    return _ROWS.get(fabric.kind) or sorted({n.layer for n in fabric.nodes()})
+
+
+def _layered(fabric: Fabric) -> tuple[dict[str, tuple[float, float]], float, float]:
+    """Rows by layer; inside a row, nodes in natural order with a gap where the group changes; every row
+    centred on the widest one."""
+    group = group_of(fabric)
+    rows: dict[str, list[Node]] = defaultdict(list)
+    for n in fabric.nodes():
+        rows[n.layer].append(n)
+    order = [r for r in row_order(fabric) if r in rows] + sorted(set(rows) - set(row_order(fabric)))
+    widest = max(len(rows[r]) for r in order)
+    host_like = {"host"}
+    xs: dict[str, list[float]] = {}
+    for r in order:
+        nodes = sorted(rows[r], key=lambda n: natural_key(n.name))
+        step = HOST_STEP if r in host_like else max(SWITCH_MIN_STEP, HOST_STEP * widest / max(len(nodes), 1) * 0.5)
+        x, prev, out = 0.0, None, []
+        for n in nodes:
+            g = group(n)
+            if prev is not None:
+                x += step + (GROUP_GAP if g != prev and r != "core" else 0.0)
+            out.append(x)
+            prev = g
+        xs[r] = out
+    width = max(v[-1] for v in xs.values()) + 2 * MARGIN
+    pos: dict[str, tuple[float, float]] = {}
+    for depth, r in enumerate(order):
+        nodes = sorted(rows[r], key=lambda n: natural_key(n.name))
+        row = xs[r]
+        # spread a short row over the widest one's span (pods under their switches), centred
+        span = width - 2 * MARGIN
+        scale = span / row[-1] if row[-1] > 0 else 1.0
+        offset = MARGIN + (span - row[-1] * scale) / 2
+        for n, x in zip(nodes, row):
+            pos[n.name] = (offset + x * scale, MARGIN + depth * ROW_STEP)
+    return pos, width, 2 * MARGIN + (len(order) - 1) * ROW_STEP + 40.0
+
+
+def _circle(fabric: Fabric) -> tuple[dict[str, tuple[float, float]], float, float]:
+    from dcnlab.topos.layout import circular_groups
+    raw = circular_groups(fabric)
+    nodes = len(raw)
+    size = max(700.0, 14.0 * nodes)
+    return _fit(raw, size, size), size, size
+
+
+def _general(fabric: Fabric) -> tuple[dict[str, tuple[float, float]], float, float]:
+    import networkx as nx
+    g = nx.MultiGraph()
+    g.add_nodes_from(n.name for n in fabric.nodes())
+    g.add_edges_from((l.a, l.b) for l in fabric.links())
+    raw = nx.kamada_kawai_layout(g) if len(g) <= 300 else nx.spring_layout(g, seed=1)
+    size = max(600.0, 40.0 * math.sqrt(len(g)) * 4)
+    return _fit({n: (float(x), float(y)) for n, (x, y) in raw.items()}, size, size * 0.75), size, size * 0.75
+
+
+def _fit(raw: dict[str, tuple[float, float]], width: float, height: float) -> dict[str, tuple[float, float]]:
+    """Scale positions into ``[MARGIN, width - MARGIN] x [MARGIN, height - MARGIN]`` (y pointing down)."""
+    if not raw:
+        return {}
+    xs, ys = [p[0] for p in raw.values()], [p[1] for p in raw.values()]
+    dx, dy = (max(xs) - min(xs)) or 1.0, (max(ys) - min(ys)) or 1.0
+    return {n: (MARGIN + (x - min(xs)) / dx * (width - 2 * MARGIN), MARGIN + (max(ys) - y) / dy * (height - 2 * MARGIN))
+            for n, (x, y) in raw.items()}
+
+
+def positions(fabric: Fabric) -> tuple[dict[str, tuple[float, float]], float, float]:
+    """Each node's position and the drawing's width and height, by family."""
+    if fabric.kind == "dragonfly":
+        return _circle(fabric)
+    if fabric.kind in ("fattree", "bcube", "midplane"):
+        return _layered(fabric)
+    return _general(fabric)
+
+
+def detailed(fabric: Fabric) -> dict[str, Any]:
+    """The ``/api/topology`` object of a fabric drawn node by node."""
+    pos, width, height = positions(fabric)
+    group = group_of(fabric)
+    nodes = [{"id": n.name, "x": round(pos[n.name][0], 1), "y": round(pos[n.name][1], 1), "role": n.role.value,
+              "layer": n.layer, "group": group(n)} for n in fabric.nodes()]
+    links = [{"id": i, "a": l.a, "b": l.b, "a_port": l.a_port, "b_port": l.b_port}
+             for i, l in enumerate(fabric.links())]
+    return {"spec": fabric.spec, "kind": fabric.kind, "aggregated": False, "width": round(width, 1),
+            "height": round(height, 1), "nodes": nodes, "links": links}
+
+
+def topology(fabric: Fabric, max_nodes: int = MAX_DETAILED_NODES) -> dict[str, Any]:
+    """Detailed up to ``max_nodes`` nodes (from the closed-form counts), else blocks by pod or group."""
+    if sum(fabric.counts().values()) <= max_nodes:
+        return detailed(fabric)
+    from dcnlab.view.blocks import aggregated
+    return aggregated(fabric)
+
+
+def link_index(topo: dict[str, Any]) -> dict[frozenset[str], int]:
+    """``{frozenset({a, b}): link id}`` of a detailed topology (the first of parallel links)."""
+    out: dict[frozenset[str], int] = {}
+    for l in topo["links"]:
+        out.setdefault(frozenset((l["a"], l["b"])), l["id"])
+    return out

@@ -1,0 +1,213 @@
+// dcnlab's live view: draws /api/topology once as SVG, then updates link classes in place from
+// /api/rates every second; a tree picker highlights /api/trees' links; clicks read a switch or a link.
+"use strict";
+(() => {
+  const SVGNS = "http://www.w3.org/2000/svg";
+  const token = new URLSearchParams(location.search).get("token") || "";
+  const $ = (id) => document.getElementById(id);
+  const api = async (path) => {
+    const r = await fetch(`${path}${path.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}`);
+    if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
+    return r.json();
+  };
+  const make = (tag, attrs, parent, ns = SVGNS) => {
+    const e = ns ? document.createElementNS(ns, tag) : document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    if (parent) parent.appendChild(e);
+    return e;
+  };
+  const text = (tag, s, parent) => { const e = make(tag, {}, parent, null); e.textContent = s; return e; };
+  // load classes by the busier direction's bytes/s: idle, <10 kB/s, <100 kB/s, <1 MB/s, <10 MB/s, <100 MB/s, more
+  const BOUNDS = [1, 1e4, 1e5, 1e6, 1e7, 1e8];
+  const LEGEND = ["idle", "<10 kB/s", "<100 kB/s", "<1 MB/s", "<10 MB/s", "<100 MB/s", "≥100 MB/s"];
+  const loadClass = (bps) => { let i = 0; while (i < BOUNDS.length && bps >= BOUNDS[i]) i++; return i; };
+  const fmt = (x, unit) => {
+    if (x === null || x === undefined) return "–";
+    const p = ["", "k", "M", "G"]; let i = 0;
+    while (x >= 1000 && i < p.length - 1) { x /= 1000; i++; }
+    return `${x.toFixed(x < 10 && i ? 2 : 0)} ${p[i]}${unit}`;
+  };
+
+  const stats = { loadMs: null, updateMs: [], switches: 0, hosts: 0, links: 0 };
+  window.dcnlabView = stats;
+  let topo = null, trees = [], linkEls = [], nodeEls = new Map();
+  let load = [], state = [], inTree = [], treeRoles = new Map(), selected = null;
+
+  function linkClass(i) {
+    let c = "link l" + load[i];
+    if (state[i]) c += " " + state[i];
+    if (inTree[i]) c += " tree";
+    else if (trees.active) c += " dim";
+    if (selected === "l" + i) c += " sel";
+    return c;
+  }
+  function refreshLink(i) {
+    const c = linkClass(i);
+    if (linkEls[i].getAttribute("class") !== c) linkEls[i].setAttribute("class", c);
+  }
+
+  function draw() {
+    const svg = $("fabric");
+    svg.setAttribute("viewBox", `0 0 ${topo.width} ${topo.height}`);
+    const gl = make("g", { id: "links" }, svg), gn = make("g", { id: "nodes" }, svg);
+    const pos = new Map(topo.nodes.map((n) => [n.id, n]));
+    for (const l of topo.links) {
+      const a = pos.get(l.a), b = pos.get(l.b);
+      const e = make("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "link l0", "data-id": l.id }, gl);
+      if (l.count) e.style.strokeWidth = String(1 + Math.log2(l.count));
+      linkEls[l.id] = e; load[l.id] = 0; state[l.id] = ""; inTree[l.id] = false;
+      e.addEventListener("click", (ev) => { ev.stopPropagation(); showLink(l); });
+    }
+    for (const n of topo.nodes) {
+      const g = make("g", { class: `node ${n.role}`, transform: `translate(${n.x},${n.y})`, "data-id": n.id }, gn);
+      if (n.role === "host") {
+        make("circle", { r: 3.5 }, g);
+        make("text", { transform: "translate(-3,7) rotate(90)" }, g).textContent = n.id;
+        stats.hosts++;
+      } else if (n.role === "block") {
+        make("rect", { x: -34, y: -12, width: 68, height: 24, rx: 3 }, g);
+        make("text", { x: 0, y: 4, "text-anchor": "middle" }, g).textContent = `${n.id} (${n.count})`;
+      } else {
+        const w = Math.max(24, 6.2 * n.id.length + 6);
+        make("rect", { x: -w / 2, y: -8, width: w, height: 16, rx: 2 }, g);
+        make("text", { x: 0, y: 3.5, "text-anchor": "middle" }, g).textContent = n.id;
+        stats.switches++;
+      }
+      make("title", {}, g).textContent = n.role === "block" ? `${n.count} ${n.of} nodes (${n.layer}, ${n.group})`
+        : `${n.id} (${n.role}${n.layer ? ", " + n.layer : ""})`;
+      nodeEls.set(n.id, g);
+      g.addEventListener("click", (ev) => { ev.stopPropagation(); showNode(n); });
+    }
+    stats.links = topo.links.length;
+    zoomPan(svg);
+  }
+
+  function zoomPan(svg) {
+    let vb = [0, 0, topo.width, topo.height], drag = null;
+    const apply = () => svg.setAttribute("viewBox", vb.join(" "));
+    svg.addEventListener("wheel", (ev) => {
+      ev.preventDefault();
+      const r = svg.getBoundingClientRect(), f = ev.deltaY > 0 ? 1.2 : 1 / 1.2;
+      const mx = vb[0] + (ev.clientX - r.left) / r.width * vb[2], my = vb[1] + (ev.clientY - r.top) / r.height * vb[3];
+      vb = [mx - (mx - vb[0]) * f, my - (my - vb[1]) * f, vb[2] * f, vb[3] * f]; apply();
+    }, { passive: false });
+    svg.addEventListener("mousedown", (ev) => { drag = [ev.clientX, ev.clientY, vb[0], vb[1]]; });
+    window.addEventListener("mouseup", () => { drag = null; });
+    svg.addEventListener("mousemove", (ev) => {
+      if (!drag) return;
+      const r = svg.getBoundingClientRect();
+      vb[0] = drag[2] - (ev.clientX - drag[0]) / r.width * vb[2];
+      vb[1] = drag[3] - (ev.clientY - drag[1]) / r.height * vb[3]; apply();
+    });
+  }
+
+  function legend() {
+    const box = $("legend");
+    box.textContent = "load (busier direction):";
+    LEGEND.forEach((s, i) => { make("span", { class: `sw l${i}` }, box, null); box.append(s); });
+    make("span", { class: "sw tree" }, box, null); box.append("tree");
+    box.append("  – – cut   ··· shaped");
+  }
+
+  function pickTree(id) {
+    const t = trees.find((x) => x.id === id);
+    trees.active = t || null;
+    const on = new Set(t ? t.links : []);
+    for (const [n] of treeRoles) nodeEls.get(n)?.classList.remove(treeRoles.get(n));
+    treeRoles = new Map(Object.entries(t ? t.roles : {}));
+    for (const [n, r] of treeRoles) nodeEls.get(n)?.classList.add(r);
+    for (let i = 0; i < linkEls.length; i++) { inTree[i] = on.has(i); refreshLink(i); }
+  }
+
+  function applyRates(r) {
+    const t = performance.now();
+    const busy = r.links || {}, st = r.state || {};
+    for (let i = 0; i < linkEls.length; i++) {
+      const x = busy[i], s = st[i] || "";
+      const c = x ? loadClass(Math.max(x[0], x[1])) : 0;
+      if (c !== load[i] || s !== state[i]) { load[i] = c; state[i] = s; refreshLink(i); }
+    }
+    const ms = performance.now() - t;
+    stats.updateMs.push(ms); if (stats.updateMs.length > 100) stats.updateMs.shift();
+    stats.rates = r;
+    const el = $("status");
+    el.className = r.note && topo.live ? "bad" : "";
+    el.textContent = (topo.live ? `live, every ${r.dt || "–"} s, busiest ${fmt(r.max, "B/s")}` : "model backend, no traffic")
+      + (r.note && topo.live ? ` (${r.note})` : "") + `; update ${ms.toFixed(1)} ms`;
+  }
+
+  async function poll() {
+    try { applyRates(await api("/api/rates")); } catch (e) { $("status").textContent = String(e); $("status").className = "bad"; }
+    if (topo.live) setTimeout(poll, 1000);
+  }
+
+  function select(key) {
+    const old = selected; selected = key;
+    for (const k of [old, key]) {
+      if (!k) continue;
+      if (k[0] === "l") refreshLink(Number(k.slice(1)));
+      else nodeEls.get(k.slice(1))?.classList.toggle("sel", k === key);
+    }
+  }
+
+  function panel(title) {
+    const p = $("panel"); p.textContent = ""; text("h3", title, p); return p;
+  }
+  function pre(p, s) { text("pre", s, p); }
+
+  async function showNode(n) {
+    select("n" + n.id);
+    const p = panel(n.role === "block" ? `${n.id}: ${n.count} ${n.of} nodes` : `${n.id} (${n.role})`);
+    if (n.role === "host" || n.role === "block") return;
+    pre(p, "reading back…");
+    const d = await api(`/api/switch/${encodeURIComponent(n.id)}`).catch((e) => ({ error: String(e) }));
+    p.lastChild.remove();
+    if (d.note || d.error) pre(p, d.note || d.error);
+    for (const [name, t] of Object.entries(d.tables || {})) {
+      text("h4", `table ${name}: ${t.error ? "error" : t.count + " entries"}`, p);
+      pre(p, t.error || t.entries.join("\n") + (t.count > t.entries.length ? `\n… ${t.count - t.entries.length} more` : ""));
+    }
+    for (const [kind, what] of [["counters", "[index, packets, bytes]"], ["registers", "[index, value]"]]) {
+      for (const [name, c] of Object.entries(d[kind] || {})) {
+        text("h4", `${kind.slice(0, -1)} ${name}: ${c.error ? "error" : c.nonzero + " non-zero cells " + what}`, p);
+        pre(p, c.error || c.cells.map((x) => x.join(" ")).join("\n"));
+      }
+    }
+  }
+
+  async function showLink(l) {
+    select("l" + l.id);
+    const p = panel(`${l.a} — ${l.b}${l.count ? ` (${l.count} links)` : ""}`);
+    const r = stats.rates && stats.rates.links[l.id];
+    if (r) pre(p, `${l.a} → ${l.b}: ${fmt(r[0], "B/s")}, ${fmt(r[2], "pkt/s")}\n${l.b} → ${l.a}: ${fmt(r[1], "B/s")}, ${fmt(r[3], "pkt/s")}`);
+    if (l.count || !topo.live) return;
+    const d = await api(`/api/link/${encodeURIComponent(l.a)}/${encodeURIComponent(l.b)}`).catch((e) => ({ error: String(e) }));
+    if (d.error || d.note) { pre(p, d.error || d.note); return; }
+    pre(p, `state: ${d.state}`);
+    for (const [dir, c] of Object.entries(d)) {
+      if (!dir.includes("->")) continue;
+      pre(p, `${dir}: ${c.bytes} bytes, ${c.packets} packets, ${c.dropped} dropped\n  ${fmt(c.bytes_per_s, "B/s")}, ${fmt(c.packets_per_s, "pkt/s")}`);
+    }
+  }
+
+  async function main() {
+    const t0 = performance.now();
+    try {
+      topo = await api("/api/topology");
+      $("title").textContent = topo.spec + (topo.aggregated ? ` (${topo.nodes_total} nodes as ${topo.nodes.length} blocks)` : "");
+      document.title = `dcnlab view: ${topo.spec}`;
+      draw(); legend();
+      trees = (await api("/api/trees")).trees; trees.active = null;
+      const sel = $("trees");
+      for (const t of trees) { const o = text("option", t.label, sel); o.value = t.id; }
+      sel.addEventListener("change", () => pickTree(sel.value));
+      $("fabric").addEventListener("click", () => { select(null); });
+      await poll();
+      stats.loadMs = performance.now() - t0;
+      document.body.dataset.ready = "1";
+    } catch (e) {
+      $("status").textContent = String(e); $("status").className = "bad";
+    }
+  }
+  main();
+})();
