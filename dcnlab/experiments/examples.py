@@ -30,6 +30,7 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
                Example("run bcube:n=4,k=1 --bw 100 --hold 30", "emulation"),
                Example("run fattree:k=8 --check rules", "emulation"),
                Example("run fattree:k=4 --check both", "emulation"),
+               Example("run fattree:k=4 --view", "emulation"),
                Example("run examples/router-lab/topology.json --check", "emulation"),
                Example("run examples/router-lab/topology.json --no-controller --grpc-tcp --hold 60", "emulation"),
                Example("run fattree:k=4 --servers localhost,node2", "emulation"),
@@ -38,6 +39,7 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
                Example("lab examples/basic-lab --exec 'h4 python3 receive.py --count 1 &' "
                        "--exec 'h1 python3 send.py 10.0.4.4 hello' --exec 'h1 ping -c 2 10.0.4.4'", "emulation"),
                Example("lab examples/basic-lab --grpc-tcp --no-controller", "emulation")),
+    ("view",): (Example("view /var/tmp/dcnlab/runs/20260101-120000-a1b2c3-fattree-k-4", "emulation"),),
     ("compile",): (Example("compile", "emulation"), Example("compile examples/programs/router.p4", "emulation")),
     ("clean",): (Example("clean", "emulation"),),
     ("plan", "aggregation"): (

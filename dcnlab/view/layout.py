@@ -118,13 +118,14 @@ def _general(fabric: Fabric) -> tuple[dict[str, tuple[float, float]], float, flo
 
 
 def _fit(raw: dict[str, tuple[float, float]], width: float, height: float) -> dict[str, tuple[float, float]]:
-    """Scale positions into ``[MARGIN, width - MARGIN] x [MARGIN, height - MARGIN]`` (y pointing down)."""
+    """Scale positions uniformly into ``[MARGIN, width - MARGIN] x [MARGIN, height - MARGIN]``, centred (y down)."""
     if not raw:
         return {}
     xs, ys = [p[0] for p in raw.values()], [p[1] for p in raw.values()]
     dx, dy = (max(xs) - min(xs)) or 1.0, (max(ys) - min(ys)) or 1.0
-    return {n: (MARGIN + (x - min(xs)) / dx * (width - 2 * MARGIN), MARGIN + (max(ys) - y) / dy * (height - 2 * MARGIN))
-            for n, (x, y) in raw.items()}
+    s = min((width - 2 * MARGIN) / dx, (height - 2 * MARGIN) / dy)        # one scale: circles stay round
+    ox, oy = (width - s * dx) / 2, (height - s * dy) / 2
+    return {n: (ox + (x - min(xs)) * s, oy + (max(ys) - y) * s) for n, (x, y) in raw.items()}
 
 
 def positions(fabric: Fabric) -> tuple[dict[str, tuple[float, float]], float, float]:
