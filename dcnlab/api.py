@@ -315,7 +315,8 @@ class Network:
         self._started = False
         if not (isinstance(view, bool) or (isinstance(view, int) and 1024 <= view <= 65535)):
             raise UserError(f"Network: view={view!r:.20}; valid: True (a free port), False, or a port 1024..65535")
-        self._view_port, self.view = (None if view is False else 0 if view is True else int(view)), None
+        self._view_port = None if view is False else 0 if view is True else int(view)
+        self.view: Any = None      # a dcnlab.view.ViewServer once started with view
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> Network:

@@ -65,8 +65,9 @@
         make("text", { transform: "translate(-3,7) rotate(90)" }, g).textContent = n.id;
         stats.hosts++;
       } else if (n.role === "block") {
-        make("rect", { x: -34, y: -12, width: 68, height: 24, rx: 3 }, g);
-        make("text", { x: 0, y: 4, "text-anchor": "middle" }, g).textContent = `${n.id} (${n.count})`;
+        const label = `${n.id} (${n.count})`, w = 5.6 * label.length + 8;
+        make("rect", { x: -w / 2, y: -12, width: w, height: 24, rx: 3 }, g);
+        make("text", { x: 0, y: 4, "text-anchor": "middle" }, g).textContent = label;
       } else {
         const w = Math.max(24, 6.2 * n.id.length + 6);
         make("rect", { x: -w / 2, y: -8, width: w, height: 16, rx: 2 }, g);
@@ -135,6 +136,8 @@
     el.textContent = (topo.live ? `live, every ${r.dt || "–"} s, busiest ${fmt(r.max, "B/s")}` : "model backend, no traffic")
       + (r.note && topo.live ? ` (${r.note})` : "") + `; update ${ms.toFixed(1)} ms`;
   }
+
+  stats.apply = applyRates;     // for tests and measurements: apply one /api/rates answer now
 
   async function poll() {
     try { applyRates(await api("/api/rates")); } catch (e) { $("status").textContent = String(e); $("status").className = "bad"; }
