@@ -492,6 +492,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
             build(lab)
             built = time.perf_counter() - t
             net.start()
+            if args.view is not None:    # the live view (dcnlab.view); its threads end with the process
+                from dcnlab.view import for_network
+                for_network(net, args.view, say)
             up = built + net.timings.total()
             print(f"lab {lab.dir}: {lab.rel(lab.topology)}, program {lab.rel(lab.program)} -> "
                   f"{lab.rel(lab.build_json)}, {lab.rel(lab.build_p4info)}")
@@ -562,4 +565,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hold", type=ranged(*RANGES["--hold"]), metavar="SECONDS",
                    help="keep the lab up this long after the --exec commands (without --exec: instead of the CLI)")
     add_net_arguments(p)
+    from dcnlab.view import add_view_option
+    add_view_option(p, "the lab while it runs")
     p.set_defaults(func=cmd_lab)
