@@ -12,7 +12,7 @@ from dcnlab.experiments.cli import build_parser, main
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 EMULATING = re.compile(r"--emulate|^(run|clean|compile|lab)\b|^bench (emu|chaos)\b")
-LONG = re.compile(r"^reproduce\b|^bench\b")
+LONG = re.compile(r"^reproduce\b|^bench\b|--view\b")   # --view serves until Ctrl-C: tests/test_view*.py run it
 
 
 def readme_commands() -> list[str]:
