@@ -486,15 +486,16 @@ def cmd_lab(args: argparse.Namespace) -> int:
     require_root("dcnlab lab")      # root and every binary, before anything is compiled or created
     old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
     runner: ExecRunner | None = None
+    view = None
     try:
         with in_lab(lab):
             t = time.perf_counter()
             build(lab)
             built = time.perf_counter() - t
             net.start()
-            if args.view is not None:    # the live view (dcnlab.view); its threads end with the process
+            if args.view is not None:    # the live view (dcnlab.view), closed before the teardown
                 from dcnlab.view import for_network
-                for_network(net, args.view, say)
+                view = for_network(net, args.view, say)
             up = built + net.timings.total()
             print(f"lab {lab.dir}: {lab.rel(lab.topology)}, program {lab.rel(lab.program)} -> "
                   f"{lab.rel(lab.build_json)}, {lab.rel(lab.build_p4info)}")
@@ -525,6 +526,8 @@ def cmd_lab(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from None
     finally:
         try:
+            if view is not None:
+                view.close()
             if runner is not None:
                 runner.stop()
         finally:
