@@ -232,7 +232,10 @@ def test_reproduce_search_refuses_a_paper_without_a_search_in_one_line(capsys) -
 
     assert main(["reproduce", "search", "004\x1b[2J"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "has no search" in err[0] and "\x1b" not in err[0] and "valid: 000, 001" in err[0]
+    assert len(err) == 1 and "has no search" in err[0] and "\x1b" not in err[0] and "valid: 000, 001, 002, 003" in err[0]
+    assert main(["reproduce", "search", "004"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nothing to search" in err[0]
 
 
 def test_000_search_judges_the_reproductions_rounds_and_its_default_is_the_chosen_setting() -> None:
@@ -246,3 +249,107 @@ def test_000_search_judges_the_reproductions_rounds_and_its_default_is_the_chose
     assert plans["000-k"].points == (search_000.TABLE_1 if k_sweep == "2..6" else search_000.K_POINTS)
     assert am.DEFAULT_SETTING_000 == os_.chosen("000")
     assert set(am.DEFAULT_SETTING_000) == {o.name for o in os_.searched("000")}
+
+
+# -- 002, 003, 004 ---------------------------------------------------------------------------------------------
+
+
+def test_002_default_is_the_chosen_setting_and_the_reproduction_runs_it() -> None:
+    from dcnlab.controller.congestion import scenarios as sc
+    from dcnlab.experiments import congestion_cmd, search_002
+    from dcnlab.experiments.readings import ib_cc_002
+
+    chosen = os_.chosen("002")
+    assert chosen is not None, "002's search table is committed (dcnlab/experiments/search_tables/002.json)"
+    assert congestion_cmd.DEFAULT_SETTING_002 == chosen
+    assert set(chosen) == {o.name for o in os_.searched("002")}
+    built = [s for s in congestion_cmd.build_scenarios(True) if not s.name.startswith("large_")]
+    assert built and all(f.params.timer_mode == chosen["ccti-timer"] for s in built for f in s.flows)
+    assert all(c.params.timer_mode == chosen["ccti-timer"] for s in built for c in s.changes)
+    # summarize() counts BECNs per 100 ms sample and recovery at RECOVERY_FRACTION: the chosen window and threshold
+    assert chosen["becn-window"] == "per-100ms"
+    assert search_002.FRACTIONS[chosen["recovery-threshold"]] == sc.RECOVERY_FRACTION
+    assert ib_cc_002._timer() == chosen["ccti-timer"]
+
+
+def test_002_windows_read_the_same_run_and_the_timer_is_set_both_ways() -> None:
+    from dcnlab.controller.congestion import scenarios as sc
+    from dcnlab.experiments import search_002
+
+    s = sc.tenant_fair(0.2, "cc")
+    r = s.run()
+    per100, per1s, phase = (search_002.becn_window(s, r, w) for w in search_002.WINDOWS)
+    summary = {p.tenant2_flows: p.becn_per_sample for p in sc.summarize_tenants(s, r)[:3]}
+    assert per100 == pytest.approx(summary)                   # summarize()'s count is the per-100ms window
+    assert all(per1s[n] == pytest.approx(10 * per100[n]) for n in (1, 2, 3))
+    assert all(phase[n] > per100[n] for n in (1, 2, 3))       # a 0.2 s phase holds two 100 ms samples and more
+    free = search_002.with_timer(s, "free")
+    assert {f.params.timer_mode for f in free.flows} == {"free"} and free.name == s.name
+    back = search_002.with_timer(free, "reset")
+    assert {f.params.timer_mode for f in back.flows} == {"reset"}
+    assert {c.params.timer_mode for c in back.changes} == {"reset"}
+
+
+def test_003_search_runs_a_reading_only_where_it_differs_and_draws_only_the_random_ones() -> None:
+    from dcnlab.experiments.search_003 import Search003
+
+    s = Search003()
+    base = {"steiner-baseline": "kmb", "delta-reading": "curve-mean", "size-average": "plain"}
+    plain = s.tasks(base, 1, True)
+    assert {t[0] for t in plain} == {"std"}                 # the defaults are the reproduction's own rounds
+    assert s.tasks(dict(base, **{"size-average": "by-traffic"}), 1, True) == plain
+    rnd = dict(base, **{"steiner-baseline": "kmb-random-order"})
+    assert s.is_random(rnd) and not s.is_random(base)
+    extra = [set(s.tasks(rnd, d, True)) - set(plain) for d in (1, 2)]
+    assert extra[0] and extra[1] and not extra[0] & extra[1]       # each draw its own path orders
+    det = dict(base, **{"steiner-baseline": "kmb-shuffle-tree"})
+    assert s.tasks(det, 1, True) == s.tasks(det, 2, True)
+    job = dict(base, **{"delta-reading": "per-job"})
+    assert s.is_random(job) and s.tasks(job, 1, True) != s.tasks(job, 2, True)
+
+
+def test_004_has_nothing_to_search_and_the_report_says_why() -> None:
+    assert "004" not in ss.SEARCHABLE and os_.searched("004") == ()
+    assert all(o.note for o in os_.settings("004"))
+    text = ss.report_tables()["004"]
+    assert "nothing to search: " + os_.NOTHING_TO_SEARCH["004"][:40] in text.replace("\n", " ")
+    assert "no search yet" not in text
+
+
+def test_003_default_is_the_chosen_setting_and_the_reproduction_runs_it() -> None:
+    import numpy as np
+
+    from dcnlab.controller.aggregation.steiner_readings import steiner_costs
+    from dcnlab.experiments import aggregation_model as am
+
+    chosen = os_.chosen("003")
+    assert chosen is not None, "003's search table is committed (dcnlab/experiments/search_tables/003.json)"
+    assert am.DEFAULT_SETTING_003 == chosen
+    assert set(chosen) == {o.name for o in os_.searched("003")}
+    # the Steiner-based trees of the chosen reading, on the round's own members
+    res = am._task("003-k", 2, 0, 1)[3]
+    space, senders, receivers = __import__("dcnlab.experiments.search_003", fromlist=["x"])._members("003-k", 2, 0)
+    want = steiner_costs(space, senders, receivers, chosen["steiner-baseline"], seed=0, detail=True)
+    assert res["traffic"]["kmb"][0] == float(want.traffic.sum())
+    assert res["aggregators"]["kmb"] == want.aggregator_servers
+    kmb = am._task("003-k", 2, 0, 1, "kmb")[3]
+    assert kmb["traffic"]["srs"] == res["traffic"]["srs"] and kmb["traffic"]["none"] == res["traffic"]["none"]
+    # Fig. 5 averaged as chosen, Fig. 6 read as chosen
+    rows = [{"point": m, "round": 0, "result": am._task("003-size", m, 0, 1, "kmb")[3]} for m in (50, 100)]
+    base = {"steiner-baseline": "kmb", "delta-reading": "curve-mean", "size-average": "plain"}
+    plain = am.summarise("003-size", rows, (50, 100), base)
+    pooled = am.summarise("003-size", rows, (50, 100), dict(base, **{"size-average": "by-traffic"}))
+    pts = plain["points"].values()
+    for mth in am.SHUFFLE_METHODS:
+        assert plain["overall"][mth] == pytest.approx(np.mean([v["saving"][mth] for v in pts]))
+        assert pooled["overall"][mth] == pytest.approx(
+            100 * (1 - sum(v["traffic"][mth] for v in pts) / sum(v["traffic"]["none"] for v in pts)))
+    assert am.summarise("003-size", rows, (50, 100))["setting"] == chosen
+    drows = [{"point": 50, "round": 0, "result": am._task("003-delta", 50, 0, 1)[3]}]
+    curve = am.summarise("003-delta", drows, (50,), base)["overall"]["srs@50"]
+    vs_srs = am.summarise("003-delta", drows, (50,), dict(base, **{"delta-reading": "vs-srs-no-agg"}))["overall"]
+    srs = drows[0]["result"]["traffic"]["srs"]
+    assert vs_srs["srs@50"] == pytest.approx(100 * am._trapezoid(am.DELTAS, [1 - t / srs[-1] for t in srs]))
+    assert vs_srs["srs@50"] > curve             # SRS at δ = 1 carries less than no aggregation
+    with pytest.raises(ValueError, match="delta reading"):
+        am.summarise("003-delta", drows, (50,), dict(base, **{"delta-reading": "per-node"}))

@@ -13,7 +13,7 @@ Parts (``dcnlab reproduce aggregation --only ...``):
 Choices: members are drawn uniformly without replacement, receivers and senders disjoint. The
 "saving" of a method is ``1 - traffic / traffic without aggregation`` per round, averaged over the
 rounds of a point and then over the points of a part, each point weighing the same (the papers
-average "over k" and "as m = n ranges"). With delta uniform on [0, 1] (003 §5.4) the saving is the
+average "over k" and "as m = n ranges"), except 003-size, pooled over the sweep (:data:`DEFAULT_SETTING_003`). With delta uniform on [0, 1] (003 §5.4) the saving is the
 mean of the saving curve over delta, by the trapezoid rule on 21 points. Every round has its own
 seed ``(seed, part, point, round)``, so results do not depend on the number of workers.
 
@@ -76,6 +76,21 @@ count); ``wait-model`` the waiting time's model (no aggregation spread over the 
 closest to 2/3 and 3/4 of the three, though all three miss them); ``average`` and ``sender-sweep`` are how
 :func:`summarise` averages (each point the same, every point run). The search table is in
 ``search_tables/000.json`` and in ``reproduce all``'s report."""
+DEFAULT_SETTING_003 = {"steiner-baseline": "kmb-shuffle-tree", "delta-reading": "vs-srs-no-agg",
+                       "size-average": "by-traffic"}
+"""003's open settings (:mod:`dcnlab.experiments.open_settings`) as the reproduction runs them: the setting
+``dcnlab reproduce search 003`` chose, under which most of 003's statements hold at once (20 of 26, against 17
+with KMB, the curve's mean and a plain average; a test checks that they are the same). ``size-average`` decides:
+Fig. 5's savings pooled over the sweep (one minus the sum of a method's traffic over the sum of no
+aggregation's, i.e. each point weighted by its traffic) make SRS, incast- and unicast-based hold (52.4%, 52.3%,
+33.2% against 55.33%, 55.29%, 34.46%; each point weighing the same gives 47.3%, 47.2%, 28.4%). No Steiner or δ
+reading changes a verdict; among them the tie went to the figures closest to the paper's:
+``steiner-baseline`` one KMB tree over all m + n shuffle members (003 Definition 3's subgraph "spanning all
+shuffle members"; 32.3% on BCube(6,k) against the paper's 28.76%, KMB per receiver 47.2%) and
+``delta-reading`` the mean of Fig. 6's curve against SRS without aggregation (Fig. 7's baseline; 23.9% and
+32.3% against 28.78% and 45.05%; against no aggregation 18.5% and 25.3%). :func:`_shuffle_round` builds the
+Steiner-based trees of that reading (:mod:`dcnlab.controller.aggregation.steiner_readings`), :func:`summarise`
+averages and reads δ so. The search table is in ``search_tables/003.json`` and in ``reproduce all``'s report."""
 K_POINTS_000 = tuple(range(2, 7)) if DEFAULT_SETTING_000["k-sweep"] == "2..6" else tuple(range(2, 9))
 
 
@@ -110,14 +125,24 @@ def _draw(N: int, count: int, seed: Sequence[int]):
 
 
 def _shuffle_round(n: int, k: int, m: int, seed: Sequence[int], deltas: Sequence[float],
-                   methods: Sequence[str], detail: bool) -> dict[str, Any]:
+                   methods: Sequence[str], detail: bool, steiner: str = "kmb") -> dict[str, Any]:
+    """One shuffle's costs; the Steiner-based method ("kmb") under the reading ``steiner``
+    (:mod:`dcnlab.controller.aggregation.steiner_readings`; ``kmb``: the engine's KMB trees, the same)."""
     from dcnlab.controller.aggregation.labels import LabelSpace
     from dcnlab.controller.aggregation.shuffle import shuffle_costs
+    from dcnlab.controller.aggregation.steiner_readings import steiner_costs
 
     space = LabelSpace(n, k)
     pick = _draw(space.N, 2 * m, seed)
     t0, c0 = time.perf_counter(), time.process_time()
-    c = shuffle_costs(space, pick[m:], pick[:m], deltas, (*methods, "none"), seed=int(seed[-1]), detail=detail)
+    other = steiner != "kmb" and "kmb" in methods
+    c = shuffle_costs(space, pick[m:], pick[:m], deltas, (*(x for x in methods if not (other and x == "kmb")), "none"),
+                      seed=int(seed[-1]), detail=detail)
+    if other:   # Steiner-based trees of another reading, at delta = 0 only (as the engine's KMB)
+        t = steiner_costs(space, pick[m:], pick[:m], steiner, seed=int(seed[-1]), detail=detail)
+        c.traffic["kmb"] = [float(t.traffic.sum()) if d == 0.0 else float("nan") for d in deltas]
+        if detail:
+            c.links["kmb"], c.aggregators["kmb"] = int(t.links or 0), int(t.aggregator_servers or 0)
     return {"traffic": c.traffic, "links": c.links, "aggregators": c.aggregators,
             "receiver_input": c.receiver_input, "seconds": time.perf_counter() - t0,
             "cpu_seconds": time.process_time() - c0}
@@ -177,12 +202,14 @@ def _gap_round(n: int, k: int, m: int, seed: Sequence[int]) -> dict[str, Any]:
     return {"traffic": cost, "seconds": time.perf_counter() - t0}
 
 
-def _task(part: str, point: Any, rnd: int, seed: int) -> tuple[str, Any, int, dict[str, Any]]:
+def _task(part: str, point: Any, rnd: int, seed: int, steiner: str | None = None) -> tuple[str, Any, int, dict[str, Any]]:
+    """One round of ``part``; ``steiner``: the Steiner-based reading (default: :data:`DEFAULT_SETTING_003`'s)."""
     sd = (seed, PARTS.index(part), int(point), rnd)
+    steiner = steiner or DEFAULT_SETTING_003["steiner-baseline"]
     if part == "003-k":
-        res = _shuffle_round(6, int(point), 60, sd, (0.0,), SHUFFLE_METHODS, True)
+        res = _shuffle_round(6, int(point), 60, sd, (0.0,), SHUFFLE_METHODS, True, steiner)
     elif part == "003-size":
-        res = _shuffle_round(8, 5, int(point), sd, (0.0,), SHUFFLE_METHODS, False)
+        res = _shuffle_round(8, 5, int(point), sd, (0.0,), SHUFFLE_METHODS, False, steiner)
     elif part == "003-delta":
         res = _shuffle_round(8, 5, int(point), sd, DELTAS, ("srs", "unicast"), False)
     elif part == "000-k":
@@ -227,8 +254,11 @@ def _mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs) if xs else float("nan")
 
 
-def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any]) -> dict[str, Any]:
-    """Per point and overall means; savings in percent."""
+def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any],
+              setting: dict[str, str] | None = None) -> dict[str, Any]:
+    """Per point and overall means; savings in percent. ``setting``: 003's open settings (default
+    :data:`DEFAULT_SETTING_003`): how Fig. 5's sweep is averaged and how Fig. 6's curve becomes one saving."""
+    setting = setting or DEFAULT_SETTING_003
     by_point: dict[Any, list[dict[str, Any]]] = {p: [] for p in points}
     for row in rows:
         by_point[row["point"]].append(row["result"])
@@ -246,6 +276,13 @@ def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any]) -> d
                 if rs[0]["receiver_input"] else {},
                 "seconds": _mean([r["seconds"] for r in rs])}
         overall = {mth: _mean([v["saving"][mth] for v in per_point.values()]) for mth in SHUFFLE_METHODS}
+        if part == "003-size" and setting["size-average"] != "plain":
+            from dcnlab.experiments.readings.bcube_shuffle_003 import average
+
+            pts, vals = [int(p) for p in per_point], list(per_point.values())
+            overall = {mth: average(pts, [v["saving"][mth] for v in vals], [v["traffic"][mth] for v in vals],
+                                    [v["traffic"]["none"] for v in vals], setting["size-average"])
+                       for mth in SHUFFLE_METHODS}
     elif part == "gap":
         overall = {}
         for p, rs in by_point.items():
@@ -274,6 +311,12 @@ def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any]) -> d
                                  "seconds": _mean([r["seconds"] for r in rs])}
             for mth, ys in curves.items():
                 overall[f"{mth}@{p}"] = 100 * _trapezoid(DELTAS, ys)
+            if setting["delta-reading"] == "vs-srs-no-agg":     # against SRS without aggregation (delta = 1)
+                overall[f"srs@{p}"] = 100 * _trapezoid(DELTAS, [_mean([1 - r["traffic"]["srs"][i] / r["traffic"]["srs"][-1]
+                                                                       for r in rs]) for i in range(len(DELTAS))])
+            elif setting["delta-reading"] != "curve-mean":
+                raise ValueError(f"003 delta reading {setting['delta-reading']!r}: the reproduction reads curve-mean "
+                                 "or vs-srs-no-agg (the others are measured by dcnlab.experiments.readings)")
     else:
         for p, rs in by_point.items():
             per_point[str(p)] = {
@@ -293,7 +336,10 @@ def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any]) -> d
             cols = [str(c) for c in WAIT_COLUMNS[part] if str(c) in per_point] or list(per_point)
             overall["m2 wait vs none"] = 100 * _mean([1 - per_point[c]["busiest"]["m2"] / per_point[c]["busiest"]["none"]
                                                       for c in cols])
-    return {"points": per_point, "overall": overall, "paper": PAPER[part]}
+    out = {"points": per_point, "overall": overall, "paper": PAPER[part]}
+    if part.startswith("003"):
+        out["setting"] = dict(setting)
+    return out
 
 
 def _trapezoid(xs: Sequence[float], ys: Sequence[float]) -> float:

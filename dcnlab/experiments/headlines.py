@@ -102,9 +102,14 @@ def aggregation(results: Mapping[str, Any] | None, emulation: Mapping[str, Any] 
                          PAPER_003[paper_part][m],
                          p["overall"][m] if p else None, unit="%", kind="percent", plot=plot if p else None)
             if p:
+                how = (p.get("setting") or {}).get("size-average", "plain") if key == "003-size" else "plain"
                 h.reading = (f"saving = 1 - traffic / traffic without aggregation per round, averaged over "
-                             f"{p.get('rounds', '?')} round(s) per point, then plainly over "
-                             f"{'k' if key == '003-k' else 'm = n'} = {_saving_points(p)}")
+                             f"{p.get('rounds', '?')} round(s) per point, then "
+                             + {"plain": "plainly", "by-members": "weighted by m + n",
+                                "by-traffic": "pooled (1 - sum of traffic / sum without aggregation)"}[how]
+                             + f" over {'k' if key == '003-k' else 'm = n'} = {_saving_points(p)}"
+                             + (f"; Steiner-based trees: {p['setting']['steiner-baseline']}"
+                                if m == "kmb" and p.get("setting") else ""))
             out.append(missing(h, absent(key)))
     p = part("003-delta")
     for size, paper in ((250, 28.78), (1000, 45.05)):
@@ -114,8 +119,11 @@ def aggregation(results: Mapping[str, Any] | None, emulation: Mapping[str, Any] 
                             f"(Fig. 6({'a' if size == 250 else 'b'}))", paper, value, unit="%", kind="percent",
                      plot=f"003-delta-{size}.png" if str(size) in pts else None)
         if value is not None:
+            vs_srs = (p.get("setting") or {}).get("delta-reading") == "vs-srs-no-agg"
             h.reading = (f"saving curve over δ = 0, 0.05, ..., 1 (mean of {p.get('rounds', '?')} round(s) per δ), "
-                         f"averaged over δ by the trapezoid rule (δ uniform on [0,1])")
+                         f"averaged over δ by the trapezoid rule (δ uniform on [0,1])"
+                         + ("; the saving against SRS without aggregation (δ = 1, Fig. 7's baseline)" if vs_srs
+                            else ""))
         out.append(missing(h, absent("003-delta") if p is None else f"m = n = {size} not in this run's points"))
     out += _trends_003(part("003-k"), part("003-size"), part("003-delta"), absent)
     out += _worked_003(worked, not_run)

@@ -22,6 +22,7 @@ search computes the bound and the figure of the reading that does give it.
 
 Settings that are listed but not searched (``searched=False``) say why in ``note`` (too costly for the
 search, or already measured reading by reading in :mod:`dcnlab.experiments.readings`).
+:data:`NOTHING_TO_SEARCH` names the papers none of whose open settings can change a statement, and why.
 """
 
 from __future__ import annotations
@@ -162,22 +163,35 @@ SETTINGS: tuple[OpenSetting, ...] = (
         "002", "ccti-timer", "the CCTI timer's semantics",
         ("reset", "free"), "reset",
         "Algorithm 1 resets the timer on every BECN ... In the Linux hfi1 driver the timer is started if not "
-        "already running and is not reset by BECNs. The two give different dynamics.", "report 002 §7 item 2", searched=False,
-        note="Both semantics measured beside each reading of the BECN counts and the recovery times "
-             "(readings/ib_cc_002.py); no search yet: every scenario of reproduce congestion would run twice."),
+        "already running and is not reset by BECNs. The two give different dynamics.", "report 002 §7 item 2",
+        note="reset: Algorithm 1 (a BECN restarts the timer; the paper's pseudo-code); free: the specification's "
+             "free-running timer (hfi1). Every model run with CC runs once per semantics in the search "
+             "(search_002.py); the readings (readings/ib_cc_002.py) show both beside each other."),
     OpenSetting(
         "002", "becn-window", "the window the BECN counts 790/480/320 are counted in",
         ("per-100ms", "per-1s", "per-phase"), "per-100ms",
         "the D->B source receives '790, 480 and 320' BECNs with 1, 2 and 3 tenant-2 flows (the sampling "
         "interval is not stated; the only interval the text gives is Fig. 3's 'throughput is sampled every "
-        "100 ms')", "report 002 §6.4", searched=False,
-        note="Measured reading by reading (readings/ib_cc_002.py); no search yet."),
+        "100 ms')", "report 002 §6.4",
+        note="per-100ms: the settled mean per 100 ms sample (Fig. 3's interval); per-1s: the same per second; "
+             "per-phase: every BECN of the 2 s phase, transients included. The ratios 480/790 and 320/790 "
+             "are the same under the first two."),
     OpenSetting(
         "002", "recovery-threshold", "when a flow has 'recovered' after a departure",
         ("90%", "80%", "95%"), "90%",
         "after flows leave, tenant 2's remaining flows speed up 'relatively slowly', over 5–7 s and 7–8 s "
-        "(no criterion of recovery is given)", "report 002 §6.4 (Fig. 5(a))", searched=False,
-        note="Measured reading by reading (readings/ib_cc_002.py); no search yet."),
+        "(no criterion of recovery is given)", "report 002 §6.4 (Fig. 5(a))",
+        note="A remaining flow has recovered when it first reaches this fraction of its new steady rate "
+             "(dcnlab.controller.congestion.scenarios.summarize_recovery)."),
+    OpenSetting(
+        "002", "cct-pacing", "how the IRD paces a QP (Algorithm 2's 4-packet aggregate, per packet, or the paper's "
+        "arithmetic)", ("aggregate-4", "per-packet", "paper-formula"), "aggregate-4",
+        "Whether the IRD applies per packet or per 4-packet aggregate. The paper's 100 Mb/s arithmetic divides by 4. "
+        "Physically, waiting one IRD per 4 × 1024 B would give 1.6 Gb/s at 20.48 µs; one IRD per packet would give "
+        "400 Mb/s.", "report 002 §7 item 4", searched=False,
+        note="Measured reading by reading on Fig. 4's pinned QP (readings/ib_cc_002.py; only paper-formula gives the "
+             "paper's 100 Mb/s). Not searched: it is the pacer of every run with CC, and the CCT (14·i²/11236 µs) "
+             "was chosen for Algorithm 2's 4-packet pacing, so a search would have to rescale the CCT with it."),
     # -- 003: SRS ------------------------------------------------------------------------------------------
     OpenSetting(
         "003", "steiner-baseline", "the Steiner-based baseline's tree (dcnlab.controller.aggregation.steiner_readings)",
@@ -186,23 +200,27 @@ SETTINGS: tuple[OpenSetting, ...] = (
          "mst-overlay"), "kmb",
         "Steiner-based, after [27]: build a complete graph on the members, take its MST, replace each "
         "virtual edge with a shortest path, prune unneeded links. [Inference] This is KMB.",
-        "report 003 §5 (Baselines)", random=("kmb-random-order", "kmb-random-order-member-agg"), searched=False,
-        note="Measured reading by reading (readings/bcube_shuffle_003.py); no search yet: the BCube(8,5) "
-             "readings take tens of CPU minutes."),
+        "report 003 §5 (Baselines)", random=("kmb-random-order", "kmb-random-order-member-agg"),
+        note="The readings of dcnlab.controller.aggregation.steiner_readings (each also in readings/"
+             "bcube_shuffle_003.py). The search runs them at a reduced scale (search_003.py: 20 rounds per k on "
+             "BCube(6,k), one round per point on BCube(8,5)): the ten at the reproduction's 20 rounds per point "
+             "would take about two CPU hours."),
     OpenSetting(
         "003", "delta-reading", "how 'δ uniform on [0,1]' turns the Fig. 6 curve into one saving "
         "(dcnlab.controller.aggregation.ratio_readings)",
         ("curve-mean", "per-job", "per-receiver", "per-node", "per-server", "once-per-tree", "vs-srs-no-agg"),
         "curve-mean",
         "Aggregation ratio δ: merging s flows gives max f_i + δ·(Σf_i − max f_i) ... BCube(8,5), δ uniform on "
-        "[0,1], m = n = 250 (Fig. 6(a)): 28.78%", "report 003 §5 and §6", random=("per-job",), searched=False,
-        note="Measured reading by reading (readings/bcube_shuffle_003.py); no search yet."),
+        "[0,1], m = n = 250 (Fig. 6(a)): 28.78%", "report 003 §5 and §6", random=("per-job",),
+        note="The readings of dcnlab.controller.aggregation.ratio_readings; vs-srs-no-agg: the curve's mean "
+             "against SRS without aggregation (Fig. 7's baseline). Searched on 3 rounds per size (search_003.py)."),
     OpenSetting(
         "003", "size-average", "how the Fig. 5 sweep m = n = 50..1500 is averaged",
         ("plain", "by-members", "by-traffic"), "plain",
         "BCube(8,5), m = n = 50…1500 (100–3,000 members) (Fig. 5): 55.33% (an average; the figure's values "
-        "are not recoverable)", "report 003 §6", searched=False,
-        note="Measured reading by reading (readings/bcube_shuffle_003.py); no search yet."),
+        "are not recoverable)", "report 003 §6",
+        note="plain: each point weighs the same; by-members: weighted by m + n; by-traffic: pooled, one minus "
+             "the sum of the method's traffic over the sum of no aggregation's."),
     # -- 004: CISTs -----------------------------------------------------------------------------------------
     OpenSetting(
         "004", "instances", "the Dragonfly instances the theorems are checked on",
@@ -212,6 +230,23 @@ SETTINGS: tuple[OpenSetting, ...] = (
         note="Every statement of 004 is a theorem checked on every instance of the sweep (and the worked "
              "D(4,2)); no open setting changes whether one holds, so there is nothing to search."),
     OpenSetting(
+        "004", "failures", "which switches and links fail in the CIST-property check",
+        ("random-draws",), "random-draws",
+        "Broadcast over the k CISTs survives up to k−1 failures (the CIST property; no failure pattern and no "
+        "experiment is given: 'Experiments and simulations: none')", "report 004 §2 and §4", searched=False,
+        random=("random-draws",),
+        note="The property is a theorem for every set of at most k−1 failed elements (no pair loses all k "
+             "independent paths), so a draw of failures can only find a construction error, never change what "
+             "the paper states; the BMv2 experiment adds the adversarial set that cuts one pair in every tree."),
+    OpenSetting(
+        "004", "timing-sizes", "the sizes N over which the construction time is measured (Theorems 5-7, O(N))",
+        ("a=2h, a=8..",), "a=2h, a=8..",
+        "Theorem 5: Algorithm 1 is O(N), N = number of vertices ... (no sizes, no measurement: 'Experiments and "
+        "simulations: none')", "report 004 §4", searched=False,
+        note="O(N) is asymptotic: it holds or not whatever sizes are timed, the sizes only set how well the slope is "
+             "measured (dcnlab.experiments.cist_scaling says why a = 2h from a = 8 and the threshold 1.15); choosing "
+             "sizes to make a slope pass would be fitting the verdict, not reading the paper."),
+    OpenSetting(
         "004", "arrangement", "the global-link arrangement of the Dragonfly",
         ("relative", "absolute", "circulant"), "relative",
         "Use the corrected absolute and circulant link formulas in §1.3. The circulant arrangement needs "
@@ -219,6 +254,15 @@ SETTINGS: tuple[OpenSetting, ...] = (
         note="Each theorem is stated for its own arrangement; the sweep runs all three."),
 )
 """Every open setting of the five papers."""
+
+NOTHING_TO_SEARCH = {
+    "004": "every statement of 004 is a theorem (⌊a/2⌋ CISTs, the CIST property, O(N)) or its worked D(4,2); the "
+           "reproduction checks each on every instance of its sweep (all three arrangements, each theorem under its "
+           "own) and holds on all of them, and none of the settings listed above can change whether a theorem "
+           "holds (failure draws only look for a construction error, timing sizes only measure a slope), so no "
+           "setting has candidates to choose among.",
+}
+"""Papers whose open settings cannot change a statement, and why (the report says so instead of a table)."""
 
 BOUNDS: tuple[Bound, ...] = (
     Bound("001", "C-MR4LMS-dynamic max TFI 1 on 64×32×16 and 32×32×32 (1 ppn, Fig. 9)", "1 and 1",

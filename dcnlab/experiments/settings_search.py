@@ -65,7 +65,9 @@ class Searcher(Protocol):
         """The paper's headlines under ``setting`` on draw ``draw``, from the tasks' results."""
 
     def extra(self, results: Mapping[Hashable, Any], quick: bool) -> dict[str, Any]:
-        """Anything else the report shows (e.g. the bounds of :data:`open_settings.BOUNDS`)."""
+        """Anything else the report shows (e.g. the bounds of :data:`open_settings.BOUNDS`; ``note``: what ran, when
+        it is not the reproduction's scale). A searcher may also have ``warm()``, run before the workers start
+        (e.g. to compile numba kernels once)."""
 
 
 # -- bookkeeping ---------------------------------------------------------------------------------------------
@@ -244,7 +246,8 @@ def run_search(paper: str, quick: bool, draws: int, workers: int | None,
     say(f"{paper}: {len(candidates(options))} settings, {len(wanted)} distinct tasks, {len(results)} cached")
     t0 = time.perf_counter()
     cpu = 0.0
-    for _, (task, res, sec) in fan_out(_run_one, [(paper, t) for t in tasks], workers):
+    for _, (task, res, sec) in fan_out(_run_one, [(paper, t) for t in tasks], workers,
+                                       warm=getattr(searcher, "warm", None)):
         results[task] = res
         cpu += sec
         say(f"  [{len(results)}/{len(wanted)}] {task} {sec:.1f} s")
@@ -278,6 +281,8 @@ def table_text(data: Mapping[str, Any], width: int = 100) -> str:
     lines = [f"search of {data['paper']}: {len(cands)} settings, {data['draws']} draws where random"
              + (" (quick)" if data.get("quick") else "") + f"; {data.get('date', '')}"]
     lines += textwrap.wrap(f"choice: {data['rule']}", width)
+    if data.get("note"):
+        lines += textwrap.wrap(f"what ran: {data['note']}", width)
     names = [s["name"] for s in data["settings"]]
     widths = [max(len(n), *(len(c["setting"][n]) for c in cands)) for n in names]
     lines.append("  " + " ".join(f"{n:<{w}}" for n, w in zip(names, widths)) + f" {'holds':>7}  draws  miss")
@@ -369,24 +374,28 @@ def report_tables(out: Path | None = None) -> dict[str, str]:
     leave open"); a paper without a search shows its list only."""
     from dcnlab.experiments.open_settings import PAPERS
 
+    from dcnlab.experiments.open_settings import NOTHING_TO_SEARCH
+
     found = stored_tables(out)
     return {paper: settings_text(paper, found[paper]["chosen"] if paper in found else None)
             + ("\n\n" + table_text(found[paper]) if paper in found else
+               "\n\nnothing to search: " + NOTHING_TO_SEARCH[paper] if paper in NOTHING_TO_SEARCH else
                "\n\nno search yet: the reproduction runs the values marked (before)")
             for paper in PAPERS}
 
 
 # -- the command line ------------------------------------------------------------------------------------------
 
-SEARCHABLE = ("000", "001")
+SEARCHABLE = ("000", "001", "002", "003")
 """The papers with a searcher (the others list their open settings only)."""
 
 
 def searcher_for(paper: str) -> Searcher:
     """The searcher of ``paper`` (:data:`SEARCHABLE`)."""
-    from dcnlab.experiments import search_000, search_001
+    from dcnlab.experiments import search_000, search_001, search_002, search_003
 
-    found: dict[str, Callable[[], Searcher]] = {"000": search_000.Search000, "001": search_001.Search001}
+    found: dict[str, Callable[[], Searcher]] = {"000": search_000.Search000, "001": search_001.Search001,
+                                                "002": search_002.Search002, "003": search_003.Search003}
     return found[paper]()
 
 
@@ -396,9 +405,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     from dcnlab.experiments.errors import UserError
     from dcnlab.topos.inputs import quote
 
+    from dcnlab.experiments.open_settings import NOTHING_TO_SEARCH
+
     bad = [p for p in args.papers if p not in SEARCHABLE]
     if bad:
-        raise UserError(f"reproduce search: paper {quote(bad[0])} has no search; valid: {', '.join(SEARCHABLE)}")
+        why = " (nothing to search: its statements are theorems no open setting changes)" if bad[0] in NOTHING_TO_SEARCH else ""
+        raise UserError(f"reproduce search: paper {quote(bad[0])} has no search{why}; valid: {', '.join(SEARCHABLE)}")
     out = output_dir(args.out, "--out")
     papers = args.papers or list(SEARCHABLE)
     for paper in papers:

@@ -10,15 +10,15 @@ runs the scenario of :func:`dcnlab.controller.congestion.scenarios.tenant_fair` 
 
 Readings of the count (headlines ``002-becn-<n>flows``, unit BECNs, a count: exact):
 
-* ``per-100ms`` (today's): the settled mean (the last three quarters of each phase) per 100 ms sample,
+* ``per-100ms`` (the reproduction's): the settled mean (the last three quarters of each phase) per 100 ms sample,
   Fig. 3's sampling interval;
 * ``per-1s``: the same mean per second;
 * ``per-phase``: all BECNs of the phase (2 s, transients included), as a count per phase of the schedule;
 * ``median-100ms``: the median of the phase's 100 ms samples (a figure's "very stable" level).
 
-Each window is read under both timer semantics (report 002 §7.2): ``reset`` (Algorithm 1, the
-model's default) and ``free`` (the specification's free-running timer), suffixed ``/reset`` and
-``/free``. The ratio headlines ``002-becn-ratio-2`` and ``002-becn-ratio-3`` (0.608 and 0.405 of the
+Each window is read under both timer semantics (report 002 §7.2): ``reset`` (Algorithm 1) and ``free``
+(the specification's free-running timer, the reproduction's: ``congestion_cmd.DEFAULT_SETTING_002``, the
+setting ``dcnlab reproduce search 002`` chose), suffixed ``/reset`` and ``/free``. The ratio headlines ``002-becn-ratio-2`` and ``002-becn-ratio-3`` (0.608 and 0.405 of the
 1-flow count, unit ratio) are read the same ways (the 1 s and 100 ms windows give the same ratio, so
 only ``settled``, ``per-phase`` and ``median`` are listed). ``quick``: phases of 0.4 s.
 
@@ -27,7 +27,7 @@ only ``settled``, ``per-phase`` and ``median`` are listed). ``quick``: phases of
 model's schedule of (c) sampled every 1 ms (:func:`~dcnlab.controller.congestion.scenarios.tenant_recovery`,
 phases of 2 s; ``quick``: 0.2 s, which gives the same times within 2 ms). Headlines ``002-recovery-1st``
 and ``002-recovery-2nd`` (unit s, against 2 and 1) and ``002-recovery-ratio`` (1st / 2nd, unit ratio, against
-2), each within 10%. Readings: the recovery threshold, ``90%`` (today's), ``80%`` or ``95%`` of each
+2), each within 10%. Readings: the recovery threshold, ``90%`` (the reproduction's), ``80%`` or ``95%`` of each
 remaining flow's new steady rate, under timer ``reset`` (Algorithm 1) or ``free`` (the specification's).
 
 **CCT rate limit** (002 §5, Fig. 4: CCTI fixed at 1, 4 x 1024-byte packets per IRD comparison,
@@ -58,7 +58,18 @@ TIMER_MODES: tuple[TimerMode, ...] = ("reset", "free")
 
 
 RECOVERY_FRACTIONS = (0.9, 0.8, 0.95)
-"""Recovery thresholds (fraction of the new steady rate); the first is today's."""
+"""Recovery thresholds (fraction of the new steady rate); the first is the reproduction's."""
+
+
+def _default() -> dict[str, str]:
+    """002's setting as the reproduction runs it (``congestion_cmd.DEFAULT_SETTING_002``)."""
+    from dcnlab.experiments.congestion_cmd import DEFAULT_SETTING_002
+
+    return DEFAULT_SETTING_002
+
+
+def _timer() -> TimerMode:
+    return "free" if _default()["ccti-timer"] == "free" else "reset"
 CCT_READINGS = {"aggregate-4": ("4 x 1024 B per IRD (Algorithm 2, the model's pacer)", 4, 1.0),
                 "per-packet": ("one 1024 B packet per IRD", 1, 1.0),
                 "paper-formula": ("one 1024 B packet per four IRDs (the paper's arithmetic as a pacing)", 1, 4.0)}
@@ -147,7 +158,7 @@ def readings(quick: bool, workers: int) -> list[Reading]:
                 p = _first(runs[mode]["phases"], n)
                 out.append(Reading(f"002-becn-{n}flows", f"{wname}/{mode}",
                                    f"{desc}; timer {mode}" + (" (Algorithm 1)" if mode == "reset" else " (spec)"),
-                                   float(fn(p)), PAPER[n], "BECNs", wname == "per-100ms" and mode == "reset",
+                                   float(fn(p)), PAPER[n], "BECNs", wname == _default()["becn-window"] and mode == _timer(),
                                    setting, runs[mode]["seconds"], kind="count"))
     ratio_windows = {"settled": ("settled means (any window length)", lambda p: p["rate"]),
                      "per-phase": ("whole-phase counts, transients included", lambda p: p["total"]),
@@ -159,7 +170,7 @@ def readings(quick: bool, workers: int) -> list[Reading]:
                 base = fn(_first(ph, 1))
                 val = fn(_first(ph, n)) / base if base else float("nan")
                 out.append(Reading(f"002-becn-ratio-{n}", f"{wname}/{mode}", f"{n} flows : 1 flow, {desc}; timer {mode}",
-                                   val, PAPER[n] / PAPER[1], "ratio", wname == "settled" and mode == "reset", setting))
+                                   val, PAPER[n] / PAPER[1], "ratio", wname == "settled" and mode == _timer(), setting))
     return out + _recovery_readings(recs) + _cct_readings()
 
 
@@ -173,6 +184,7 @@ def _recovery_readings(recs: dict[str, dict[str, Any]]) -> list[Reading]:
                f"every {'/'.join(f'{1000 * x:g}' for x in samples)} ms")
     out: list[Reading] = []
     variants = [(f, m) for f in RECOVERY_FRACTIONS for m in TIMER_MODES if m == "reset" or f == RECOVERY_FRACTIONS[0]]
+    chosen = float(_default()["recovery-threshold"].rstrip("%")) / 100
     for head, paper, pick in (("002-recovery-1st", PAPER_RECOVERY_S[0], lambda x: x[0]),
                               ("002-recovery-2nd", PAPER_RECOVERY_S[1], lambda x: x[1]),
                               ("002-recovery-ratio", PAPER_RECOVERY_S[0] / PAPER_RECOVERY_S[1],
@@ -184,7 +196,7 @@ def _recovery_readings(recs: dict[str, dict[str, Any]]) -> list[Reading]:
             what = "1st / 2nd recovery" if ratio else "seconds"
             out.append(Reading(head, f"{f:.0%}/{mode}", f"{what}, until each remaining flow first reaches {f:.0%} of "
                                                        f"its new steady rate; timer {mode}", value, paper,
-                               "ratio" if ratio else "s", f == RECOVERY_FRACTIONS[0] and mode == "reset", setting,
+                               "ratio" if ratio else "s", f == chosen and mode == _timer(), setting,
                                recs[mode]["seconds"] if head.endswith("1st") else 0.0, kind="ratio"))
     return out
 
