@@ -353,3 +353,22 @@ def test_003_default_is_the_chosen_setting_and_the_reproduction_runs_it() -> Non
     assert vs_srs["srs@50"] > curve             # SRS at δ = 1 carries less than no aggregation
     with pytest.raises(ValueError, match="delta reading"):
         am.summarise("003-delta", drows, (50,), dict(base, **{"delta-reading": "per-node"}))
+
+
+def test_a_statement_is_listed_once_per_value_of_the_settings_that_move_it() -> None:
+    """003's 210 settings listed each statement 210 times (2,152 lines): now one line per value of the settings
+    that move the statement's figure, named."""
+    def cand(a: str, b: str, x: float) -> dict[str, Any]:
+        return {"setting": {"a": a, "b": b}, "random": False, "draws": 1, "holding": int(x == 7), "total": 1,
+                "statements": [{"statement": "A is 7", "paper": 7, "values": [x], "median": x,
+                                "verdict": "reproduced" if x == 7 else "deviates"}]}
+
+    cands = [cand(a, b, {"p": 7.0, "q": 9.0, "r": 9.0}[a]) for a in "pqr" for b in "uvw"]
+    groups = ss.by_setting(cands, 0, ["a", "b"])
+    assert [label for label, _ in groups] == ["a=p", "a=q", "a=r"]
+    assert [len(g) for _, g in groups] == [3, 3, 3]
+    data = {"paper": "001", "draws": 1, "rule": ss.TIE_RULE, "chosen": {"a": "p", "b": "u"},
+            "settings": [{"name": "a"}, {"name": "b"}], "candidates": cands}
+    text = ss.table_text(data)
+    assert "* yes 7: a=p" in text and "no  9: a=q" in text and text.count("a=") == 3
+    assert ss.by_setting([cand("p", "u", 9.0), cand("q", "u", 9.0)], 0, ["a", "b"])[0][0] == "every setting"

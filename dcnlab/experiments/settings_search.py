@@ -91,7 +91,7 @@ class Judged:
         if not vals:
             return "n/a"
         lo, hi = min(vals), max(vals)
-        return _num(lo) if lo == hi else f"{_num(lo)}..{_num(hi)} (median {_num(self.median)})"
+        return _num(lo) if _num(lo) == _num(hi) else f"{_num(lo)}..{_num(hi)} (median {_num(self.median)})"
 
 
 def _num(x: float | None) -> str:
@@ -309,18 +309,46 @@ def table_text(data: Mapping[str, Any], width: int = 100) -> str:
         for i in rows:
             st = cands[0]["statements"][i]
             lines += textwrap.wrap(f"- {st['statement']} (paper {_num(st['paper'])})", width)
-            for c in cands:
-                s = c["statements"][i]
-                j = Judged(s["statement"], s["paper"], s["values"], s["median"], s["verdict"])
-                lab = ", ".join(c["setting"][n] for n in names)
-                lines.append(f"    {'*' if c['setting'] == chosen else ' '} {lab:<{sum(widths) + len(widths)}} "
-                             f"{'yes' if j.holds else 'no ':<4}{j.range_text()}")
+            for label, group in by_setting(cands, i, names):
+                shown, holds = _shown(group[0], i)
+                mark = "*" if any(c["setting"] == chosen for c in group) else " "
+                lines += textwrap.wrap(f"{'yes' if holds else 'no ':<4}{shown}: {label}", width,
+                                       initial_indent=f"    {mark} ", subsequent_indent="        ")
     for b in data.get("bounds", []):
         lines.append("")
         lines += textwrap.wrap(f"bound: {b['statement']}: paper {b['figure']}; under the stated rule ({b['rule']}) "
                                f"at least {b['bound']}, ours {b['ours']}; the reading '{b['reading']}' gives "
                                f"{b['reading_figure']} (bound {b['reading_bound']}). {b['how']}", width)
     return "\n".join(lines)
+
+
+def _shown(c: Mapping[str, Any], i: int) -> tuple[str, bool]:
+    """Statement ``i`` of candidate ``c`` as the table shows it: its figure (a range over the draws), holds."""
+    s = c["statements"][i]
+    j = Judged(s["statement"], s["paper"], s["values"], s["median"], s["verdict"])
+    return j.range_text(), j.holds
+
+
+def by_setting(cands: Sequence[Mapping[str, Any]], i: int, names: Sequence[str],
+               ) -> list[tuple[str, list[Mapping[str, Any]]]]:
+    """The candidates grouped by the settings statement ``i`` depends on (in list order), each group with its
+    label (``name=value, ...``; ``every setting`` when it depends on none). A setting counts when changing it
+    alone changes the statement's figure or verdict for some candidate; candidates that agree on every setting
+    that counts differ only in settings that never move it, so a group shows one figure."""
+    def matters(n: str) -> bool:
+        seen: dict[tuple[str, ...], tuple[str, bool]] = {}
+        for c in cands:
+            key = tuple(c["setting"][m] for m in names if m != n)
+            if seen.setdefault(key, _shown(c, i)) != _shown(c, i):
+                return True
+        return False
+
+    relevant = [n for n in names if matters(n)]
+    groups: dict[tuple[str, ...], list[Mapping[str, Any]]] = {}
+    for c in cands:
+        groups.setdefault(tuple(c["setting"][n] for n in relevant), []).append(c)
+    return [(", ".join(f"{n}={v}" for n, v in zip(relevant, key)) or "every setting", group)
+            for key, group in groups.items()]
 
 
 def stored_tables(out: Path | None = None) -> dict[str, dict[str, Any]]:
@@ -374,12 +402,15 @@ def report_tables(out: Path | None = None) -> dict[str, str]:
     leave open"); a paper without a search shows its list only."""
     from dcnlab.experiments.open_settings import PAPERS
 
+    import textwrap
+
     from dcnlab.experiments.open_settings import NOTHING_TO_SEARCH
 
     found = stored_tables(out)
     return {paper: settings_text(paper, found[paper]["chosen"] if paper in found else None)
             + ("\n\n" + table_text(found[paper]) if paper in found else
-               "\n\nnothing to search: " + NOTHING_TO_SEARCH[paper] if paper in NOTHING_TO_SEARCH else
+               "\n\n" + "\n".join(textwrap.wrap("nothing to search: " + NOTHING_TO_SEARCH[paper], 100))
+               if paper in NOTHING_TO_SEARCH else
                "\n\nno search yet: the reproduction runs the values marked (before)")
             for paper in PAPERS}
 
