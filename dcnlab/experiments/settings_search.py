@@ -310,9 +310,9 @@ def table_text(data: Mapping[str, Any], width: int = 100) -> str:
             st = cands[0]["statements"][i]
             lines += textwrap.wrap(f"- {st['statement']} (paper {_num(st['paper'])})", width)
             for label, group in by_setting(cands, i, names):
-                shown, holds = _shown(group[0], i)
+                shown, ok = _shown(group[0], i)
                 mark = "*" if any(c["setting"] == chosen for c in group) else " "
-                lines += textwrap.wrap(f"{'yes' if holds else 'no ':<4}{shown}: {label}", width,
+                lines += textwrap.wrap(f"{'yes' if ok else 'no ':<4}{shown}: {label}", width,
                                        initial_indent=f"    {mark} ", subsequent_indent="        ")
     for b in data.get("bounds", []):
         lines.append("")
