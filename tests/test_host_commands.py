@@ -170,9 +170,22 @@ def test_more_hosts_than_run_at_once(tmp_path, ns, run_id):
 
 
 @pytest.mark.skipif(shutil.which("mnexec") is None, reason="mnexec (Mininet) not installed")
+def _mnexec_lands_here(pid: int) -> bool:
+    """``mnexec -a PID`` enters PID's mount namespace too. In a chroot (a test harness's fresh Debian) that
+    namespace's root is the machine's, not the chroot's: the test's paths and namespaces are not there,
+    and a command would change the machine's own network namespace."""
+    def root(prefix: list[str]) -> str:
+        return subprocess.run([*prefix, "stat", "-c", "%d:%i", "/"], capture_output=True, text=True, cwd="/").stdout
+    return root([]) == root(["mnexec", "-a", str(pid)])
+
+
 def test_mnexec_prefix_enters_the_process_namespace(tmp_path, ns, run_id):
     """The emulation enters a Mininet host with ``mnexec -a PID`` (the host shell's pid)."""
     holder = subprocess.Popen([*enter(ns), "sleep", "1000"])
+    if not _mnexec_lands_here(holder.pid):
+        holder.kill()
+        holder.wait()
+        pytest.skip("in a chroot: mnexec -a enters the mount namespace too, whose root is outside the chroot")
     r = runner(tmp_path, run_id, timeout=60)
     try:
         r.run({"h1": (["mnexec", "-a", str(holder.pid)], ["ip link add hc8a type veth peer name hc8b", "sleep 1000 &"])})
