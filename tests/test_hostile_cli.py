@@ -99,13 +99,15 @@ def _opt(a: argparse.Action) -> Opt:
 
 
 def commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Iterator[Command]:
-    """Every leaf command of ``parser`` with its options (help and version actions left out)."""
+    """Every leaf command of ``parser`` with its options (help and version actions, and the live view's
+    ``--view``, which serves until Ctrl-C, left out)."""
     subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     if subs:
         for name, sub in subs[0].choices.items():
             yield from commands(sub, (*path, name))
         return
-    acts = [a for a in parser._actions if not isinstance(a, (argparse._HelpAction, argparse._VersionAction))]
+    acts = [a for a in parser._actions if not isinstance(a, (argparse._HelpAction, argparse._VersionAction))
+            and "--view" not in a.option_strings]     # serves until Ctrl-C: tests/test_view*.py run it
     yield Command(path, tuple(_opt(a) for a in acts if a.option_strings),
                   tuple(_opt(a) for a in acts if not a.option_strings))
 
