@@ -295,3 +295,11 @@ def test_view_port_and_network_view_are_checked_in_one_line():
         dcnlab.Network("fattree:k=4", view="yes")
     with pytest.raises(dcnlab.UserError, match="valid: True"):
         dcnlab.Network("fattree:k=4", view=80)
+
+
+def test_view_of_a_path_that_cannot_be_read_is_one_line(capsys):
+    """Found by the hostile campaign: a 300-character name ended in OSError (File name too long)."""
+    from dcnlab.experiments.cli import main
+    assert main(["view", "x" * 300]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot be read (File name too long)" in err and "Traceback" not in err

@@ -25,7 +25,12 @@ def load_run(path: str | Path) -> tuple[Any, str, list[dict[str, Any]]]:
     from dcnlab.topos.spec import parse_spec
 
     p = Path(path)
-    if not (p / "state.json").is_file():
+    try:
+        is_run = (p / "state.json").is_file()
+    except OSError as e:        # a name too long, a loop of symlinks, ...: no run directory either
+        raise UserError(f"view: {quote(str(path), 200)} cannot be read ({e.strerror}); valid: a directory under "
+                        f"/var/tmp/dcnlab/runs that 'dcnlab run' printed") from None
+    if not is_run:
         raise UserError(f"view: {quote(str(path), 200)} is not a run directory (no state.json); valid: a directory "
                         f"under /var/tmp/dcnlab/runs that 'dcnlab run' printed")
     run = RunDir.load(p)
