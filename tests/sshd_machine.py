@@ -116,9 +116,10 @@ Host {alias}-closed
             (d / "made-privsep").touch()
         _run("nsenter", f"--net=/run/netns/{ns}", "--", SSHD, "-f", str(d / "sshd_config"), "-E", str(d / "sshd.log"))
         deadline = time.monotonic() + 60      # a hang guard: sshd writes its pid file in milliseconds
-        while not (d / "sshd.pid").exists() and time.monotonic() < deadline:
+        pid_file = d / "sshd.pid"      # sshd creates it, then writes the pid: wait for a whole line
+        while not (pid_file.exists() and pid_file.read_text().endswith("\n")) and time.monotonic() < deadline:
             time.sleep(0.02)
-        pid = int((d / "sshd.pid").read_text())
+        pid = int(pid_file.read_text())
         return SshdMachine(ns, alias, remote, local, d / "ssh_config", pid, d, veth)
     except BaseException:
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)

@@ -112,7 +112,9 @@ def commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Ite
                   tuple(_opt(a) for a in acts if not a.option_strings))
 
 
-COMMANDS = tuple(commands(build_parser()))
+COMMANDS = tuple(c for c in commands(build_parser())
+                 if c.path != ("reproduce", "search"))   # runs its searches for tens of minutes by design;
+# its arguments are checked in tests/test_open_settings.py
 TOP_FLAGS = ("-v", "-vv")
 
 

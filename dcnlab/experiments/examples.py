@@ -62,6 +62,7 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("reproduce", "congestion"): (Example("reproduce congestion --model --quick", "long"),
                                   Example("reproduce congestion --model --cluster 127.0.0.1:8786", "long"),
                                   Example("reproduce congestion --emulate --quick", "emulation")),
+    ("reproduce", "search"): (Example("reproduce search 002", "long"),),
     ("reproduce", "cist"): (Example("reproduce cist --quick", "long"),
                             Example("reproduce cist --cluster tcp://127.0.0.1:8786", "long"),
                             Example("reproduce cist --emulate --quick", "emulation")),
