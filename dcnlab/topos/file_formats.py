@@ -4,6 +4,7 @@ every check are described in :mod:`dcnlab.topos.files`; the checks they share li
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from dcnlab.topos import fieldchecks as fc
@@ -125,6 +126,21 @@ def _trusted_kind(kind: str, params: dict[str, Any], nodes: list[Node], links: l
 
 
 # -- tutorials ------------------------------------------------------------------------
+def _switch_confs(ctx: _Ctx, switches_in: dict[str, Any], allowed: set[str],
+                  normalise: Callable[[dict[str, Any], str], dict[str, Any]]) -> dict[str, SwitchConf]:
+    """Each switch's entries and program (those that have any), the same for every format: its object, its
+    keys among ``allowed``, then ``normalise`` (the format's own rule) before :func:`_switch_conf`."""
+    out = {}
+    for name, raw in switches_in.items():
+        el = f"switch {name}"
+        s = ctx.obj(raw if raw is not None else {}, el)
+        _unknown(ctx, s, allowed, el)
+        conf = _switch_conf(ctx, normalise(s, el), el)
+        if conf != SwitchConf():
+            out[name] = conf
+    return out
+
+
 def _from_tutorials(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
     _unknown(ctx, data, {"hosts", "switches", "links"}, "top level")
     hosts_in = data.get("hosts", {})
@@ -133,16 +149,12 @@ def _from_tutorials(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
     hosts_in = ctx.obj(hosts_in, "hosts")
     switches_in = ctx.obj(data.get("switches", {}), "switches")
     b = _Builder.named(ctx, switches_in, hosts_in)
-    switch_conf = {}
-    for name, raw in switches_in.items():
-        el = f"switch {name}"
-        s = ctx.obj(raw if raw is not None else {}, el)
-        _unknown(ctx, s, {"runtime_json", "cli_input", "program", "cpu_port"}, el)
+    def no_cpu_port(s: dict[str, Any], el: str) -> dict[str, Any]:
         if s.get("cpu_port"):
             raise ctx.fail(el, "cpu_port is not supported by dcnlab (no CPU port on its switches)")
-        conf = _switch_conf(ctx, s, el)
-        if conf != SwitchConf():
-            switch_conf[name] = conf
+        return s
+
+    switch_conf = _switch_confs(ctx, switches_in, {"runtime_json", "cli_input", "program", "cpu_port"}, no_cpu_port)
 
     def end(value: Any, element: str) -> tuple[str, int]:
         text = ctx.text(value, element)
@@ -213,16 +225,12 @@ def _from_p4app(ctx: _Ctx, data: dict[str, Any]) -> UserFabric:
     hosts_in = ctx.obj(topo.get("hosts", {}), "topology hosts")
     switches_in = ctx.obj(topo.get("switches", {}), "topology switches")
     b = _Builder.named(ctx, switches_in, hosts_in)
-    switch_conf = {}
-    for name, raw in switches_in.items():
-        el = f"switch {name}"
-        s = ctx.obj(raw if raw is not None else {}, el)
-        _unknown(ctx, s, {"cli_input", "program", "p4_src"}, el)
+    def p4_src_is_program(s: dict[str, Any], el: str) -> dict[str, Any]:
         if "p4_src" in s:
-            s = {**{k: v for k, v in s.items() if k != "p4_src"}, "program": s["p4_src"]}
-        conf = _switch_conf(ctx, s, el)
-        if conf != SwitchConf():
-            switch_conf[name] = conf
+            return {**{k: v for k, v in s.items() if k != "p4_src"}, "program": s["p4_src"]}
+        return s
+
+    switch_conf = _switch_confs(ctx, switches_in, {"cli_input", "program", "p4_src"}, p4_src_is_program)
     links_in = ctx.lst(topo.get("links", []), "topology links")
     # explicit ports first, so that automatic ones never take them
     parsed = []
