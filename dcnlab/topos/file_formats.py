@@ -10,9 +10,9 @@ from typing import Any
 from dcnlab.topos import fieldchecks as fc
 from dcnlab.topos.addressing import host_ip, host_mac
 from dcnlab.topos.errors import UserError
-from dcnlab.topos.files import (MAX_ELEMENTS, MAX_PORTS, STRATEGIES, _NUMBERED, _SWITCH_END, HostConf, LinkShape,
-                                SwitchConf, UserFabric, _Builder, _Ctx, _ip, _mac, _shape, _switch_conf, _unknown,
-                                mac_from_ip)
+from dcnlab.topos.file_parts import (MAX_ELEMENTS, MAX_PORTS, STRATEGIES, _NUMBERED, _SWITCH_END, HostConf, LinkShape,
+                                     SwitchConf, UserFabric, _Builder, _Ctx, _ip, _mac, _shape, _switch_conf, _unknown,
+                                     mac_from_ip)
 from dcnlab.topos.inputs import escape, quote
 from dcnlab.topos.model import HostInfo, Link, Node, Role
 

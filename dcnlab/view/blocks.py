@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from dcnlab.topos.model import Fabric
-from dcnlab.view.layout import MARGIN, ROW_STEP, group_of, natural_key, row_order
+from dcnlab.view.rows import MARGIN, ROW_STEP, group_of, natural_key, row_order
 
 BLOCK_STEP = 90.0
 

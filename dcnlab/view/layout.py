@@ -15,52 +15,18 @@ the drawn link id, for rates and trees.
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
-from collections.abc import Callable
 from typing import Any
 
 from dcnlab.topos.model import Fabric, Node
+from dcnlab.view.rows import MARGIN, ROW_STEP, group_of, natural_key, row_order
 
 MAX_DETAILED_NODES = 1500
 """Above this many nodes (fat-tree k=16 has 1,344) the page gets pods/groups as blocks."""
 
 HOST_STEP = 16.0      # drawing units between neighbouring hosts (their labels are vertical)
 SWITCH_MIN_STEP = 56.0
-ROW_STEP = 150.0
 GROUP_GAP = 24.0
-MARGIN = 40.0
-
-_ROWS = {"fattree": ["core", "agg", "edge", "host"], "midplane": ["L3", "L2", "L1", "L0", "host"]}
-
-
-def natural_key(name: str) -> list[Any]:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
-
-
-def group_of(fabric: Fabric) -> Callable[[Node], str]:
-    """The pod or group a node belongs to (the unit of aggregation and of the gaps in a row)."""
-    if fabric.kind == "fattree":
-        return lambda n: f"core{n.label[0]}" if n.layer == "core" else f"pod{n.label[0]}"
-    if fabric.kind == "dragonfly":
-        return lambda n: f"group{n.label[0]}"
-    if fabric.kind == "bcube":
-        k = int(fabric.params["k"])
-
-        def bcube(n: Node) -> str:
-            if n.layer == f"level{k}":
-                return f"level{k}"
-            digits = n.label if n.layer in ("server", "host") else n.label[1:]
-            return f"group{digits[0]}" if digits else "group0"
-        return bcube
-    return lambda n: n.layer or "all"
-
-
-def row_order(fabric: Fabric) -> list[str]:
-    if fabric.kind == "bcube":
-        k = int(fabric.params["k"])
-        return [f"level{l}" for l in range(k, -1, -1)] + ["server", "host"]
-    return _ROWS.get(fabric.kind) or sorted({n.layer for n in fabric.nodes()})
 
 
 def _layered(fabric: Fabric) -> tuple[dict[str, tuple[float, float]], float, float]:
