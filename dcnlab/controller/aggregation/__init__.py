@@ -20,14 +20,14 @@ numpy references :mod:`.irs`, :mod:`.unicast` and :func:`.steiner.kmb_reference`
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from dcnlab.controller.aggregation import fattree as ft
 from dcnlab.controller.aggregation.cost import check_delta, flows
-from dcnlab.controller.aggregation.forest import Forest
+from dcnlab.controller.aggregation.forest import Forest, InvalidTree
 from dcnlab.controller.aggregation.irs import irs_forest
 from dcnlab.controller.aggregation.labels import LabelSpace
 from dcnlab.controller.aggregation.mib import m2_family
@@ -38,6 +38,7 @@ from dcnlab.controller.aggregation.shuffle import ReceiverGroup, srs_groups
 from dcnlab.controller.aggregation.steiner import kmb_forest
 from dcnlab.controller.aggregation.tree import AggregationTree, Hop, NodePlan, natural_sorted
 from dcnlab.controller.aggregation.unicast import unicast_forest
+from dcnlab.controller.registry import PluginError
 from dcnlab.topos.bcube import BCube
 from dcnlab.topos.errors import UserError
 from dcnlab.topos.inputs import quote
@@ -137,7 +138,7 @@ def incast_tree(fabric: Fabric, receiver: str, senders: Sequence[str], algo: str
     delta = check_delta(delta)
     valid = algorithms_for(fabric)
     if algo not in valid:
-        raise AggregationError(f"algorithm {quote(algo)} does not apply to {fabric.kind}; valid: {', '.join(valid)}")
+        return plugin_tree(fabric, receiver, senders, algo, delta, seed, checked)
     if not checked:
         resolve(fabric, [receiver], senders)
     senders = list(senders)
@@ -163,6 +164,61 @@ def incast_tree(fabric: Fabric, receiver: str, senders: Sequence[str], algo: str
         assert algo == "kmb"
         forest = kmb_forest(space, r, s)
     return _from_forest(fabric, forest, algo, delta, receiver, senders, info)
+
+
+def plugin_tree(fabric: Fabric, receiver: str, senders: Sequence[str], algo: str, delta: float = 0.0,
+                seed: int = 0, checked: bool = False) -> AggregationTree:
+    """The tree of a user's builder (:mod:`.registry`: an installed plug-in or a reference), validated."""
+    from dcnlab.controller.aggregation import registry
+
+    a = registry.get(algo)
+    if a.builtin or fabric.kind not in registry.fabrics_of(a):
+        valid = list(algorithms_for(fabric)) + [p for p in registry.REGISTRY.plugins()
+                                                if fabric.kind in registry.fabrics_of(registry.get(p))]
+        raise AggregationError(f"algorithm {quote(algo)} does not apply to {fabric.kind}; valid: {', '.join(valid)}")
+    if not checked:
+        resolve(fabric, [receiver], senders)
+    parent = registry.plugin_parent(a, fabric, receiver, senders, seed)
+    try:
+        _check_parent(fabric, parent, receiver, senders)
+        if isinstance(fabric, BCube):
+            tree = AggregationTree.build(fabric.spec, a.name, receiver, list(senders), parent, _bcube_hop(fabric),
+                                         delta)
+        else:
+            assert isinstance(fabric, FatTree)
+            tree = _fattree_tree(fabric, receiver, list(senders), a.name, delta, parent)
+            tree.check_fabric(fabric)
+    except (InvalidTree, AggregationError) as e:
+        raise PluginError(f"aggregation algorithm {a.name} on {fabric.spec}: not a valid tree: {e}") from None
+    return tree
+
+
+def _check_parent(fabric: Fabric, parent: Mapping[str, str], receiver: str, senders: Sequence[str]) -> None:
+    """What a child -> parent map must be before it is measured: known nodes of the right role, no cycle,
+    every sender reaching the receiver."""
+    bcube = isinstance(fabric, BCube)
+    for v in {*parent, *parent.values()}:
+        try:
+            node = fabric.node(v)
+        except KeyError:
+            raise InvalidTree(f"{quote(v)} is not a node of {fabric.spec}") from None
+        if bcube and node.role is not Role.SERVER:
+            raise InvalidTree(f"{v} is a {node.role.value}; on BCube only servers are tree nodes")
+    if receiver in parent:
+        raise InvalidTree(f"the receiver {receiver} has a parent ({parent[receiver]})")
+    for s in senders:
+        node, steps = s, 0
+        while node != receiver:
+            if node not in parent:
+                raise InvalidTree(f"sender {s} does not reach the receiver {receiver} (stops at {node})")
+            node, steps = parent[node], steps + 1
+            if steps > len(parent):
+                raise InvalidTree(f"a cycle through {s}")
+    if bcube:
+        for c, p in parent.items():
+            if sum(a != b for a, b in zip(fabric.node(c).label, fabric.node(p).label)) != 1:
+                raise InvalidTree(f"{c} -> {p} is not a hop of {fabric.spec} (their addresses differ in more "
+                                  "than one digit)")
 
 
 def _fattree_tree(fabric: FatTree, receiver: str, senders: list[str], algo: str, delta: float,

@@ -12,6 +12,9 @@ Modules, in dependency order:
 * :mod:`~dcnlab.controller.multicast.baselines` — OpenSM-like, global tree, MR4LMS-like;
 * :mod:`~dcnlab.controller.multicast.layers`, :mod:`~dcnlab.controller.multicast.workload` — MGID layers and workloads;
 * :mod:`~dcnlab.controller.multicast.allocation` — non-interfering job allocation (rules 1–7);
+* :mod:`~dcnlab.controller.multicast.router`, :mod:`~dcnlab.controller.multicast.registry`,
+  :mod:`~dcnlab.controller.multicast.validate` — the router interface, every algorithm by name (dcnlab's own,
+  installed plug-ins, references) and the checks every routing passes;
 * :mod:`~dcnlab.controller.multicast.metrics`, :mod:`~dcnlab.controller.multicast.planning` — EFI/TFI and whole-workload runs.
 
 Data-plane use (issue 9 §7): a controller keeps a :class:`CMR4LMS` (or :class:`DualCMR4LMS`) with
@@ -25,10 +28,11 @@ from dcnlab.controller.multicast.hierarchy import Hierarchy, hierarchy_for
 from dcnlab.controller.multicast.mapping import SptMapping, dual_mappings
 from dcnlab.controller.multicast.metrics import Metrics
 from dcnlab.controller.multicast.planning import ALGOS, GroupRoute, PlanResult, make_planner, mapping_for, plan
+from dcnlab.controller.multicast.router import Placement, Router, TreeRouter
 from dcnlab.controller.multicast.tree import EntryChange, TreeRecord, port_tables
 from dcnlab.controller.multicast.workload import GroupSpec, Workload, build_pattern, load_groups_file
 
-__all__ = ["ALGOS", "CMR4LMS", "Change", "DualCMR4LMS", "DualChange", "EntryChange", "GroupRoute", "GroupSpec",
+__all__ = ["ALGOS", "CMR4LMS", "Placement", "Router", "TreeRouter", "Change", "DualCMR4LMS", "DualChange", "EntryChange", "GroupRoute", "GroupSpec",
            "Hierarchy", "Metrics", "PlanResult", "SptMapping", "TreeRecord", "Workload", "build_pattern",
            "dual_mappings", "hierarchy_for", "load_groups_file", "make_planner", "mapping_for", "plan",
            "port_tables"]

@@ -11,17 +11,19 @@ import time
 from dataclasses import dataclass, field
 
 from dcnlab.controller.multicast import metrics
-from dcnlab.controller.multicast.baselines import GlobalTree, MR4LMSLike, OpenSMLike
-from dcnlab.controller.multicast.cmr4lms import CMR4LMS
 from dcnlab.controller.multicast.dual import DualCMR4LMS
 from dcnlab.controller.multicast.hierarchy import Hierarchy
 from dcnlab.controller.multicast.mapping import SptMapping
+from dcnlab.controller.multicast.registry import REGISTRY, get, make_router
+from dcnlab.controller.multicast.router import Router
 from dcnlab.controller.multicast.tree import Table, TreeRecord, port_tables
+from dcnlab.controller.multicast.validate import routing_problems
 from dcnlab.controller.multicast.workload import Workload
-from dcnlab.topos.errors import UserError
+from dcnlab.controller.registry import PluginError
 
-ALGOS = ("cmr4lms-fixed", "cmr4lms-dynamic", "opensm", "global", "mr4lms", "mr4lms-strict")
-"""``mr4lms-strict``: MR4LMS-like with ``merge="same-color"`` and ``scope="switch"`` (:class:`.baselines.MR4LMSLike`)."""
+ALGOS = REGISTRY.builtins()
+"""dcnlab's own algorithms (:mod:`.registry`); ``mr4lms-strict``: MR4LMS-like with ``merge="same-color"`` and
+``scope="switch"`` (:class:`.baselines.MR4LMSLike`)."""
 
 
 @dataclass(frozen=True)
@@ -61,26 +63,9 @@ class PlanResult:
 
 
 def make_planner(h: Hierarchy, algo: str, colors: int, dual: bool = False, scope: str | None = None,
-                 track_entries: bool = False,
-                 record_ops: bool = True) -> CMR4LMS | DualCMR4LMS | OpenSMLike | GlobalTree | MR4LMSLike:
-    if algo not in ALGOS:
-        raise UserError(f"multicast: algorithm {algo!r} is unknown; valid: {', '.join(ALGOS)}")
-    if colors < 1:
-        raise UserError(f"multicast: colors={colors} is out of range; valid: colors >= 1")
-    if dual and not algo.startswith("cmr4lms"):
-        raise UserError(f"multicast: --dual applies to cmr4lms-fixed and cmr4lms-dynamic, not {algo}")
-    if algo.startswith("cmr4lms"):
-        variant = algo.split("-", 1)[1]
-        if dual:
-            return DualCMR4LMS(h, colors, variant, scope, track_entries, record_ops)
-        return CMR4LMS(h, colors, variant, scope, track_entries=track_entries, record_ops=record_ops)
-    if algo == "opensm":
-        return OpenSMLike(h, colors)
-    if algo == "global":
-        return GlobalTree(h)
-    if algo == "mr4lms-strict":
-        return MR4LMSLike(h, colors, merge="same-color", scope="switch")
-    return MR4LMSLike(h, colors)
+                 track_entries: bool = False, record_ops: bool = True) -> Router:
+    """A fresh router of ``algo`` (see :mod:`.registry`: a built-in, an installed plug-in or a reference)."""
+    return make_router(h, algo, colors, dual, scope, track_entries, record_ops)
 
 
 def mapping_for(h: Hierarchy, colors: int, dual: bool = False) -> SptMapping:
@@ -89,18 +74,33 @@ def mapping_for(h: Hierarchy, colors: int, dual: bool = False) -> SptMapping:
 
 
 def plan(h: Hierarchy, workload: Workload, algo: str, colors: int, dual: bool = False,
-         scope: str | None = None) -> PlanResult:
-    planner = make_planner(h, algo, colors, dual, scope, record_ops=False)
+         scope: str | None = None, check: bool | None = None) -> PlanResult:
+    """Every group of ``workload`` added in order by ``algo``. ``check``: validate the result
+    (:func:`.validate.routing_problems`); by default a plug-in's result is checked, a built-in's is not (the
+    tests check those). A plug-in's exception or invalid result is a :class:`PluginError` naming it."""
+    a = get(algo)
+    planner = make_router(h, a, colors, dual, scope, record_ops=False)
     start, cpu = time.perf_counter(), time.process_time()
-    for g in workload.groups:
-        planner.add_group(g.mgid, g.members)
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    trees = tuple(planner.trees())
+    try:
+        for g in workload.groups:
+            planner.add_group(g.mgid, g.members)
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        trees = tuple(planner.trees())
+        placed = planner.groups()
+        tree_of = {mgid: planner.tree_id(mgid) for mgid in placed}
+    except Exception as e:
+        if a.builtin or isinstance(e, PluginError):
+            raise
+        raise PluginError(f"multicast algorithm {a.name} failed on {workload.name}: {type(e).__name__}: {e}") from None
+    if check if check is not None else not a.builtin:
+        problems = routing_problems(h, trees, placed, tree_of, colors)
+        if problems:
+            raise PluginError(f"multicast algorithm {a.name} on {workload.name}: " + "; ".join(problems))
     refused = tuple(sorted(planner.refused.items()))
     routes = []
     backup = planner.backup_id if isinstance(planner, DualCMR4LMS) else None
-    for mgid, members in planner.groups().items():
-        routes.append(GroupRoute(mgid, tuple(sorted(members)), planner.tree_id(mgid),
+    for mgid, members in placed.items():
+        routes.append(GroupRoute(mgid, tuple(sorted(members)), tree_of[mgid],
                                  backup(mgid) if backup else None))
     m = metrics.compute(h, trees, len(refused), seconds, colors, cpu)
-    return PlanResult(algo, h.fabric.spec, colors, dual, workload.name, tuple(routes), trees, refused, m)
+    return PlanResult(a.name, h.fabric.spec, colors, dual, workload.name, tuple(routes), trees, refused, m)

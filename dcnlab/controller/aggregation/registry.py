@@ -1,0 +1,85 @@
+"""The aggregation tree builders: dcnlab's own and a user's, in one registry (:mod:`dcnlab.controller.registry`).
+
+**Interface.** A builder is a callable ``build(fabric, receiver, senders, seed)`` returning the tree as a
+mapping ``{child: parent}`` of node names, every sender reaching ``receiver``:
+
+* on **BCube** the nodes are servers (``v<i>``), and a child and its parent differ in exactly one digit of
+  their addresses (one hop through one switch): servers aggregate, switches only forward;
+* on a **fat-tree** the nodes are the hosts and the switches, a child and its parent are linked, and the
+  switches aggregate.
+
+It may set the attribute ``fabrics = ("bcube",)`` (or ``("fattree",)``) when it applies to one kind only.
+A user's builders are found by the entry point group ``dcnlab.aggregation`` or by
+``--algo package.module:name``. dcnlab measures the tree (cost at the given δ, links, aggregators) and
+validates it with :class:`~dcnlab.controller.aggregation.tree.AggregationTree` before use: a mapping that is not
+a tree, a sender left out, a hop that is not a link is one error naming the builder.
+
+**Built-ins** (reports 000 and 003): BCube ``irs``, ``mib``, ``mc``, ``m2``, ``unicast``, ``kmb``, ``optimal``;
+fat-tree ``updown``, ``unicast``, ``kmb``, ``optimal``. They build through :func:`dcnlab.controller.aggregation.incast_tree`
+(batch engines, not this interface), so the registry lists them for ``--algo list`` and name checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dcnlab.controller.registry import Algorithm, PluginError, Registry, callable_check
+from dcnlab.topos.model import Fabric
+
+INTERFACE = ("build(fabric, receiver: str, senders: list[str], seed: int) -> {child: parent} node names "
+             "(BCube: servers one hop apart; fat-tree: linked nodes); optional attribute fabrics=('bcube',)")
+
+KINDS = ("bcube", "fattree")
+REGISTRY = Registry("aggregation", INTERFACE, callable_check)
+
+_BUILTINS = {
+    "irs": (("bcube",), "IRS: stage by stage, one routing symbol per stage (report 003)"),
+    "mib": (("bcube",), "MIB-based: senders hang on their nearest related sender (report 000 Alg. 1)"),
+    "mc": (("bcube",), "MC-based: top-down minimal clustering (report 000 Alg. 2)"),
+    "m2": (("bcube",), "M2: the cheaper of the MIB- and MC-based trees (report 000)"),
+    "updown": (("fattree",), "up/down minimum tree: one aggregation position for all uplinks"),
+    "unicast": (KINDS, "no aggregation tree: every sender on its own shortest path"),
+    "kmb": (KINDS, "KMB Steiner tree (the 2-approximation) on the hop graph"),
+    "optimal": (KINDS, "the MILP's minimal-cost tree (HiGHS), ended by --time-limit"),
+}
+
+
+def _builtin(name: str):
+    def build(fabric: Fabric, receiver: str, senders: Sequence[str], seed: int = 0) -> Mapping[str, str]:
+        from dcnlab.controller.aggregation import incast_tree
+        return incast_tree(fabric, receiver, senders, name, seed=seed).parent
+    build.fabrics = _BUILTINS[name][0]  # type: ignore[attr-defined]
+    return build
+
+
+for _name, (_kinds, _summary) in _BUILTINS.items():
+    REGISTRY.add(_name, _builtin(_name), _summary)
+
+
+def get(name: str, what: str = "--algo") -> Algorithm:
+    return REGISTRY.get(name, what)
+
+
+def fabrics_of(algo: Algorithm) -> tuple[str, ...]:
+    kinds = getattr(algo.obj, "fabrics", KINDS)
+    if isinstance(kinds, str):
+        kinds = (kinds,)
+    return tuple(k for k in kinds if k in KINDS)
+
+
+def plugin_parent(algo: Algorithm, fabric: Fabric, receiver: str, senders: Sequence[str],
+                  seed: int) -> dict[str, str]:
+    """Run a user's builder; its exceptions and a result that is not a mapping of names become one
+    :class:`PluginError` naming it."""
+    try:
+        out: Any = algo.obj(fabric, receiver, list(senders), seed)
+    except Exception as e:
+        raise PluginError(f"aggregation algorithm {algo.name} failed on {fabric.spec}: {type(e).__name__}: {e}") from None
+    if not isinstance(out, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in out.items()):
+        raise PluginError(f"aggregation algorithm {algo.name} returned a {type(out).__name__}; valid: a mapping "
+                          "{child: parent} of node names")
+    return dict(out)
+
+
+__all__ = ["INTERFACE", "KINDS", "REGISTRY", "fabrics_of", "get", "plugin_parent"]
