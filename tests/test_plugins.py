@@ -246,3 +246,69 @@ def test_a_cist_construction_is_checked_like_the_builtins(tmp_path):
         [sorted(map(sorted, t.edges)) for t in cist_reg.trees_for(fabric, "generic")]
     with pytest.raises(PluginError, match=r"not completely independent spanning trees: trees 0 and 1 share edge"):
         cist_reg.trees_for(fabric, f"{bad}:build")
+
+
+# -- congestion ----------------------------------------------------------------------------------------------
+def test_a_policy_plugin_runs_in_the_tenant_experiment_beside_the_papers(tmp_path):
+    from dcnlab.controller.congestion import scenarios as sc
+
+    path = write_module(tmp_path, "mypolicy", """
+        from dcnlab.controller.congestion.policy import TenantPolicy
+        class TwoToOne(TenantPolicy):
+            '''Tenant 1 gets twice tenant 2's share.'''
+            def _per_bottleneck(self):
+                out = super()._per_bottleneck()
+                for b, incs in out.items():
+                    if "tenant2" in incs and "tenant1" in incs:
+                        incs["tenant2"] = 2 * incs["tenant2"]
+                return out
+        """)
+    shares = {}
+    for policy in ("tenant-fair", "per-flow", f"{path}:TwoToOne"):
+        s = sc.tenant_fair(phase_s=0.2, mode="cc", policy=policy)
+        three = sc.summarize_tenants(s, s.run())[2]                   # tenant 2 with 3 flows
+        shares[policy] = three.tenant_ratio
+    assert abs(shares["tenant-fair"] - 1) < 0.1                        # the paper: 1:1 whatever the flows
+    assert abs(shares["per-flow"] - 1 / 3) < 0.05                      # plain CC: 1:3
+    assert 1.7 < shares[f"{path}:TwoToOne"] < 2.3                     # tenant 1 / tenant 2: about 2
+
+
+@pytest.mark.parametrize("body, message", [
+    ("return [FlowUpdate(f.flow, 0, 150, None)]", r"flow A->B: CCTI_Increase=0; valid: 1\.\.255"),
+    ("return [FlowUpdate('ghost', 1, 150, None)]", r"an update for flow 'ghost', which is not active"),
+    ("return [FlowUpdate(f.flow, 1, 70000, None)]", r"CCTI_Timer=70000; valid: 1\.\.65535"),
+    ("raise RuntimeError('bug')", r"RuntimeError: bug"),
+])
+def test_an_invalid_policy_update_is_one_error_naming_the_policy(tmp_path, body, message):
+    from dcnlab.controller.congestion import scenarios as sc
+    from dcnlab.controller.congestion.fluid import FlowDef, ModelConfig
+    from dcnlab.controller.congestion.policy import Tenant
+
+    path = write_module(tmp_path, "badpolicy", f"""
+        from dcnlab.controller.congestion.policy import FlowUpdate
+        class Bad:
+            def __init__(self, tenants, **kw): pass
+            def add_flow(self, f):
+                {body}
+            def remove_flow(self, name): return []
+            def meter_rates(self): return []
+        """)
+    flows = [FlowDef("A->B", "t1")]
+    with pytest.raises(PluginError, match=rf"^congestion policy {path}:Bad: .*{message}"):
+        sc.policy_schedule(flows, [Tenant("t1")], ModelConfig(), policy_name=f"{path}:Bad")
+
+
+def test_meters_beyond_the_bottleneck_are_refused(tmp_path):
+    from dcnlab.controller.congestion import scenarios as sc
+    from dcnlab.controller.congestion.fluid import FlowDef, ModelConfig
+    from dcnlab.controller.congestion.policy import Tenant
+
+    path = write_module(tmp_path, "greedy", """
+        from dcnlab.controller.congestion.policy import MeterRate, TenantPolicy
+        class Greedy(TenantPolicy):
+            def meter_rates(self):
+                return [MeterRate("bottleneck", t, i, 1e12, 4096) for i, t in enumerate(self.tenants)]
+        """)
+    with pytest.raises(PluginError, match=r"meters at bottleneck add up to 2e\+12 bit/s, more than its"):
+        sc.policy_schedule([FlowDef("A->B", "t1")], [Tenant("t1"), Tenant("t2")], ModelConfig(),
+                           policy_name=f"{path}:Greedy")

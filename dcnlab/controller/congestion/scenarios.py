@@ -48,7 +48,7 @@ from dcnlab.controller.congestion.fluid import (
     simulate,
 )
 from dcnlab.controller.congestion.params import CongestionParamError, HcaParams, PacerParams, TimerMode
-from dcnlab.controller.congestion.policy import FlowSpec, Tenant, TenantPolicy
+from dcnlab.controller.congestion.policy import FlowSpec, Tenant
 
 PAPER_BECN = {1: 790, 2: 480, 3: 320}
 """Fig. 5(b): BECNs at the D->B source with 1, 2 and 3 tenant-2 flows (interval not stated)."""
@@ -88,12 +88,18 @@ class Scenario:
 
 
 def policy_schedule(flows: Sequence[FlowDef], tenants: Sequence[Tenant], config: ModelConfig,
-                    control_delay_s: float = 0.0) -> tuple[list[ParamChange], list[MeterChange]]:
-    """Replay the flows' arrivals and departures through the policy; return its pushes and meter settings."""
+                    control_delay_s: float = 0.0,
+                    policy_name: str = "tenant-fair") -> tuple[list[ParamChange], list[MeterChange]]:
+    """Replay the flows' arrivals and departures through the policy ``policy_name`` (:mod:`.registry`: a
+    built-in, an installed plug-in or a reference); return its pushes and meter settings, every one checked."""
+    from dcnlab.controller.congestion import registry
+
     link_bps, switch, receiver = config.link.rate_bps, config.switch, config.receiver
     packet_bytes = config.pacer.packet_bytes
-    policy = TenantPolicy(tenants, bottleneck_rates={"bottleneck": link_bps}, switch=switch, receiver=receiver,
-                          packet_bytes=packet_bytes)
+    rates = {"bottleneck": link_bps}
+    policy = registry.make_policy(policy_name, tenants, bottleneck_rates=rates, switch=switch, receiver=receiver,
+                                  packet_bytes=packet_bytes)
+    active: set[str] = set()
     by_name = {f.name: f for f in flows}
     events = sorted([(f.start_s, 1, f.name) for f in flows]
                     + [(f.stop_s, 0, f.name) for f in flows if math.isfinite(f.stop_s)])
@@ -101,14 +107,25 @@ def policy_schedule(flows: Sequence[FlowDef], tenants: Sequence[Tenant], config:
     meters: list[MeterChange] = []
     metered: dict[str, float] = {}
     for t, kind, name in events:
-        if kind == 1:
-            updates = policy.add_flow(FlowSpec(name, by_name[name].tenant))
-        else:
-            updates = policy.remove_flow(name)
+        try:
+            if kind == 1:
+                active.add(name)
+                updates = policy.add_flow(FlowSpec(name, by_name[name].tenant))
+            else:
+                active.discard(name)
+                updates = policy.remove_flow(name)
+            updates = registry.check_updates(policy_name, updates, active)
+            current = registry.check_meters(policy_name, policy.meter_rates(), [x.name for x in tenants], rates)
+        except registry.PluginError:
+            raise
+        except Exception as e:
+            if registry.get(policy_name).builtin:
+                raise
+            raise registry.PluginError(f"congestion policy {policy_name}: {type(e).__name__}: {e}") from None
         for u in updates:
             params = replace(by_name[u.flow].params, ccti_increase=u.ccti_increase, ccti_timer=u.ccti_timer)
             changes.append(ParamChange(t + control_delay_s, u.flow, params))
-        now = {m.tenant: m.rate_bps for m in policy.meter_rates()}
+        now = {m.tenant: m.rate_bps for m in current}
         for tenant in sorted(set(metered) | set(now)):
             if metered.get(tenant) != now.get(tenant):
                 meters.append(MeterChange(t + control_delay_s, tenant, now.get(tenant)))
@@ -150,8 +167,9 @@ def proportional(ratio: int, duration_s: float = 2.0, warmup_s: float = 0.2,
 
 
 def tenant_fair(phase_s: float = 2.0, mode: str = "cc", control_delay_s: float = 0.0,
-                config: ModelConfig | None = None) -> Scenario:
-    """(c) Fig. 5: tenant 1 with one flow, tenant 2 going 1 -> 2 -> 3 -> 2 -> 1 flows."""
+                config: ModelConfig | None = None, policy: str = "tenant-fair") -> Scenario:
+    """(c) Fig. 5: tenant 1 with one flow, tenant 2 going 1 -> 2 -> 3 -> 2 -> 1 flows, under ``policy``
+    (:mod:`.registry`; the scenario's name carries a policy other than the paper's)."""
     if mode not in ("cc", "meter"):
         raise CongestionParamError(f"mode={mode!r} is not valid; valid: cc, meter")
     cfg = config or ModelConfig()
@@ -161,12 +179,13 @@ def tenant_fair(phase_s: float = 2.0, mode: str = "cc", control_delay_s: float =
              FlowDef("E->B", "tenant2", phase_s, 4 * phase_s, HcaParams(), cc),
              FlowDef("F->B", "tenant2", 2 * phase_s, 3 * phase_s, HcaParams(), cc))
     tenants = (Tenant("tenant1", 1.0), Tenant("tenant2", 1.0))
-    changes, meters = policy_schedule(flows, tenants, cfg, control_delay_s)
+    changes, meters = policy_schedule(flows, tenants, cfg, control_delay_s, policy)
     counts = (1, 2, 3, 2, 1)
     windows = tuple(Window(k * phase_s, (k + 1) * phase_s, f"{n} tenant-2 flows") for k, n in enumerate(counts))
-    return Scenario(f"tenant_fair_{mode}", flows, 5 * phase_s, cfg, tuple(changes) if cc else (),
+    suffix = "" if policy == "tenant-fair" else "_" + "".join(c if c.isalnum() else "_" for c in policy)[-40:]
+    return Scenario(f"tenant_fair_{mode}{suffix}", flows, 5 * phase_s, cfg, tuple(changes) if cc else (),
                     tuple(meters) if not cc else (), windows, tenants,
-                    meta={"mode": mode, "phase_s": phase_s, "tenant2_flows": counts})
+                    meta={"mode": mode, "phase_s": phase_s, "tenant2_flows": counts, "policy": policy})
 
 
 def with_timer_mode(s: Scenario, timer_mode: TimerMode) -> Scenario:
