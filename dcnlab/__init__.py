@@ -2,7 +2,11 @@
 
 The layers are subpackages, each depending only on those before it: :mod:`dcnlab.topos` (fabric data)
 → :mod:`dcnlab.controller` (mechanisms and the P4Runtime/Thrift runtime) → :mod:`dcnlab.p4src` →
-:mod:`dcnlab.traffic` → :mod:`dcnlab.emu` → :mod:`dcnlab.experiments` (the ``dcnlab`` CLI).
+:mod:`dcnlab.traffic` → :mod:`dcnlab.emu` → :mod:`dcnlab.view` → the scripting API (:mod:`dcnlab.api`) →
+:mod:`dcnlab.sweep`, :mod:`dcnlab.figures`, :mod:`dcnlab.results` (the pool; plot style and checks;
+summary, tables, outputs) → :mod:`dcnlab.reproduce` (one package per mechanism) → :mod:`dcnlab.bench`,
+:mod:`dcnlab.report` → :mod:`dcnlab.cli` (the ``dcnlab`` CLI). ``tests/test_house.py`` checks the order
+and that no import circle appears.
 
 The scripting API is importable from here (``dcnlab.Network``, ``dcnlab.TableEntry``, …). Names are
 resolved on first use, so ``import dcnlab`` stays cheap: host agents import submodules of this package

@@ -1,5 +1,5 @@
 import sys
 
-from dcnlab.experiments.cli import main
+from dcnlab.cli import main
 
 sys.exit(main())

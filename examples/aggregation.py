@@ -14,7 +14,7 @@ import time
 
 import dcnlab
 from dcnlab.controller.aggregation.dataplane import AggregationDataplane
-from dcnlab.experiments.aggregation_bcube import saturating_sum, word_counts
+from dcnlab.reproduce.aggregation.bmv2 import saturating_sum, word_counts
 from dcnlab.traffic.aggregation_agent import chunk_frame
 
 SPEC, RECEIVER, SENDERS = "bcube:n=4,k=1", "v0", ["v2", "v5", "v9", "v10", "v11", "v14"]

@@ -1,8 +1,8 @@
 """Run the ``dcnlab`` CLI as user nobody, wherever the checkout lives.
 
-The child process starts as the test's user, imports the CLI, every ``experiments`` module and the
+The child process starts as the test's user, imports the CLI, every module of the packages above the API (:data:`PACKAGES`) and the
 modules the handlers import lazily (the checkout may be unreadable for nobody, e.g. under ``/root``
-with mode 0700), then drops to uid/gid 65534 and only then calls :func:`dcnlab.experiments.cli.main`. When the tests themselves do not
+with mode 0700), then drops to uid/gid 65534 and only then calls :func:`dcnlab.cli.main`. When the tests themselves do not
 run as root, there is nothing to drop: the CLI simply runs as the current user.
 """
 
@@ -15,18 +15,22 @@ from collections.abc import Sequence
 
 NOBODY = 65534
 
-#: Modules outside ``experiments`` that command handlers import lazily (``dcnlab run``: the emulation,
+#: The packages whose modules the child imports, every one (the CLI and what its commands run).
+PACKAGES = ("dcnlab.cli", "dcnlab.bench", "dcnlab.report", "dcnlab.reproduce", "dcnlab.sweep", "dcnlab.figures",
+            "dcnlab.results")
+
+#: Modules outside :data:`PACKAGES` that command handlers import lazily (``dcnlab run``: the emulation,
 #: the spec parser, the counters; every emulating handler: the preflight's toolchain lookup).
-PRELOAD = ("dcnlab.controller.runtime.errors", "dcnlab.controller.runtime.toolchain", "dcnlab.emu.network", "dcnlab.experiments.preflight",
+PRELOAD = ("dcnlab.controller.runtime.errors", "dcnlab.controller.runtime.toolchain", "dcnlab.emu.network", "dcnlab.emu.preflight",
            "dcnlab.topos.spec", "dcnlab.traffic.measure")
 
 _CHILD = f"""\
 import importlib, os, pkgutil, sys
-from dcnlab import experiments
-from dcnlab.experiments.cli import build_parser, main
+from dcnlab.cli import build_parser, main
 build_parser()
-for m in pkgutil.iter_modules(experiments.__path__, "dcnlab.experiments."):
-    if m.name != "dcnlab.experiments.__main__":
+for p in {PACKAGES!r}:
+    pkg = importlib.import_module(p)
+    for m in pkgutil.walk_packages(pkg.__path__, p + "."):
         importlib.import_module(m.name)
 for m in {PRELOAD!r}:
     importlib.import_module(m)

@@ -26,7 +26,7 @@ from dcnlab.controller.aggregation.dataplane import (
 from dcnlab.controller.runtime import TableEntry
 from dcnlab.emu.cleanup import leftovers
 from dcnlab.emu.network import FabricNetwork, NetOptions
-from dcnlab.experiments import aggregation_bcube as exp
+from dcnlab.reproduce.aggregation import bmv2 as exp
 from dcnlab.topos import parse_spec
 from dcnlab.traffic.aggregation_agent import (
     HEADER_OFFSET,
@@ -271,7 +271,7 @@ def test_waiting_time_m2_against_none_matches_the_link_bound_model(tmp_path, mon
     the shaper's burst (its token bucket lets the burst through at line rate, so a job of a few chunks per
     link beats the rate: 0.85 seen on a 0.24-s job). How much slower than the model a job is depends on the
     machine's load, so it is reported (summary_lines: measured against model), not asserted."""
-    from dcnlab.experiments import aggregation_waiting as aw
+    from dcnlab.reproduce.aggregation import waiting as aw
 
     monkeypatch.setenv("DCNLAB_RUN_ROOT", str(tmp_path / "runs"))
     res = aw.run_waiting(aw.QUICK)

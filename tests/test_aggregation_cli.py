@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from dcnlab.experiments import aggregation_model as am
-from dcnlab.experiments.cli import main
+from dcnlab.reproduce.aggregation import model as am
+from dcnlab.cli import main
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -83,28 +83,30 @@ def test_plan_errors_are_one_line(capsys, argv, message):
 
 
 def test_reproduce_emulate_needs_the_toolchain(capsys, monkeypatch):
-    from dcnlab.experiments import aggregation_model
+    from dcnlab.reproduce.aggregation import model as aggregation_model
     monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): ["p4c not found", "not root"])
     rc, out, err = run(capsys, "reproduce", "aggregation", "--emulate")
     assert rc == 2 and out == "" and "needs root and p4c: not root; p4c not found" in err
 
 
 def test_reproduce_emulate_hands_its_options_to_the_experiment(capsys, monkeypatch):
-    from dcnlab.experiments import aggregation_bcube, aggregation_model
+    from dcnlab.reproduce.aggregation import model as aggregation_model
+    from dcnlab.reproduce.aggregation import reproduce as aggregation_reproduce
     seen = []
     monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): [])
-    monkeypatch.setattr(aggregation_bcube, "run", lambda args: seen.append(args) or 0)
+    monkeypatch.setattr(aggregation_reproduce, "run_bmv2", lambda args: seen.append(args) or 0)
     rc, _, _ = run(capsys, "reproduce", "aggregation", "--emulate", "--quick", "--seed", "4", "--topo",
                    "bcube:n=3,k=2", "--topo", "fattree:k=4", "--json", "--out", "x")
     assert rc == 0 and len(seen) == 1
-    cfg = aggregation_bcube.config_from_args(seen[0])
+    cfg = aggregation_reproduce.config_from_args(seen[0])
     assert cfg.specs == ("bcube:n=3,k=2", "fattree:k=4") and cfg.seed == 4 and seen[0].json and seen[0].out == "x"
     rc, _, err = run(capsys, "reproduce", "aggregation", "--topo", "bcube:n=4,k=1")
     assert rc == 2 and "only with --emulate" in err
 
 
 def test_bench_dataplane_skipped_or_run(capsys, monkeypatch):
-    from dcnlab.experiments import aggregation_bcube, aggregation_model
+    from dcnlab.reproduce.aggregation import bench as aggregation_bench
+    from dcnlab.reproduce.aggregation import model as aggregation_model
     rc, out, _ = run(capsys, "bench", "aggregation", "--no-model", "--no-dataplane")
     assert rc == 0 and "skipped: disabled by --no-dataplane" in out
     monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): ["not root"])
@@ -122,7 +124,7 @@ def test_bench_dataplane_skipped_or_run(capsys, monkeypatch):
 
     calls = []
     monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): [])
-    monkeypatch.setattr(aggregation_bcube, "bench_dataplane", lambda **kw: calls.append(kw) or Fake())
+    monkeypatch.setattr(aggregation_bench, "bench_dataplane", lambda **kw: calls.append(kw) or Fake())
     rc, out, _ = run(capsys, "bench", "aggregation", "--no-model", "--dp-frames", "500", "--dp-rounds", "1")
     assert rc == 0 and "one BMv2 node: fake" in out
     assert calls[0]["frames"] == 500 and calls[0]["rounds"] == 1
@@ -161,7 +163,8 @@ def test_reproduce_json_is_one_object(capsys, tmp_path):
 @pytest.mark.parametrize("terminal", [True, False])
 def test_shuffle_progress_on_a_terminal_only(capsys, monkeypatch, terminal):
     """A bar on stderr when stderr is a terminal (after SHUFFLE_PROGRESS_DELAY, here 0); nothing otherwise."""
-    from dcnlab.experiments import aggregation_cmd, progress
+    from dcnlab.cli import aggregation as aggregation_cmd
+    from dcnlab.sweep import progress
     monkeypatch.setattr(progress, "is_terminal", lambda stream=None: terminal)
     monkeypatch.setattr(aggregation_cmd, "SHUFFLE_PROGRESS_DELAY", 0.0)
     rc, out, err = run(capsys, "plan", "aggregation", "--topo", "bcube:n=4,k=2", "--shuffle", "--receivers",

@@ -21,7 +21,7 @@ import pytest
 from dcnlab.controller import aggregation as agg
 from dcnlab.controller.aggregation import optimal, optimal_run
 from dcnlab.controller.aggregation.tree import AggregationTree
-from dcnlab.experiments.cli import main
+from dcnlab.cli import main
 from dcnlab.topos.spec import parse_spec
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,9 @@ import json
 
 import pytest
 
-from dcnlab.experiments import aggregation_bcube as exp
+from dcnlab.reproduce.aggregation import bmv2 as exp
+from dcnlab.reproduce.aggregation import bench as exp_bench
+from dcnlab.reproduce.aggregation import reproduce as exp_reproduce
 from dcnlab.topos import parse_spec
 from dcnlab.topos.errors import UserError
 from dcnlab.traffic.aggregation_agent import MAX_VALUE
@@ -70,25 +72,25 @@ def test_summary_checks_and_json():
 
 
 def test_benchmark_rates_are_frames_per_cpu_second():
-    phases = (exp.PhaseCost("plain forwarding", 0, 6000, 0, 300.0), exp.PhaseCost("aggregation, fan-in 2", 2, 6000, 3000,
+    phases = (exp_bench.PhaseCost("plain forwarding", 0, 6000, 0, 300.0), exp_bench.PhaseCost("aggregation, fan-in 2", 2, 6000, 3000,
                                                                                   500.0))
-    r = exp.BenchResult("bcube:n=2,k=0", "v0", 118, 6000, 1500, 3, phases, ((2, 0.6),))
+    r = exp_bench.BenchResult("bcube:n=2,k=0", "v0", 118, 6000, 1500, 3, phases, ((2, 0.6),))
     assert phases[0].capacity_pps == pytest.approx(1e6 / 300) and r.ratio(2) == 0.6 and r.goal_met
     text = "\n".join(r.summary_lines())
     assert "3333 packets/s forwarded" in text and "2000 chunks/s aggregated (fan-in 2), 0.60 x forwarding" in text
-    slow = exp.BenchResult("bcube:n=2,k=0", "v0", 118, 6000, 1500, 3, phases, ((2, 0.4),))
+    slow = exp_bench.BenchResult("bcube:n=2,k=0", "v0", 118, 6000, 1500, 3, phases, ((2, 0.4),))
     assert not slow.goal_met and "MISS (goal >= 0.5 x at every fan-in)" in "\n".join(slow.summary_lines())
     assert json.loads(json.dumps(r.to_json()))["capacity_pps"]["plain forwarding"] == pytest.approx(3333.3, 0.01)
     with pytest.raises(UserError, match="fan_ins"):
-        exp.bench_dataplane(fan_ins=(0,))
+        exp_bench.bench_dataplane(fan_ins=(0,))
     with pytest.raises(UserError, match="frames=5"):
-        exp.bench_dataplane(frames=5)
+        exp_bench.bench_dataplane(frames=5)
 
 
 def test_config_from_arguments_and_validation():
-    cfg = exp.config_from_args(argparse.Namespace(quick=True, seed=5, out="results/aggregation"))
+    cfg = exp_reproduce.config_from_args(argparse.Namespace(quick=True, seed=5, out="results/aggregation"))
     assert cfg.specs == ("bcube:n=4,k=1",) and cfg.seed == 5
-    assert exp.config_from_args(argparse.Namespace(topo="fattree:k=4")).specs == ("fattree:k=4",)
+    assert exp_reproduce.config_from_args(argparse.Namespace(topo="fattree:k=4")).specs == ("fattree:k=4",)
     for bad, msg in ((dict(keys=8), "keys=8"), (dict(slots=24), "slots=24"), (dict(rate_pps=-1), "rate_pps")):
         with pytest.raises(UserError, match=msg):
             exp.EmuConfig(**bad).validate()

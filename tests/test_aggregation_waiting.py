@@ -9,7 +9,7 @@ from dcnlab.controller.aggregation import engine
 from dcnlab.controller.aggregation.labels import LabelSpace
 from dcnlab.controller.aggregation.mib import m2_family
 from dcnlab.controller.aggregation.waiting import busiest_link, link_seconds, none_busiest, unit_seconds
-from dcnlab.experiments import aggregation_waiting as aw
+from dcnlab.reproduce.aggregation import waiting as aw
 from dcnlab.topos.errors import UserError
 
 

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from dcnlab.experiments.cli import main
+from dcnlab.cli import main
 
 VERDICT = re.compile(r"\b(ok|OK|MISS|MISSED|FAIL|FAILED|PASS|PASSED|met|NOT met)\b")
 GOAL = re.compile(r"\((goal:? [^)]+)\)")
@@ -39,8 +39,9 @@ def test_the_checker_catches_a_bare_verdict():
 
 
 def test_bench_topo_names_its_goal_on_every_line(capsys, monkeypatch):
-    from dcnlab.experiments import bench_cmd, bench_topo
-    from dcnlab.experiments.bench_topo import BenchResult
+    from dcnlab.bench import topo as bench_topo
+    from dcnlab.results.goals import verdict
+    from dcnlab.bench.topo import BenchResult
 
     results = [BenchResult("fast and small", 1.5, 300.0, "a"), BenchResult("slow", 12.0, 300.0, "b"),
                BenchResult("large", 2.0, 4000.0, "c")]
@@ -50,21 +51,21 @@ def test_bench_topo_names_its_goal_on_every_line(capsys, monkeypatch):
     assert [ln.split()[0] for ln in lines] == ["fast", "slow", "large"]
     assert ["ok (goal <= 10 s, <= 3 GiB)" in ln for ln in lines] == [True, False, False]
     assert ["MISS (goal <= 10 s, <= 3 GiB)" in ln for ln in lines] == [False, True, True]
-    assert bench_cmd.TOPO_GOAL in bench_cmd.verdict(True, bench_cmd.TOPO_GOAL)
+    assert bench_topo.TOPO_GOAL in verdict(True, bench_topo.TOPO_GOAL)
     got = json.loads(run(capsys, "bench", "topo", "--json"))
     assert [(r["ok"], r["goal_seconds"], r["goal_peak_mib"]) for r in got] == [(True, 10.0, 3072), (False, 10.0, 3072),
                                                                               (False, 10.0, 3072)]
 
 
 def test_bench_cist_names_its_goal(capsys, monkeypatch):
-    from dcnlab.experiments import cist_cmd
+    from dcnlab.reproduce.cist import bench as cist_bench
 
     def case(spec):
         return {"spec": spec, "switches": 24, "trees": 2, "seconds": 3.0 if "a=6" in spec else 0.5, "valid": True,
                 "phases": {"partition": 0.1}}
 
-    monkeypatch.setattr(cist_cmd, "bench_case", case)
-    monkeypatch.setattr(cist_cmd, "bench_slopes", lambda arrs: {a: {"partition": 1.0, "alg3_per_tree": 1.0} for a in arrs})
+    monkeypatch.setattr(cist_bench, "bench_case", case)
+    monkeypatch.setattr(cist_bench, "bench_slopes", lambda arrs: {a: {"partition": 1.0, "alg3_per_tree": 1.0} for a in arrs})
     out = run(capsys, "bench", "cist", "--spec", "dragonfly:p=1,a=4,h=2", "--spec", "dragonfly:p=1,a=6,h=3",
               "--repeat", "1")
     lines = verdict_lines(out)
@@ -72,17 +73,18 @@ def test_bench_cist_names_its_goal(capsys, monkeypatch):
 
 
 def test_bench_aggregation_names_its_goals(capsys, monkeypatch):
-    from dcnlab.experiments import aggregation_bcube, aggregation_model
-    from dcnlab.experiments.aggregation_bcube import BenchResult, PhaseCost
+    from dcnlab.reproduce.aggregation import bench as aggregation_bench
+    from dcnlab.reproduce.aggregation import model as aggregation_model
+    from dcnlab.reproduce.aggregation.bench import BenchResult, PhaseCost
 
     rows = [{"case": "a tree", "seconds": 0.1}, {"case": "the point", "seconds": 75.0, "goal": 60.0}]
     point = {"cpu_seconds": 1.0, "cpu_seconds_per_round": 0.1, "idle_machine_estimate": 1.0, "workers": 2,
              "saving": {"srs": 1.0}}
-    monkeypatch.setattr(aggregation_model, "model_rows", lambda *a, **k: (rows, point))
+    monkeypatch.setattr(aggregation_bench, "model_rows", lambda *a, **k: (rows, point))
     monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): [])
     res = BenchResult("bcube:n=2,k=0", "w0", 100, 10, 100.0, 1, (PhaseCost("forward", 0, 10, 0, 10.0),
                                                                     PhaseCost("aggregate", 2, 10, 5, 30.0)), ((2, 0.33),))
-    monkeypatch.setattr(aggregation_bcube, "bench_dataplane", lambda **kw: res)
+    monkeypatch.setattr(aggregation_bench, "bench_dataplane", lambda **kw: res)
     lines = verdict_lines(run(capsys, "bench", "aggregation", "--rounds", "1"))
     assert any("MISS (goal <= 60 s)" in ln for ln in lines), lines
     assert any("against forwarding: MISS (goal >= 0.5 x at every fan-in)" in ln for ln in lines), lines
@@ -90,7 +92,7 @@ def test_bench_aggregation_names_its_goals(capsys, monkeypatch):
 
 def test_bench_multicast_names_its_goals(capsys, monkeypatch):
     from dcnlab.controller.multicast import planning
-    from dcnlab.experiments import multicast_model
+    from dcnlab.reproduce.multicast import model as multicast_model
 
     monkeypatch.setattr(multicast_model, "_workload", lambda pattern: (None, None))
     slow = {"mr4lms": 40.0, "cmr4lms-fixed": 6.0}
@@ -105,6 +107,6 @@ def test_bench_multicast_names_its_goals(capsys, monkeypatch):
 
 
 def test_bench_emu_rules_verdict_names_its_goal():
-    from dcnlab.experiments import bench_emu
+    from dcnlab.bench import emu as bench_emu
 
     assert verdict_lines(f"fattree:k=4 rules 1.0 12 40/41 {bench_emu.RULES_MISS}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from dcnlab.experiments.bench_chaos import run_chaos
+from dcnlab.bench.chaos import run_chaos
 
 pytestmark = pytest.mark.bmv2
 

@@ -13,7 +13,7 @@ from dcnlab.controller.cist.dataplane import BASELINE_TREE, BroadcastDataplane
 from dcnlab.controller.cist.trees import build_trees
 from dcnlab.emu.cleanup import leftovers
 from dcnlab.emu.network import FabricNetwork, NetOptions
-from dcnlab.experiments import cist_dragonfly as exp
+from dcnlab.reproduce.cist import bmv2 as exp
 from dcnlab.topos.dragonfly import Dragonfly
 from dcnlab.traffic import cist_agent as ca
 from dcnlab.traffic.hostctl import call_all

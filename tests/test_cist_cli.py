@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from dcnlab.experiments.cli import main
+from dcnlab.cli import main
 
 
 def _run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -10,7 +10,7 @@ import pytest
 
 from dcnlab.controller.cist import plan_cists, single_tree
 from dcnlab.controller.cist.dataplane import BASELINE_TREE, compile_broadcast
-from dcnlab.experiments import cist_dragonfly as exp
+from dcnlab.reproduce.cist import bmv2 as exp
 from test_cist_dataplane import Switches, as_state
 from dcnlab.topos.dragonfly import Dragonfly
 from dcnlab.topos.errors import UserError

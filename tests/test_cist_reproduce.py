@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from dcnlab.experiments.cli import main
+from dcnlab.cli import main
 
 
 def test_reproduce_quick_json(capsys, tmp_path):

@@ -12,7 +12,11 @@ import pytest
 from dcnlab.controller.cist.graph import SwitchGraph
 from dcnlab.controller.cist.partition import absolute_partition, cist_partition, pair_partition
 from dcnlab.controller.cist.trees import _centre, _rotation_invariant, build_trees, skeleton_roots, tree_edges
-from dcnlab.experiments import cist_cmd, cist_scaling, headlines, plotcheck, summary
+from dcnlab.reproduce.cist import reproduce as cist_reproduce
+from dcnlab.reproduce.cist import scaling as cist_scaling
+from dcnlab.reproduce.cist import headlines
+from dcnlab.figures import plotcheck
+from dcnlab.results import summary
 from dcnlab.topos.spec import parse_spec
 
 
@@ -122,7 +126,7 @@ def test_plot_passes_plotcheck_and_summary_reads_the_json(tmp_path, monkeypatch)
     data = cist_scaling.result_json(_synthetic(SLOPES), reps=5, quick=True)
     png, js = cist_scaling.write_outputs(data, tmp_path)
     assert png.stat().st_size > 10_000 and json.loads(js.read_text())["slope"] == pytest.approx(1.1)
-    cist_cmd.write_summary(tmp_path, None, None, quick=True)
+    cist_reproduce.write_summary(tmp_path, None, None, quick=True)
     h = next(h for h in summary.read(tmp_path / "summary.json").headlines if "O(N)" in h.statement)
     assert h.model == pytest.approx(1.1) and h.verdict == "reproduced"
 

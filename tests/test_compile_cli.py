@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from dcnlab.controller.runtime.toolchain import PREFIX_VAR
-from dcnlab.experiments.cli import main
+from dcnlab.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUTER = ROOT / "examples" / "programs" / "router.p4"

@@ -22,8 +22,8 @@ from dcnlab.controller.congestion.dataplane import PortMarks, TenantKey
 from dcnlab.controller.congestion.params import SwitchParams
 from dcnlab.controller.congestion.policy import MeterRate
 from dcnlab.emu.cleanup import leftovers
-from dcnlab.experiments import congestion_emu as bp
-from dcnlab.experiments.congestion_emu import checks
+from dcnlab.reproduce.congestion import bmv2 as bp
+from dcnlab.reproduce.congestion.bmv2 import checks
 
 pytestmark = pytest.mark.bmv2
 
@@ -148,7 +148,7 @@ def test_meter_mode_caps_a_tenant(bed):
 ATTEMPTS = 4
 """Scenario runs are timing measurements on a shared 2-core machine: a run that misses its tolerance is
 repeated (after waiting up to 5 s for a quieter machine), at most ``ATTEMPTS`` times; every attempt is
-reported, with the experiment's own verdict on it (:func:`dcnlab.experiments.congestion_emu.disturbed`)."""
+reported, with the experiment's own verdict on it (:func:`dcnlab.reproduce.congestion.bmv2.disturbed`)."""
 
 
 def _restore(tb: bp.Testbed) -> None:

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from dcnlab.controller.congestion import scenarios as sc
-from dcnlab.experiments import cli, congestion_cmd
+from dcnlab import cli
+from dcnlab.reproduce.congestion import model as congestion_model
 
 
 def test_plan_paper_tenants(capsys):
@@ -53,14 +54,14 @@ def test_reproduce_writes_plots_and_json(tmp_path, capsys, monkeypatch):
                 sc.proportional(2, 0.3, 0.1), sc.proportional(3, 0.3, 0.1),
                 sc.large_scale(20, 4, 1, 0.2, 0.1, "free")]
 
-    monkeypatch.setattr(congestion_cmd, "build_scenarios", small)
+    monkeypatch.setattr(congestion_model, "build_scenarios", small)
     out = tmp_path / "res"
     assert cli.main(["reproduce", "congestion", "--model", "--quick", "--out", str(out), "--json",
                      "--workers", "1"]) == 0
     io = capsys.readouterr()
     summary = json.loads(io.out)
     assert "model backend" in io.err and "forced by --model" in io.err
-    assert summary["note"] == congestion_cmd.BACKEND_NOTE and summary["backend"] == "model"
+    assert summary["note"] == congestion_model.BACKEND_NOTE and summary["backend"] == "model"
     assert summary["reason"] == "forced by --model"
     names = {p.split("/")[-1] for p in summary["files"]}
     assert names == {"fig3_fairness.png", "theorem1_ratios.png", "fig5_tenants_cc.png",

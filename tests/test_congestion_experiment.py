@@ -12,9 +12,13 @@ import pytest
 from dcnlab.controller.congestion import scenarios as sc
 from dcnlab.controller.congestion.dataplane import PortMarks
 from dcnlab.controller.congestion.params import CongestionParamError
-from dcnlab.experiments import congestion_emu as bp
-from dcnlab.experiments import cli, congestion_cmd
-from dcnlab.experiments.congestion_emu import checks, runs
+from dcnlab.reproduce.congestion import bmv2 as bp
+from dcnlab import cli
+from dcnlab.cli import congestion as congestion_cmd
+from dcnlab.reproduce.congestion import reproduce as congestion_reproduce
+from dcnlab.reproduce.congestion import plots as congestion_plots
+from dcnlab.reproduce.congestion import model as congestion_model
+from dcnlab.reproduce.congestion.bmv2 import checks, runs
 
 CFG = bp.EmuConfig()
 
@@ -164,17 +168,17 @@ def test_default_fabric_puts_receiver_and_senders_on_one_switch():
 
 
 def test_cli_says_which_backend_and_refuses_emulate_without_bmv2(monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(congestion_cmd, "bmv2_missing", lambda: ["p4c not found"])
+    monkeypatch.setattr(congestion_reproduce, "bmv2_missing", lambda: ["p4c not found"])
     assert cli.main(["reproduce", "congestion", "--emulate", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "--emulate needs p4c: not found" in err and "root" not in err and len(err.strip().splitlines()) == 1
 
     # the model path itself is tested in test_congestion_cli.py; here only which backend runs and says so
-    monkeypatch.setattr(congestion_cmd, "build_scenarios", lambda quick: [])
-    monkeypatch.setattr(congestion_cmd, "run_all", lambda scenarios, workers: {})
-    monkeypatch.setattr(congestion_cmd, "summarize", lambda scenarios, results: {"checks": []})
-    monkeypatch.setattr(congestion_cmd, "plot_all", lambda *a: [])
-    monkeypatch.setattr(congestion_cmd, "fairness_rates", lambda *a: {"cc_off": {}, "cc_on": {}})
+    monkeypatch.setattr(congestion_model, "build_scenarios", lambda quick: [])
+    monkeypatch.setattr(congestion_model, "run_all", lambda scenarios, workers: {})
+    monkeypatch.setattr(congestion_model, "summarize", lambda scenarios, results: {"checks": []})
+    monkeypatch.setattr(congestion_plots, "plot_all", lambda *a: [])
+    monkeypatch.setattr(congestion_model, "fairness_rates", lambda *a: {"cc_off": {}, "cc_on": {}})
     assert cli.main(["reproduce", "congestion", "--out", str(tmp_path), "--json", "--workers", "1"]) == 0
     io = capsys.readouterr()
     summary = json.loads(io.out)
@@ -182,7 +186,7 @@ def test_cli_says_which_backend_and_refuses_emulate_without_bmv2(monkeypatch, ca
     assert "model backend" in io.err
 
     ran = []
-    monkeypatch.setattr(congestion_cmd, "bmv2_missing", list)
+    monkeypatch.setattr(congestion_reproduce, "bmv2_missing", list)
     monkeypatch.setattr(congestion_cmd, "_reproduce_bmv2", lambda args, out: ran.append(args.quick) or 0)
     assert cli.main(["reproduce", "congestion", "--quick", "--out", str(tmp_path)]) == 0 and ran == [True]
     with pytest.raises(SystemExit) as exc:
@@ -204,7 +208,7 @@ def test_cli_timer_defaults_follow_the_mode(monkeypatch, tmp_path, argv, mode, t
         seen.append(cfg)
         raise Stop
 
-    monkeypatch.setattr(congestion_cmd, "bmv2_missing", list)
+    monkeypatch.setattr(congestion_reproduce, "bmv2_missing", list)
     monkeypatch.setattr(bp, "run_experiment", fake_run)
     with pytest.raises(Stop):
         cli.main(["reproduce", "congestion", "--quick", "--out", str(tmp_path), *argv])

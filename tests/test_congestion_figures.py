@@ -12,8 +12,10 @@ import pytest
 from dcnlab.controller.congestion import scenarios as sc
 from dcnlab.controller.congestion.fluid import ModelResult, simulate
 from dcnlab.controller.congestion.params import CongestionParamError
-from dcnlab.experiments import congestion_cmd, headlines
-from dcnlab.experiments.readings import ib_cc_002
+from dcnlab.reproduce.congestion import plots as congestion_plots
+from dcnlab.reproduce.congestion import model as congestion_model
+from dcnlab.reproduce.congestion import headlines
+from dcnlab.reproduce.congestion import readings as ib_cc_002
 
 
 # -- Fig. 5(a): recovery after departures -----------------------------------------------------------------
@@ -147,11 +149,11 @@ def model_summary():
                  sc.tenant_fair(0.05, "cc", config=fine), sc.tenant_fair(0.05, "meter", config=fine),
                  sc.proportional(2, 0.05, 0.02, fine), sc.proportional(3, 0.05, 0.02, fine),
                  sc.tenant_recovery(0.1)]
-    scenarios += [s for s in congestion_cmd.build_scenarios(True) if s.name.startswith(("fairness_cc_off_",
+    scenarios += [s for s in congestion_model.build_scenarios(True) if s.name.startswith(("fairness_cc_off_",
                                                                                           "cct_limit_"))]
     results = {s.name: (s.run(), 0.0) for s in scenarios}
-    rows = congestion_cmd.summarize(scenarios, results)
-    rows["fairness_rates"] = congestion_cmd.fairness_rates(scenarios, results)
+    rows = congestion_model.summarize(scenarios, results)
+    rows["fairness_rates"] = congestion_model.fairness_rates(scenarios, results)
     return rows
 
 
@@ -161,7 +163,7 @@ def test_new_rows_of_the_checks_table(model_summary):
     assert checks["measured vs 4 x l x 8 / IRD (<= 8 Gb/s)"]["ok"]
     assert not checks["IRD 20.48 us, 4 x 1024 B per IRD"]["ok"]                   # 1600 against 100 Mb/s
     assert checks["cc, after departures vs after arrivals"]["ok"]
-    table = congestion_cmd.checks_table(model_summary["checks"])
+    table = congestion_model.checks_table(model_summary["checks"])
     assert "(d) Fig. 4" in table and "1600" in table and max(map(len, table.splitlines())) <= 100
 
 
@@ -199,5 +201,5 @@ def test_recovery_plot_reads_well(recovery, tmp_path, monkeypatch):
 
     monkeypatch.setenv("DCNLAB_PLOTCHECK", "strict")          # a problem of the figure raises
     s, r = recovery
-    path = congestion_cmd.plot_recovery(r, asdict(sc.summarize_recovery(s, r)), tmp_path)
+    path = congestion_plots.plot_recovery(r, asdict(sc.summarize_recovery(s, r)), tmp_path)
     assert path.name == "fig5_recovery.png" and path.stat().st_size > 10_000

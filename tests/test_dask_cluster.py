@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from dcnlab.experiments import aggregation_model as am
-from dcnlab.experiments import pool
-from dcnlab.experiments.cli import main
-from dcnlab.experiments.errors import UserError
+from dcnlab.reproduce.aggregation import model as am
+from dcnlab.sweep import pool
+from dcnlab.cli import main
+from dcnlab.cli.errors import UserError
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed not installed: pip install 'dcnlab[cluster]'")
 
@@ -137,8 +137,8 @@ def test_without_dask_the_error_says_how_to_install_it(monkeypatch, tmp_path, ca
 
 
 def test_import_dcnlab_does_not_import_dask():
-    code = ("import sys; from dcnlab.experiments.cli import build_parser; build_parser(); "
-            "import dcnlab.experiments.pool, dcnlab.experiments.bench_rounds; "
+    code = ("import sys; from dcnlab.cli import build_parser; build_parser(); "
+            "import dcnlab.sweep.pool, dcnlab.bench.rounds; "
             "assert not {'dask', 'distributed'} & set(sys.modules), sorted(sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 

@@ -17,7 +17,7 @@ from dcnlab.emu import bmv2, links, netns
 from dcnlab.emu.cleanup import clean
 from dcnlab.emu.network import FabricNetwork, NetOptions
 from dcnlab.emu.rundir import TAG_VAR, RunDir, all_runs
-from dcnlab.experiments.errors import UserError
+from dcnlab.cli.errors import UserError
 from dcnlab.topos import parse_spec
 
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dcnlab.experiments.cli import main
+from dcnlab.cli import main
 from dcnlab.topos.spec import KINDS
 
 NAMES = sorted({p for k in KINDS.values() for p in k.params} | {"x", "K", "n ", ""})
@@ -94,7 +94,7 @@ def monkeypatch_session():
         raise SystemExit(99)
 
     mp.setattr("dcnlab.emu.network.FabricNetwork.start", start)
-    mp.setattr("dcnlab.experiments.run_cmd.require_root", lambda what="": None)
+    mp.setattr("dcnlab.cli.run.require_root", lambda what="": None)
     yield mp
     mp.undo()
 
@@ -109,7 +109,7 @@ def monkeypatch_session():
     (["bench", "nonsense"], "invalid choice"),
 ])
 def test_known_bad_inputs(argv, needle, monkeypatch):
-    monkeypatch.setattr("dcnlab.experiments.run_cmd.require_root", lambda what="": None)
+    monkeypatch.setattr("dcnlab.cli.run.require_root", lambda what="": None)
     code, _, err = run_cli(argv)
     assert_clear_error(code, err)
     assert needle in err

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from dcnlab.experiments.cli import build_parser, main
-from dcnlab.experiments.examples import EXAMPLES, leaf_parsers
+from dcnlab.cli import build_parser, main
+from dcnlab.cli.examples import EXAMPLES, leaf_parsers
 
 QUICK = [(path, e.argv) for path, exs in EXAMPLES.items() for e in exs if e.kind == "quick"]
 ALL = [(path, e.argv) for path, exs in EXAMPLES.items() for e in exs]

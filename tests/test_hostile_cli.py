@@ -15,7 +15,7 @@ knows to be invalid (a number outside its option's range or not in ASCII digits,
 unknown option, an unwritable output path, ...) fails the example.
 
 Options are found by walking the parser (:func:`commands`), so a new option is fuzzed without a change
-here: numbers by their :class:`dcnlab.experiments.argtypes.Ranged` bounds, choices by their choices, flags by
+here: numbers by their :class:`dcnlab.cli.argtypes.Ranged` bounds, choices by their choices, flags by
 presence, and free text by what its name says (:data:`TEXT_KINDS`; anything else gets arbitrary text).
 The counts go to ``hostile_cli_counts.json`` in pytest's temporary directory and into the last test's
 output line.
@@ -43,8 +43,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dcnlab.experiments.argtypes import Ranged
-from dcnlab.experiments.cli import build_parser, main
+from dcnlab.cli.argtypes import Ranged
+from dcnlab.cli import build_parser, main
 from work_starts import REACHED_WORK, WORK_STARTS
 
 TIME_LIMIT = 120
@@ -57,7 +57,7 @@ TOTAL_EXAMPLES = int(os.environ.get("DCNLAB_HOSTILE_EXAMPLES", "2400"))
 PRELOAD = ("numpy", "matplotlib.pyplot", "networkx", "scipy.sparse.csgraph", "dcnlab.controller.aggregation",
            "dcnlab.controller.multicast.planning", "dcnlab.controller.multicast.workload", "dcnlab.controller.cist",
            "dcnlab.controller.congestion.policy", "dcnlab.controller.congestion.scenarios", "dcnlab.controller.runtime.toolchain",
-           "dcnlab.experiments.render", "dcnlab.experiments.aggregation_plot", "dcnlab.experiments.preflight", "dcnlab.experiments.progress")
+           "dcnlab.figures.render", "dcnlab.reproduce.aggregation.plots", "dcnlab.emu.preflight", "dcnlab.sweep.progress")
 """Imported once in the parent, so that a child only runs the command."""
 
 
@@ -667,7 +667,7 @@ def test_random_members_are_drawn_without_a_quadratic_step() -> None:
     hours here; it takes a tenth of a second). The alarm is a hang guard, 100x that."""
     import numpy as np
 
-    from dcnlab.experiments.aggregation_cmd import MAX_MEMBERS, _member_list
+    from dcnlab.cli.aggregation import MAX_MEMBERS, _member_list
     from dcnlab.topos.spec import parse_spec
 
     class Counting:
@@ -699,8 +699,8 @@ def test_outputs_name_the_file_of_a_failed_write(tmp_path: os.PathLike) -> None:
     """An OSError at the write itself (the disk filled up meanwhile) is one UserError naming the file."""
     from pathlib import Path
 
-    from dcnlab.experiments import outputs
-    from dcnlab.experiments.errors import UserError
+    from dcnlab.results import outputs
+    from dcnlab.cli.errors import UserError
 
     with pytest.raises(UserError, match=r"^-o /dev/full: cannot write it \(No space left on device\)$"):
         outputs.write_text(Path("/dev/full"), "x" * 100_000, "-o")

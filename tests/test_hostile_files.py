@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from dcnlab.experiments.cli import main
+from dcnlab.cli import main
 
 HANG_GUARD = 120
 """Seconds before a case counts as hung (each takes well under one on an idle machine)."""
@@ -293,7 +293,7 @@ def sentinels(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("the command got past its checks to real work")
     monkeypatch.setattr("dcnlab.emu.network.FabricNetwork.start", reached)
     monkeypatch.setattr("dcnlab.p4src.compiler.compile_program", reached)
-    monkeypatch.setattr("dcnlab.experiments.preflight.require", reached)
+    monkeypatch.setattr("dcnlab.emu.preflight.require", reached)
 
 
 @pytest.fixture
@@ -336,14 +336,14 @@ def test_the_campaign_covers_every_item():
 
 def test_every_error_line_is_printed_escaped(capsys, monkeypatch):
     """The net under every message: whatever a message quotes, the CLI prints no raw control character."""
-    from dcnlab.experiments.argtypes import one_line
+    from dcnlab.cli.argtypes import one_line
     from dcnlab.topos.errors import UserError
 
     assert one_line("a\x1b[2Jb\x00c\nd\u202e") == "a\\x1b[2Jb\\x00c | d\\u202e"
 
     def hostile(args: object) -> int:
         raise UserError("file \x1b[2J\x1b[H\x07 is bad")
-    monkeypatch.setattr("dcnlab.experiments.run_cmd.cmd_run", hostile)
+    monkeypatch.setattr("dcnlab.cli.run.cmd_run", hostile)
     assert main(["run", "\x1b]0;title\x07x.json"]) == 2
     out, err = capsys.readouterr()
     assert not CONTROL.search(out + err) and "\\x1b[2J" in err, err

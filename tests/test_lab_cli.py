@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from dcnlab.controller.runtime.toolchain import PREFIX_VAR
-from dcnlab.experiments.cli import main
-from dcnlab.experiments.errors import UserError
-from dcnlab.experiments.lab_cmd import check_execs, load_lab, makefile_vars, parse_exec
+from dcnlab.cli import main
+from dcnlab.cli.errors import UserError
+from dcnlab.emu.lab import check_execs, load_lab, makefile_vars, parse_exec
 
 BASIC = Path(__file__).resolve().parent.parent / "examples" / "basic-lab"
 

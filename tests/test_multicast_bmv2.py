@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from dcnlab.emu.cleanup import leftovers
-from dcnlab.experiments import multicast_emu as exp
+from dcnlab.reproduce.multicast import bmv2 as exp
 from dcnlab.topos.spec import parse_spec
 
 pytestmark = pytest.mark.bmv2
@@ -68,7 +68,7 @@ def test_groups_deliver_exactly_once_match_the_model_and_survive_a_cut_link(tmp_
 
 def test_link_set_down_is_noticed_by_the_watcher_and_loses_nothing():
     """The issue's way of cutting: both ends set down; ip monitor notices.  BMv2 freezes both end switches (see
-    experiments/multicast_emu/setup.py), both in the first plane, so the second tree still delivers everything."""
+    reproduce/multicast/bmv2/setup.py), both in the first plane, so the second tree still delivers everything."""
     cfg = replace(exp.QUICK, cut="down", churn=False)
     result = exp.run_experiment(cfg)
     summary = "\n".join(result.summary_lines())

@@ -9,8 +9,9 @@ from argparse import Namespace
 
 import pytest
 
-from dcnlab.experiments import multicast_model
-from dcnlab.experiments.cli import main
+from dcnlab.reproduce.multicast import model as multicast_model
+from dcnlab.reproduce.multicast import reproduce as multicast_reproduce
+from dcnlab.cli import main
 from dcnlab.topos import parse_spec
 
 
@@ -75,7 +76,7 @@ def test_plan_bad_groups_file(capsys, tmp_path):
 
 
 def test_cli_starts_without_heavy_imports():
-    code = ("import sys; from dcnlab.experiments.cli import build_parser; build_parser(); "
+    code = ("import sys; from dcnlab.cli import build_parser; build_parser(); "
             "print(sorted(m for m in ('numpy', 'networkx', 'dcnlab.controller.multicast.cmr4lms') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "dcnlab.controller.multicast.cmr4lms" not in out
@@ -85,7 +86,7 @@ def test_reproduce_runner(monkeypatch, tmp_path, capsys):
     """The pool, the table, the claims and the plots, on three quick paper-scale runs."""
     tasks = [multicast_model.Task("181x181", a) for a in ("cmr4lms-fixed", "cmr4lms-dynamic", "mr4lms")]
     monkeypatch.setattr(multicast_model, "tasks_for", lambda quick: tasks)
-    code = multicast_model.reproduce(Namespace(quick=True, out=str(tmp_path), workers=2))
+    code = multicast_reproduce.reproduce(Namespace(quick=True, out=str(tmp_path), workers=2))
     out = capsys.readouterr().out
     assert code == 0 and "181x181" in out and "paper statement" in out
     data = json.loads((tmp_path / "multicast.json").read_text())

@@ -11,8 +11,8 @@ import pytest
 
 from dcnlab.controller.multicast.dataplane import MulticastDataplane
 from dcnlab.controller.multicast.hierarchy import hierarchy_for
-from dcnlab.experiments import multicast_emu as exp
-from dcnlab.experiments.multicast_emu import failure
+from dcnlab.reproduce.multicast import bmv2 as exp
+from dcnlab.reproduce.multicast.bmv2 import failure
 from dcnlab.topos.errors import UserError
 from dcnlab.topos.spec import parse_spec
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from dcnlab.experiments import open_settings as os_
-from dcnlab.experiments import settings_search as ss
-from dcnlab.experiments.open_settings import OpenSetting
-from dcnlab.experiments.summary import Headline
+from dcnlab.results import open_settings as os_
+from dcnlab.report import search as ss
+from dcnlab.results.open_settings import OpenSetting
+from dcnlab.results.summary import Headline
 
 # -- the data -----------------------------------------------------------------------------------------------
 
@@ -136,10 +136,10 @@ def test_the_table_marks_the_chosen_setting_and_shows_the_statements_that_differ
 
 
 def test_the_default_of_each_searched_reproduction_is_the_chosen_setting() -> None:
-    from dcnlab.experiments import multicast_model as mm
+    from dcnlab.reproduce.multicast import model as mm
 
     chosen = os_.chosen("001")
-    assert chosen is not None, "001's search table is committed (dcnlab/experiments/search_tables/001.json)"
+    assert chosen is not None, "001's search table is committed (dcnlab/results/search_tables/001.json)"
     assert mm.DEFAULT_SETTING == chosen
     for paper in ss.SEARCHABLE:         # each committed table chose by today's rule
         stored = os_.stored_search(paper)
@@ -172,16 +172,16 @@ def test_001_join_order_changes_the_order_and_nothing_else() -> None:
 def test_001_bound_of_the_dynamic_variant_under_the_papers_rule() -> None:
     """Issue 25 §2: under 'roots among the L3 switches of TN tnid' the dynamic variant cannot go below 2
     (64x32x16) and 3 (32x32x32); the group-wide reading can reach the paper's 1 and 1."""
-    from dcnlab.experiments.search_001 import tfi_bound
+    from dcnlab.reproduce.multicast.search import tfi_bound
 
     assert (tfi_bound("64x32x16", "tn"), tfi_bound("64x32x16", "group")) == (2, 1)
     assert (tfi_bound("32x32x32", "tn"), tfi_bound("32x32x32", "group")) == (3, 1)
 
 
 def test_001_search_runs_each_setting_on_its_patterns_and_names_them_as_the_headlines_do() -> None:
-    from dcnlab.experiments import headlines
-    from dcnlab.experiments import multicast_model as mm
-    from dcnlab.experiments.search_001 import Search001
+    from dcnlab.reproduce.multicast import headlines
+    from dcnlab.reproduce.multicast import model as mm
+    from dcnlab.reproduce.multicast.search import Search001
 
     s = Search001()
     shuffled = s.tasks({"join-order": "shuffle", "random-1ppn-groups": "5000"}, 2, False)
@@ -206,7 +206,7 @@ def test_001_search_runs_each_setting_on_its_patterns_and_names_them_as_the_head
 
 
 def test_the_report_shows_each_papers_search_table_a_newer_run_first(tmp_path) -> None:
-    from dcnlab.experiments import report
+    from dcnlab.report import write as report
 
     data = {"paper": "001", "draws": 3, "rule": ss.TIE_RULE, "chosen": {"size": "large"}, "date": "today",
             "settings": [{"name": "size"}],
@@ -228,7 +228,7 @@ def test_the_report_shows_each_papers_search_table_a_newer_run_first(tmp_path) -
 
 
 def test_reproduce_search_refuses_a_paper_without_a_search_in_one_line(capsys) -> None:
-    from dcnlab.experiments.cli import main
+    from dcnlab.cli import main
 
     assert main(["reproduce", "search", "004\x1b[2J"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -239,8 +239,8 @@ def test_reproduce_search_refuses_a_paper_without_a_search_in_one_line(capsys) -
 
 
 def test_000_search_judges_the_reproductions_rounds_and_its_default_is_the_chosen_setting() -> None:
-    from dcnlab.experiments import aggregation_model as am
-    from dcnlab.experiments import search_000
+    from dcnlab.reproduce.aggregation import model as am
+    from dcnlab.reproduce.aggregation import search_000
 
     plans = am.plans(False, None)
     assert search_000.ROUNDS == {part: plans[part].rounds for part in ("000-k", "000-size")}
@@ -256,14 +256,15 @@ def test_000_search_judges_the_reproductions_rounds_and_its_default_is_the_chose
 
 def test_002_default_is_the_chosen_setting_and_the_reproduction_runs_it() -> None:
     from dcnlab.controller.congestion import scenarios as sc
-    from dcnlab.experiments import congestion_cmd, search_002
-    from dcnlab.experiments.readings import ib_cc_002
+    from dcnlab.reproduce.congestion import model as congestion_model
+    from dcnlab.reproduce.congestion import search as search_002
+    from dcnlab.reproduce.congestion import readings as ib_cc_002
 
     chosen = os_.chosen("002")
-    assert chosen is not None, "002's search table is committed (dcnlab/experiments/search_tables/002.json)"
-    assert congestion_cmd.DEFAULT_SETTING_002 == chosen
+    assert chosen is not None, "002's search table is committed (dcnlab/results/search_tables/002.json)"
+    assert congestion_model.DEFAULT_SETTING_002 == chosen
     assert set(chosen) == {o.name for o in os_.searched("002")}
-    built = [s for s in congestion_cmd.build_scenarios(True) if not s.name.startswith("large_")]
+    built = [s for s in congestion_model.build_scenarios(True) if not s.name.startswith("large_")]
     assert built and all(f.params.timer_mode == chosen["ccti-timer"] for s in built for f in s.flows)
     assert all(c.params.timer_mode == chosen["ccti-timer"] for s in built for c in s.changes)
     # summarize() counts BECNs per 100 ms sample and recovery at RECOVERY_FRACTION: the chosen window and threshold
@@ -274,7 +275,8 @@ def test_002_default_is_the_chosen_setting_and_the_reproduction_runs_it() -> Non
 
 def test_002_windows_read_the_same_run_and_the_timer_is_set_both_ways() -> None:
     from dcnlab.controller.congestion import scenarios as sc
-    from dcnlab.experiments import search_002
+    from dcnlab.reproduce.congestion import model as congestion_model
+    from dcnlab.reproduce.congestion import search as search_002
 
     s = sc.tenant_fair(0.2, "cc")
     r = s.run()
@@ -283,15 +285,15 @@ def test_002_windows_read_the_same_run_and_the_timer_is_set_both_ways() -> None:
     assert per100 == pytest.approx(summary)                   # summarize()'s count is the per-100ms window
     assert all(per1s[n] == pytest.approx(10 * per100[n]) for n in (1, 2, 3))
     assert all(phase[n] > per100[n] for n in (1, 2, 3))       # a 0.2 s phase holds two 100 ms samples and more
-    free = search_002.with_timer(s, "free")
+    free = congestion_model.with_timer(s, "free")
     assert {f.params.timer_mode for f in free.flows} == {"free"} and free.name == s.name
-    back = search_002.with_timer(free, "reset")
+    back = congestion_model.with_timer(free, "reset")
     assert {f.params.timer_mode for f in back.flows} == {"reset"}
     assert {c.params.timer_mode for c in back.changes} == {"reset"}
 
 
 def test_003_search_runs_a_reading_only_where_it_differs_and_draws_only_the_random_ones() -> None:
-    from dcnlab.experiments.search_003 import Search003
+    from dcnlab.reproduce.aggregation.search_003 import Search003
 
     s = Search003()
     base = {"steiner-baseline": "kmb", "delta-reading": "curve-mean", "size-average": "plain"}
@@ -320,15 +322,15 @@ def test_003_default_is_the_chosen_setting_and_the_reproduction_runs_it() -> Non
     import numpy as np
 
     from dcnlab.controller.aggregation.steiner_readings import steiner_costs
-    from dcnlab.experiments import aggregation_model as am
+    from dcnlab.reproduce.aggregation import model as am
 
     chosen = os_.chosen("003")
-    assert chosen is not None, "003's search table is committed (dcnlab/experiments/search_tables/003.json)"
+    assert chosen is not None, "003's search table is committed (dcnlab/results/search_tables/003.json)"
     assert am.DEFAULT_SETTING_003 == chosen
     assert set(chosen) == {o.name for o in os_.searched("003")}
     # the Steiner-based trees of the chosen reading, on the round's own members
     res = am._task("003-k", 2, 0, 1)[3]
-    space, senders, receivers = __import__("dcnlab.experiments.search_003", fromlist=["x"])._members("003-k", 2, 0)
+    space, senders, receivers = __import__("dcnlab.reproduce.aggregation.search_003", fromlist=["x"])._members("003-k", 2, 0)
     want = steiner_costs(space, senders, receivers, chosen["steiner-baseline"], seed=0, detail=True)
     assert res["traffic"]["kmb"][0] == float(want.traffic.sum())
     assert res["aggregators"]["kmb"] == want.aggregator_servers

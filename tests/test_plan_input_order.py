@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from dcnlab.experiments.cli import main
+from dcnlab.cli import main
 
 
 def _reached(what: str):

@@ -1,4 +1,4 @@
-"""Issue 18 §3: every reproduction's figures pass :mod:`dcnlab.experiments.plotcheck` (titles naming the paper,
+"""Issue 18 §3: every reproduction's figures pass :mod:`dcnlab.figures.plotcheck` (titles naming the paper,
 labelled axes with units, legends naming only what is drawn, distinct colours, legends clear of the data, ...)
 and every ``reproduce`` table is at most 100 columns wide with unique row labels.
 
@@ -19,7 +19,9 @@ matplotlib.use("Agg")
 
 from matplotlib.figure import Figure  # noqa: E402
 
-from dcnlab.experiments import plotcheck, plotstyle, tables  # noqa: E402
+from dcnlab.figures import plotcheck  # noqa: E402
+from dcnlab.figures import plotstyle
+from dcnlab.results import tables
 
 
 @pytest.fixture
@@ -182,12 +184,12 @@ def test_figure_legend_entry_of_bars_drawn_on_some_patterns_is_visible():
 
 def test_multicast_plot_with_the_group_variant_on_two_patterns(figures, tmp_path):
     """The quick run's multicast_1ppn.png: the group-scope variant only where a reading names it."""
-    from dcnlab.experiments import multicast_model as mm
-    from dcnlab.experiments import reproduce_all
+    from dcnlab.reproduce.multicast import plots as mm_plots
+    from dcnlab.report import reproduce_all
 
     rows = [r for r in _multicast_rows() if r["algo"] != "cmr4lms-dynamic/group" or
             r["pattern"] in reproduce_all.QUICK_MC_GROUP]
-    assert len(mm.plot(rows, tmp_path)) == 2
+    assert len(mm_plots.plot(rows, tmp_path)) == 2
     assert_clean(figures, 2)
 
 
@@ -206,8 +208,8 @@ def test_table_fits_wraps_and_keeps_labels():
 
 # -- aggregation (Guo et al. IRS/SRS, Fang et al. M2) ---------------------------------------------------------
 def test_aggregation_reproduction(figures, tmp_path, capsys):
-    from dcnlab.experiments import aggregation_model
-    from dcnlab.experiments.cli import main
+    from dcnlab.reproduce.aggregation import model as aggregation_model
+    from dcnlab.cli import main
 
     assert main(["reproduce", "aggregation", "--quick", "--rounds", "1", "--workers", "1", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
@@ -219,7 +221,7 @@ def test_aggregation_reproduction(figures, tmp_path, capsys):
 
 
 def test_aggregation_coinciding_series_stay_visible(figures, tmp_path):
-    from dcnlab.experiments.aggregation_plot import line_chart
+    from dcnlab.reproduce.aggregation.plots import line_chart
 
     same = [10.0, 20.0, 30.0]
     line_chart(tmp_path / "x.png", "Guo et al. (IRS/SRS), Fig. 5: equal series", "m (count)", "saving (%)",
@@ -235,7 +237,7 @@ def _job(exp, algorithm, kind, model, measured, completion):
 
 
 def test_aggregation_emulation_plot(figures, tmp_path):
-    from dcnlab.experiments import aggregation_bcube as exp
+    from dcnlab.reproduce.aggregation import bmv2 as exp
 
     fabrics = []
     for spec, scale in (("bcube:n=4,k=1", 1.0), ("fattree:k=4", 1.6)):
@@ -250,7 +252,7 @@ def test_aggregation_emulation_plot(figures, tmp_path):
 
 # -- multicast (Chen et al., C-MR4LMS) ------------------------------------------------------------------------
 def _multicast_rows(seed: int = 3) -> list[dict]:
-    from dcnlab.experiments import multicast_model as mm
+    from dcnlab.reproduce.multicast import model as mm
 
     rng = random.Random(seed)
     rows = []
@@ -267,13 +269,14 @@ def _multicast_rows(seed: int = 3) -> list[dict]:
 
 
 def test_multicast_plots_and_tables(figures, tmp_path):
-    from dcnlab.experiments import multicast_model as mm
+    from dcnlab.reproduce.multicast import plots as mm_plots
+    from dcnlab.reproduce.multicast import model as mm
 
     rows = _multicast_rows()
-    assert len(mm.plot(rows, tmp_path)) == 2
+    assert len(mm_plots.plot(rows, tmp_path)) == 2
     quick = [r for r in rows if r["pattern"] in mm.QUICK_PATTERNS and (r["algo"] != "mr4lms"
                                                                       or r["pattern"] in mm.QUICK_MR4LMS)]
-    assert len(mm.plot(quick, tmp_path)) == 2           # 4 ppn without MR4LMS-like: says what did not run
+    assert len(mm_plots.plot(quick, tmp_path)) == 2           # 4 ppn without MR4LMS-like: says what did not run
     assert_clean(figures, 4)
     assert_table(mm.table(rows))
     claims = mm.claims(rows)
@@ -284,7 +287,7 @@ def test_multicast_plots_and_tables(figures, tmp_path):
 
 
 def test_multicast_emulation_plot(figures, tmp_path):
-    from dcnlab.experiments import multicast_emu as exp
+    from dcnlab.reproduce.multicast import bmv2 as exp
 
     def window(name, **kw):
         base = dict(name=name, flow=1, count=2, streams=2, messages=4, frames=4, receptions=4, delivered=4, lost=0,
@@ -308,24 +311,25 @@ def test_multicast_emulation_plot(figures, tmp_path):
 # -- congestion (Zhang et al., IB CC) -------------------------------------------------------------------------
 def test_congestion_model_plots_and_table(figures, tmp_path):
     from dcnlab.controller.congestion import scenarios as sc
-    from dcnlab.experiments import congestion_cmd
+    from dcnlab.reproduce.congestion import plots as congestion_plots
+    from dcnlab.reproduce.congestion import model as congestion_model
 
     scenarios = [sc.fairness_incast(False, 0.12), sc.fairness_incast(True, 0.12), sc.tenant_fair(0.3, "cc"),
                  sc.tenant_fair(0.3, "meter"), sc.proportional(2, 0.3), sc.proportional(3, 0.3),
                  sc.large_scale(16, 4, 1, 0.15, 0.05, "reset"), sc.large_scale(32, 8, 1, 0.15, 0.05, "free")]
-    results = congestion_cmd.run_all(scenarios, 1)
-    summary = congestion_cmd.summarize(scenarios, results)
-    files = congestion_cmd.plot_all(scenarios, results, summary, tmp_path)
+    results = congestion_model.run_all(scenarios, 1)
+    summary = congestion_model.summarize(scenarios, results)
+    files = congestion_plots.plot_all(scenarios, results, summary, tmp_path)
     assert len(files) == 5
     assert_clean(figures, 5)
-    table = congestion_cmd.checks_table(summary["checks"])
+    table = congestion_model.checks_table(summary["checks"])
     assert_table(table)
     assert "phase 1" in table and "mean <= 10" in table
 
 
 def test_congestion_emulation_plots_and_table(figures, tmp_path):
     from dcnlab.controller.congestion.dataplane import PortMarks
-    from dcnlab.experiments import congestion_emu as bp
+    from dcnlab.reproduce.congestion import bmv2 as bp
     from test_congestion_experiment import _fake_replies
 
     cfg = bp.quick()
@@ -357,15 +361,15 @@ def test_congestion_emulation_plots_and_table(figures, tmp_path):
 
 # -- cist (Bian et al., CISTs on Dragonfly) -------------------------------------------------------------------
 def test_cist_reproduction(figures, tmp_path, capsys):
-    from dcnlab.experiments import cist_cmd
-    from dcnlab.experiments.cli import main
+    from dcnlab.reproduce.cist import model as cist_model
+    from dcnlab.cli import main
 
     assert main(["reproduce", "cist", "--quick", "--workers", "1", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert_clean(figures, 2)  # model-sweep.png and scaling.png (construction time against N)
     assert sorted(name for name, _ in figures) == ["model-sweep.png", "scaling.png"]
     cases = __import__("json").loads((tmp_path / "model.json").read_text())
-    table = cist_cmd.model_table(cases)
+    table = cist_model.model_table(cases)
     assert_table(table)
     assert table.splitlines()[2] in out and "reproduced" in out
 
@@ -373,7 +377,7 @@ def test_cist_reproduction(figures, tmp_path, capsys):
 def test_cist_emulation_plot(figures, tmp_path):
     from dcnlab.controller.cist import plan_cists, single_tree
     from dcnlab.controller.cist.dataplane import BASELINE_TREE, compile_broadcast
-    from dcnlab.experiments import cist_dragonfly as exp
+    from dcnlab.reproduce.cist import bmv2 as exp
     from dcnlab.topos.dragonfly import Dragonfly
     from test_cist_dataplane import Switches, as_state
     from test_cist_experiment import outcomes
@@ -402,7 +406,7 @@ def test_cist_emulation_plot(figures, tmp_path):
 @pytest.mark.parametrize("spec", ["fattree:k=4", "bcube:n=4,k=1", "bcube:n=3,k=2", "dragonfly:p=1,a=4,h=2",
                                   "midplane:q=2,m=2,p=2,k=2,w=2,cns=4,terminals=2"])
 def test_fabric_drawings(figures, tmp_path, spec):
-    from dcnlab.experiments.render import render
+    from dcnlab.figures.render import render
     from dcnlab.topos.spec import parse_spec
 
     render(parse_spec(spec), tmp_path / "f.png")
@@ -415,7 +419,7 @@ def test_fabric_drawings(figures, tmp_path, spec):
     ["--topo", "bcube:n=4,k=1", "--receiver", "v0", "--senders", "v2,v5,v9,v10,v11,v14"],
     ["--topo", "bcube:n=3,k=2", "--shuffle", "--receivers", "random:3", "--senders", "random:6"]])
 def test_tree_drawings(figures, tmp_path, capsys, argv):
-    from dcnlab.experiments.cli import main
+    from dcnlab.cli import main
 
     assert main(["plan", "aggregation", *argv, "--plot", str(tmp_path / "t.png")]) == 0
     assert_clean(figures, 1)
@@ -423,7 +427,7 @@ def test_tree_drawings(figures, tmp_path, capsys, argv):
 
 @pytest.mark.parametrize("spec", ["dragonfly:p=1,a=4,h=2", "dragonfly:p=1,a=6,h=2"])
 def test_cist_tree_drawings(figures, tmp_path, capsys, spec):
-    from dcnlab.experiments.cli import main
+    from dcnlab.cli import main
 
     assert main(["plan", "cist", "--topo", spec, "--plot", str(tmp_path / "c.png")]) == 0
     assert_clean(figures, 1)
@@ -431,8 +435,8 @@ def test_cist_tree_drawings(figures, tmp_path, capsys, spec):
 
 # -- the BMv2 experiments' printed tables -----------------------------------------------------------------------
 def test_emulation_summaries_fit():
-    from dcnlab.experiments import aggregation_bcube as agg
-    from dcnlab.experiments import multicast_emu as mf
+    from dcnlab.reproduce.aggregation import bmv2 as agg
+    from dcnlab.reproduce.multicast import bmv2 as mf
 
     jobs = tuple(_job(agg, a, kind, m, int(m * (1.08 if a == "srs" else 1.01)), t)
                  for a, kind, m, t in (("irs", "incast", 6000, 0.7), ("m2", "incast", 5600, 0.69),

@@ -101,8 +101,8 @@ def test_the_refusal_names_only_what_is_missing(monkeypatch, gone, uid):
     """Every combination of root and missing binaries: the line names root only when not root, and only the
     binaries not found (issue 24 item 4: root was told it needs root and the whole toolchain)."""
     from dcnlab.controller.runtime import toolchain
-    from dcnlab.experiments import preflight
-    from dcnlab.experiments.errors import UserError
+    from dcnlab.emu import preflight
+    from dcnlab.cli.errors import UserError
 
     monkeypatch.setattr(toolchain, "missing", lambda *names: [n for n in names if n in gone])
     monkeypatch.setattr(preflight.os, "geteuid", lambda: uid)

@@ -8,7 +8,7 @@ import pty
 import select
 from pathlib import Path
 
-from dcnlab.experiments.progress import Progress, is_terminal
+from dcnlab.sweep.progress import Progress, is_terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,7 +50,8 @@ def test_a_terminal_gets_the_bar():
 
 
 def test_no_module_draws_tqdm_bars_itself():
-    """Every long loop goes through experiments.progress, so no bar ends up in a log file."""
-    users = [p.relative_to(ROOT) for d in ("dcnlab/experiments", "dcnlab/controller", "dcnlab/emu", "dcnlab/traffic", "dcnlab/topos")
+    """Every long loop goes through dcnlab.sweep.progress, so no bar ends up in a log file."""
+    users = [p.relative_to(ROOT) for d in ("dcnlab/cli", "dcnlab/bench", "dcnlab/report", "dcnlab/reproduce", "dcnlab/sweep",
+                                                    "dcnlab/figures", "dcnlab/results", "dcnlab/view", "dcnlab/controller", "dcnlab/emu", "dcnlab/traffic", "dcnlab/topos")
              for p in (ROOT / d).rglob("*.py") if "tqdm" in p.read_text() and p.name != "progress.py"]
     assert users == []

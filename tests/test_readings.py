@@ -16,8 +16,8 @@ from dcnlab.controller.aggregation.steiner_readings import READINGS, SteinerRead
 from dcnlab.controller.multicast.baselines import MR4LMSLike
 from dcnlab.controller.multicast.hierarchy import hierarchy_for
 from dcnlab.controller.multicast.planning import make_planner
-from dcnlab.experiments.readings import Reading, format_table
-from dcnlab.experiments.readings.bcube_shuffle_003 import average
+from dcnlab.results.readings import Reading, format_table
+from dcnlab.reproduce.aggregation.model import average
 from dcnlab.topos import parse_spec
 
 
@@ -138,7 +138,7 @@ def test_sweep_averages():
 
 
 def test_000_readings_of_one_sweep():
-    from dcnlab.experiments.readings.bcube_incast_000 import _task, _values
+    from dcnlab.reproduce.aggregation.readings_000 import _task, _values
 
     t = _task(4, 2, 12, (0, 4, 12, 0))
     assert t["none"] >= t["irs-nointra"] >= t["irs"] - 1e-9 > 0 and t["m2"] > 0 and t["unicast"] > 0
@@ -152,7 +152,7 @@ def test_000_readings_of_one_sweep():
 
 
 def test_002_becn_window_readings():
-    from dcnlab.experiments.readings import ib_cc_002
+    from dcnlab.reproduce.congestion import readings as ib_cc_002
 
     rs = ib_cc_002.readings(True, 1)
     counts = {(r.headline, r.reading): r.value for r in rs}
@@ -184,7 +184,7 @@ def test_a_reading_states_its_true_unit_and_the_kind_of_its_tolerance():
 
 def test_002_readings_units():
     """Every 002 block in its unit: the CCT limit in Mb/s, recovery in seconds, their ratio a ratio, BECNs."""
-    from dcnlab.experiments.readings import ib_cc_002 as m
+    from dcnlab.reproduce.congestion import readings as m
 
     cct = m._cct_readings()
     assert cct and {r.unit for r in cct} == {"Mb/s"} and {r.kind for r in cct} == {"ratio"}
@@ -198,7 +198,7 @@ def test_002_readings_units():
 
 def test_001_block_is_named_for_the_groups_that_ran(monkeypatch):
     """Issue 25 §3: the quick run measured random:300 under the title 001-mr4lms-random-1000."""
-    from dcnlab.experiments.readings import fattree_multicast_001 as m
+    from dcnlab.reproduce.multicast import readings as m
 
     monkeypatch.setattr(m, "SPEC", "midplane:q=2,m=2,p=2,k=2,w=2,cns=4,terminals=4")
     monkeypatch.setattr(m, "COLORS", 8)

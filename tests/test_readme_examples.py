@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dcnlab.experiments.cli import build_parser, main
+from dcnlab.cli import build_parser, main
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 EMULATING = re.compile(r"--emulate|^(run|clean|compile|lab)\b|^bench (emu|chaos)\b")

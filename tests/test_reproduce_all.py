@@ -12,9 +12,12 @@ import re
 
 import pytest
 
-from dcnlab.experiments import preflight, report, reproduce_all, summary
-from dcnlab.experiments.cli import main
-from dcnlab.experiments.summary import VERDICTS
+from dcnlab.emu import preflight
+from dcnlab.report import write as report
+from dcnlab.report import reproduce_all
+from dcnlab.results import summary
+from dcnlab.cli import main
+from dcnlab.results.summary import VERDICTS
 
 SEEDS = {"000", "001", "002", "003", "004"}
 
@@ -142,7 +145,7 @@ def test_quick_plan_keeps_every_point_of_the_full_run():
 
 
 def test_readings_tables_go_into_both_reports(run):
-    from dcnlab.experiments.readings import Reading
+    from dcnlab.results.readings import Reading
     out = run[1]
     rs = [Reading("003 Steiner baseline on BCube(6,k)", "(a) KMB", "one tree per receiver", 47.24, 28.76, "%",
                   default=True),

@@ -8,7 +8,7 @@ import pytest
 
 from dcnlab.emu import options
 from dcnlab.emu.network import FabricNetwork, NetOptions
-from dcnlab.experiments.cli import build_parser, main
+from dcnlab.cli import build_parser, main
 from dcnlab.topos import parse_spec
 from dcnlab.topos.errors import UserError
 

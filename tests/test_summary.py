@@ -1,4 +1,4 @@
-"""The headline records and the verdict rule of issue 18 §1 (dcnlab.experiments.summary)."""
+"""The headline records and the verdict rule of issue 18 §1 (dcnlab.results.summary)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,12 @@ import json
 
 import pytest
 
-from dcnlab.experiments import headlines, summary
-from dcnlab.experiments.summary import FIGURE_VERDICTS, VERDICTS, Headline, combine, difference, verdict
+from dcnlab.reproduce.aggregation import headlines as aggregation_headlines
+from dcnlab.reproduce.cist import headlines as cist_headlines
+from dcnlab.reproduce.congestion import headlines as congestion_headlines
+from dcnlab.reproduce.multicast import headlines as multicast_headlines
+from dcnlab.results import summary
+from dcnlab.results.summary import FIGURE_VERDICTS, VERDICTS, Headline, combine, difference, verdict
 
 
 @pytest.mark.parametrize(("kind", "paper", "ours", "expected"), [
@@ -153,8 +157,8 @@ def test_a_summary_json_of_before_the_two_verdicts_is_judged_again(tmp_path):
 
 def test_builders_emit_every_headline_without_results():
     """A command that computed nothing still lists its paper's headlines, each 'not run' with a reason."""
-    heads = (headlines.aggregation(None, why="x") + headlines.multicast(None, "x") + headlines.congestion(None)
-             + headlines.cist(None))
+    heads = (aggregation_headlines.aggregation(None, why="x") + multicast_headlines.multicast(None, "x") + congestion_headlines.congestion(None)
+             + cist_headlines.cist(None))
     assert {h.seed for h in heads} == {"000", "001", "002", "003", "004"}
     closed_form = [h for h in heads if "Bloom filter" in h.statement]     # formula (3): needs no run
     assert [h.verdict for h in closed_form] == ["reproduced"] * 3
@@ -163,7 +167,7 @@ def test_builders_emit_every_headline_without_results():
 
 
 def test_worked_example_of_report_003():
-    ex = headlines.bcube41_examples()
+    ex = aggregation_headlines.bcube41_examples()
     assert [(t["cost"], t["links"]) for t in ex["trees"]] == [(16, 12), (14, 11), (14, 11), (12, 9)]
     assert ex["entry_costs"] == [46, 48, 42]
 
@@ -240,7 +244,7 @@ def _fifo_and_fair_share():
                                 "cc_on": {"A->C": 0.994, "B->C": 1.0, "D->C": 1.0, "E->C": 1.0}}}
     bmv2 = {"fairness": {"off": {"rates_pps_4_active": {"A->C": 1.04, "B->C": 1.04, "D->C": 1.0, "E->C": 1.0}},
                          "cc": {"rates_pps_4_active": {"A->C": 0.886, "B->C": 1.0, "D->C": 1.0, "E->C": 1.0}}}}
-    heads = headlines.congestion(model, bmv2)
+    heads = congestion_headlines.congestion(model, bmv2)
     return (next(h for h in heads if h.statement.startswith("Parking lot on one FIFO")),
             next(h for h in heads if h.statement.startswith("With CC on the four flows share fairly")))
 
@@ -251,7 +255,7 @@ def test_the_three_rows_of_issue_25_are_model_only():
     assert (fair.paper, round(fair.model, 3), round(fair.emulation, 3)) == (1.0, 0.994, 0.886)
     waiting = {"points": {"3": {}}, "model_saving": 69.27, "saving": 37.10, "saving_sd": 3.0, "spec": "bcube:n=4,k=2",
                "senders": [3], "runs": 5}
-    word = next(h for h in headlines.aggregation(None, {"waiting": waiting}, why="x")
+    word = next(h for h in aggregation_headlines.aggregation(None, {"waiting": waiting}, why="x")
                 if h.statement.startswith("Word-count incast on BMv2"))
     assert (round(word.paper, 2), word.model, word.emulation) == (66.67, 69.27, 37.10)
     for h in (fifo, fair, word):
@@ -263,7 +267,7 @@ def test_the_three_rows_of_issue_25_are_model_only():
 
 def test_builders_mark_what_bmv2_measures():
     """Without BMv2 results, the headlines BMv2 measures say 'BMv2 not run'; the others have no BMv2 verdict."""
-    heads = headlines.congestion({"fairness_rates": {"cc_on": {"A->C": 1.0, "B->C": 1.0, "D->C": 1.0, "E->C": 1.0}}})
+    heads = congestion_headlines.congestion({"fairness_rates": {"cc_on": {"A->C": 1.0, "B->C": 1.0, "D->C": 1.0, "E->C": 1.0}}})
     fair = next(h for h in heads if h.statement.startswith("With CC on the four flows share fairly"))
     assert (fair.verdict, fair.emulation_verdict, fair.note) == ("reproduced", "not run", "BMv2 not run")
     tenant1 = next(h for h in heads if h.statement.startswith("Tenant 1's flow"))

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from dcnlab.experiments import preflight
-from dcnlab.experiments.cli import main
+from dcnlab.emu import preflight
+from dcnlab.cli import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

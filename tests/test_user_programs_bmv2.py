@@ -30,7 +30,7 @@ import pytest
 from dcnlab.emu import links
 from dcnlab.emu.cleanup import leftovers
 from dcnlab.emu.network import FabricNetwork, NetOptions
-from dcnlab.experiments.cli import main
+from dcnlab.cli import main
 from dcnlab.topos.files import load_topology
 
 pytestmark = pytest.mark.bmv2

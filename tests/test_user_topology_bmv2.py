@@ -12,7 +12,7 @@ import pytest
 
 from dcnlab.emu.cleanup import leftovers
 from dcnlab.emu.network import FabricNetwork, NetOptions
-from dcnlab.experiments.cli import main
+from dcnlab.cli import main
 from dcnlab.controller.runtime.entry_files import EntryFileError
 from dcnlab.topos.files import load_topology
 

@@ -274,7 +274,7 @@ def test_the_server_listens_on_loopback_only():
 
 def test_plan_view_serves_the_plans_trees(monkeypatch, capsys):
     """``dcnlab plan cist ... --view``: the plan printed, then its trees served with the failed link cut."""
-    from dcnlab.experiments.cli import main
+    from dcnlab.cli import main
     seen = {}
 
     def fetch_then_stop():
@@ -299,7 +299,7 @@ def test_view_port_and_network_view_are_checked_in_one_line():
 
 def test_view_of_a_path_that_cannot_be_read_is_one_line(capsys):
     """Found by the hostile campaign: a 300-character name ended in OSError (File name too long)."""
-    from dcnlab.experiments.cli import main
+    from dcnlab.cli import main
     assert main(["view", "x" * 300]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot be read (File name too long)" in err and "Traceback" not in err

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 WORK_STARTS = (
     "dcnlab.emu.network.FabricNetwork.start", "dcnlab.emu.cleanup.clean", "dcnlab.p4src.compiler.compile_program",
-    "dcnlab.experiments.bench_emu.bring_up", "dcnlab.experiments.bench_emu.write_rates", "dcnlab.experiments.bench_chaos.run_chaos",
-    "dcnlab.experiments.bench_topo.run", "dcnlab.experiments.aggregation_model.run_tasks", "dcnlab.experiments.aggregation_model.model_rows",
-    "dcnlab.experiments.aggregation_bcube.run", "dcnlab.experiments.aggregation_bcube.bench_dataplane",
-    "dcnlab.experiments.multicast_model.run_all", "dcnlab.experiments.multicast_model._workload",
-    "dcnlab.experiments.multicast_emu.run_experiment", "dcnlab.experiments.congestion_cmd.build_scenarios",
-    "dcnlab.experiments.congestion_emu.run_experiment", "dcnlab.controller.congestion.fluid.simulate",
-    "dcnlab.experiments.cist_cmd.model_case", "dcnlab.experiments.cist_cmd.bench_case", "dcnlab.experiments.cist_dragonfly.run_experiment",
-    "dcnlab.experiments.pool.Cluster.connect",
+    "dcnlab.bench.emu.bring_up", "dcnlab.bench.emu.write_rates", "dcnlab.bench.chaos.run_chaos",
+    "dcnlab.bench.topo.run", "dcnlab.reproduce.aggregation.model.run_tasks", "dcnlab.reproduce.aggregation.bench.model_rows",
+    "dcnlab.reproduce.aggregation.reproduce.run_bmv2", "dcnlab.reproduce.aggregation.bench.bench_dataplane",
+    "dcnlab.reproduce.multicast.model.run_all", "dcnlab.reproduce.multicast.model._workload",
+    "dcnlab.reproduce.multicast.bmv2.run_experiment", "dcnlab.reproduce.congestion.model.build_scenarios",
+    "dcnlab.reproduce.congestion.bmv2.run_experiment", "dcnlab.controller.congestion.fluid.simulate",
+    "dcnlab.reproduce.cist.model.model_case", "dcnlab.reproduce.cist.bench.bench_case", "dcnlab.reproduce.cist.bmv2.run_experiment",
+    "dcnlab.sweep.pool.Cluster.connect",
 )
 """Where real work starts: a sentinel put in each ends the command with :data:`REACHED_WORK`."""
 REACHED_WORK = 99
@@ -35,7 +35,7 @@ def _reached(*args, **kwargs):
 mp = MonkeyPatch()
 for target in {WORK_STARTS!r}:
     mp.setattr(target, _reached)
-from dcnlab.experiments.cli import main
+from dcnlab.cli import main
 raise SystemExit(main(sys.argv[1:]))
 """
 """``python -c SENTINEL_CLI ARGV...``: ``dcnlab ARGV`` with a sentinel at every work start."""

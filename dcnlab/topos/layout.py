@@ -1,4 +1,4 @@
-"""2-D positions for drawing a fabric (pure data; rendering lives in experiments.render)."""
+"""2-D positions for drawing a fabric (pure data; rendering lives in dcnlab.figures.render)."""
 
 from __future__ import annotations
 

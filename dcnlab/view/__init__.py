@@ -1,7 +1,7 @@
 """The live view: a web page of the fabric, its link loads and the mechanisms' trees (issue 27).
 
 Layering: this package sits on top of :mod:`dcnlab.topos`, :mod:`dcnlab.emu` and
-:mod:`dcnlab.controller` and below the CLI (:mod:`dcnlab.experiments`) and :mod:`dcnlab.api`, which
+:mod:`dcnlab.controller` and below the CLI (:mod:`dcnlab.cli`) and :mod:`dcnlab.api`, which
 call into it; it imports nothing from those two. Its modules:
 
 * :mod:`~dcnlab.view.layout`, :mod:`~dcnlab.view.blocks`: positions per family, blocks for big fabrics;

@@ -1,0 +1,94 @@
+"""The ``dcnlab`` command line: argument parsing and one thin function per command, nothing else.
+
+Holds the parser (:func:`build_parser`, here; :func:`main` is the console script), the shared argparse pieces
+(:mod:`~dcnlab.cli.argtypes`), the ``--help`` examples (:mod:`~dcnlab.cli.examples`) and one module per
+command or mechanism (``topo``, ``run``, ``lab``, ``compile``, ``view``, ``cluster``, ``bench``, ``plan``
+and ``aggregation``/``multicast``/``congestion``/``cist`` for ``plan|reproduce|bench <mechanism>``). A
+command function checks its arguments, calls the work below and prints.
+
+May import: everything below it (:mod:`dcnlab.bench`, :mod:`dcnlab.report`, :mod:`dcnlab.reproduce`,
+:mod:`dcnlab.sweep`, :mod:`dcnlab.figures`, :mod:`dcnlab.results`, the API and the engine). Nothing imports it
+but ``dcnlab.__main__``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+from dcnlab.controller.runtime.protobuf_check import require_protobuf
+from dcnlab.cli.argtypes import Parser, one_line
+from dcnlab.cli.errors import UserError
+from dcnlab.topos.errors import SpecError
+
+EXAMPLES = """\
+fabric specs:
+  bcube:n=4,k=1
+  fattree:k=4
+  midplane:q=32,m=16,p=6,k=32,w=16,cns=64,terminals=16   (all optional; defaults = paper instance)
+  dragonfly:p=1,a=4,h=2,arrangement=relative|absolute|circulant
+"""
+
+
+def version() -> str:
+    """dcnlab's installed version (its package metadata), or the source tree's when not installed."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+    try:
+        return dist_version("dcnlab")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from dcnlab.cli import bench as bench_cmd
+    from dcnlab.cli import examples
+    from dcnlab.cli import lab as lab_cmd
+    from dcnlab.cli import plan as plan_cmd
+    from dcnlab.cli import run as run_cmd
+    from dcnlab.cli import topo as topo_cmd
+    from dcnlab.cli import view as view_cmd
+
+    parser = Parser(prog="dcnlab", description="P4/Mininet data-center fabric testbed",
+                    epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    topo_cmd.add_parser(sub)
+    bench_cmd.add_parser(sub)
+    run_cmd.add_parser(sub)
+    lab_cmd.add_parser(sub)
+    plan_cmd.add_parser(sub)
+    view_cmd.add_parser(sub)
+    examples.attach(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        require_protobuf()    # cheap (under 1 ms); a hidden google.protobuf is one line before any command
+        parser = build_parser()
+    except UserError as e:
+        print(f"dcnlab: error: {one_line(str(e))}", file=sys.stderr)
+        return 2
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.func(args) or 0)
+    except (SpecError, UserError) as e:
+        print(f"dcnlab: error: {one_line(str(e))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("dcnlab: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:   # e.g. `dcnlab ... | head`: the reader left; say nothing more
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+
+
+if __name__ == "__main__":
+    sys.exit(main())

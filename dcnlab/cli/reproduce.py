@@ -1,0 +1,108 @@
+"""``dcnlab reproduce all`` (the five papers in one run and one report, :mod:`dcnlab.report.reproduce_all`) and
+``dcnlab reproduce search`` (the settings the papers leave open, :mod:`dcnlab.report.search`): their parsers
+and what they print."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from dcnlab.cli.argtypes import exclusive, ranged, seed, workers
+from dcnlab.report import reproduce_all
+from dcnlab.report import search as settings_search
+from dcnlab.results.outputs import output_dir
+from dcnlab.results.summary import counts, counts_text
+from dcnlab.sweep.pool import add_cluster_option
+
+
+def cmd_reproduce_all(args: argparse.Namespace) -> int:
+    from dcnlab.emu import preflight
+    from dcnlab.report.write import table_lines
+
+    exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
+    if args.emulate == "on":    # before anything is written
+        preflight.require("dcnlab reproduce all --emulate on")
+    out = output_dir(args.out, "--out")
+    for m in reproduce_all.PARTS:
+        output_dir(str(out / m), "--out")
+    mode = "smoke" if args.smoke else ("quick" if args.quick else "full")
+    done = reproduce_all.run(out, mode, args.emulate, args.workers, args.cluster, args.seed)
+    heads, run = done.heads, done.run
+    if args.json:
+        print(json.dumps({"run": run, "headlines": [h.to_json() for h in heads], **counts(heads),
+                          "files": [str(f) for f in done.files]}))
+    else:
+        print("\n".join(table_lines(heads)))
+        print(f"\n{counts_text(heads)}; {done.wall:.0f} s on {done.where} (model {done.model_seconds:.0f} s); "
+              f"BMv2: {run['emulation_why']}")
+        for f in done.files:
+            print(f"wrote {f}")
+    if done.bad:
+        print(f"dcnlab: BMv2 experiments with failed checks or errors: {', '.join(done.bad)} (see {out / 'report.md'})",
+              file=sys.stderr)
+    return 1 if done.bad else 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from dcnlab.results.open_settings import NOTHING_TO_SEARCH
+    from dcnlab.topos.errors import UserError
+    from dcnlab.topos.inputs import quote
+
+    searchable = settings_search.SEARCHABLE
+    bad = [p for p in args.papers if p not in searchable]
+    if bad:
+        why = " (nothing to search: its statements are theorems no open setting changes)" if bad[0] in NOTHING_TO_SEARCH else ""
+        raise UserError(f"reproduce search: paper {quote(bad[0])} has no search{why}; valid: {', '.join(searchable)}")
+    out = output_dir(args.out, "--out")
+    papers = args.papers or list(searchable)
+    for paper in papers:
+        t0 = time.perf_counter()
+        data, path = settings_search.search_and_write(
+            paper, args.quick, args.draws, args.workers,
+            (lambda m: print(m, file=sys.stderr, flush=True)) if args.verbose_search else (lambda m: None), out)
+        print(settings_search.table_text(data))
+        print(f"\n{paper}: {time.perf_counter() - t0:.0f} s; wrote {path}\n")
+    return 0
+
+
+def add_all_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("all", help="all five papers: every reproduction's model parts on every core, BMv2 where "
+                                   "possible, one report (report.md, report.html, summary.json)",
+                       description="Runs the model parts of reproduce aggregation (papers 000 and 003), multicast "
+                                   "(001), congestion (002) and cist (004) in one process pool, then their BMv2 "
+                                   "experiments (--emulate), and writes OUT/report.md, a self-contained "
+                                   "OUT/report.html, OUT/summary.json (every headline: paper, model, BMv2, their "
+                                   "verdicts and the headline's) "
+                                   "and each part's outputs in OUT/<mechanism>/.")
+    p.add_argument("--quick", action="store_true", help="fewer rounds, every headline (under 3 minutes on 2 cores "
+                                                        "without BMv2; BMv2 experiments in their quick form)")
+    p.add_argument("--emulate", choices=("auto", "on", "off"), default="auto",
+                   help="BMv2 experiments: auto (default) where root and the P4 toolchain are present, on (an "
+                        "error without them), off")
+    p.add_argument("--out", default=reproduce_all.DEFAULT_OUT, metavar="DIR", help=f"output directory (default {reproduce_all.DEFAULT_OUT})")
+    p.add_argument("--workers", type=workers(), help="model processes (default: every core)")
+    add_cluster_option(p, "model tasks and readings")
+    p.add_argument("--seed", type=seed(), help="base seed of the random draws (default: each command's, "
+                                               "aggregation 1, cist 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (run, headlines, files)")
+    p.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_reproduce_all)
+
+
+def add_search_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("search", help="the settings the papers leave open: one per paper, the one under which most "
+                                      "of its statements hold at once (a table per paper)",
+                       description="For each paper with a search, runs every candidate of the settings its text "
+                                   "leaves open (dcnlab/results/open_settings.py), counts the statements that hold "
+                                   "at once under each, and prints the table; writes OUT/PAPER.json.")
+    p.add_argument("papers", nargs="*", metavar="PAPER",
+                   help=f"papers to search (default: every one with a search: {', '.join(settings_search.SEARCHABLE)})")
+    p.add_argument("--quick", action="store_true", help="the reproduction's quick scale")
+    p.add_argument("--draws", type=ranged(int, 1, 9), default=settings_search.DRAWS,
+                   help=f"draws of a random setting (default {settings_search.DRAWS}; the median is judged)")
+    p.add_argument("--out", default=settings_search.DEFAULT_OUT, help=f"output directory (default {settings_search.DEFAULT_OUT})")
+    p.add_argument("--workers", type=workers(), help="processes (default: every core)")
+    p.add_argument("--progress", dest="verbose_search", action="store_true", help="print each task as it ends")
+    p.set_defaults(func=cmd_search)

@@ -1,1 +1,0 @@
-"""Experiments and the dcnlab CLI: bring up networks, run traffic, assert, write tables and plots."""

@@ -1,0 +1,444 @@
+"""``dcnlab reproduce search [PAPER ...]``: one setting per paper, the one under which most statements hold.
+
+The settings a paper leaves open are data (:mod:`dcnlab.results.open_settings`). For each paper
+with a searcher (:data:`SEARCHERS`), the search
+
+* builds every candidate setting: the cross product of the values of its searched settings;
+* runs each candidate over ``draws`` draws when it is random (a value that is a draw, such as a
+  shuffled order, or a paper whose patterns are random), once otherwise; the tasks of all candidates
+  and draws are deduplicated (a task that no setting changes runs once) and fanned out on the cores;
+* builds the paper's headlines (``dcnlab/reproduce/<mechanism>/headlines.py``) for each candidate and draw,
+  takes per headline the **median** of the model's figure over the draws (the range is shown) and
+  judges the median by the report's rule (:func:`dcnlab.results.summary.verdict`);
+* counts the statements that hold (model verdict ``reproduced``) **at the same time**, and chooses
+  the candidate with the most; ties go to a deterministic candidate (it can be rerun exactly), then to
+  the earliest values in the setting lists (the reading the text supports best first).
+
+Why a separate command and not part of ``reproduce all --quick``: the search runs the paper's model
+part once per candidate and draw (001: five join orders of the nine grid patterns, three sizes and
+three draws of the random ones, about 15 CPU minutes; MR4LMS on the 4-ppn grids is most of it), which
+``--quick``'s three-minute budget cannot hold. Its result is a table, ``OUT/<paper>.json``, and a copy
+committed in ``dcnlab/results/search_tables/`` that the reproductions' defaults follow (a test
+checks that they do); ``dcnlab reproduce all`` shows the committed table (or a newer one in
+``OUT/search/``) in its report without running it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import time
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from dcnlab.results.open_settings import OpenSetting, searched
+from dcnlab.results.summary import Headline, verdict
+
+DRAWS = 3
+"""Draws of a random candidate (issue 25: a range over several draws, the median judged)."""
+DEFAULT_OUT = "results/reproduce-all/search"
+
+
+class Searcher(Protocol):
+    """What a paper's search provides (see :mod:`dcnlab.reproduce.multicast.search`)."""
+
+    paper: str
+
+    def is_random(self, setting: Mapping[str, str]) -> bool:
+        """Whether ``setting`` must be run over several draws."""
+
+    def tasks(self, setting: Mapping[str, str], draw: int, quick: bool) -> list[Hashable]:
+        """The model tasks ``setting`` needs on draw ``draw`` (equal tasks are run once)."""
+
+    def run(self, task: Hashable) -> Any:
+        """One task's result (in a worker process; ``task`` and the result picklable)."""
+
+    def seconds(self, task: Hashable) -> float:
+        """A rough estimate of one task's CPU seconds (the longest start first)."""
+
+    def headlines(self, setting: Mapping[str, str], draw: int, results: Mapping[Hashable, Any]) -> list[Headline]:
+        """The paper's headlines under ``setting`` on draw ``draw``, from the tasks' results."""
+
+    def extra(self, results: Mapping[Hashable, Any], quick: bool) -> dict[str, Any]:
+        """Anything else the report shows (e.g. the bounds of :data:`open_settings.BOUNDS`; ``note``: what ran, when
+        it is not the reproduction's scale). A searcher may also have ``warm()``, run before the workers start
+        (e.g. to compile numba kernels once)."""
+
+
+# -- bookkeeping ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Judged:
+    """One statement under one candidate: the model's figure per draw, their median, judged."""
+
+    statement: str
+    paper: float | None
+    values: list[float | None]
+    median: float | None
+    verdict: str
+
+    @property
+    def holds(self) -> bool:
+        return self.verdict == "reproduced"
+
+    def range_text(self) -> str:
+        vals = [v for v in self.values if v is not None]
+        if not vals:
+            return "n/a"
+        lo, hi = min(vals), max(vals)
+        return _num(lo) if _num(lo) == _num(hi) else f"{_num(lo)}..{_num(hi)} (median {_num(self.median)})"
+
+
+def _num(x: float | None) -> str:
+    if x is None:
+        return "n/a"
+    return f"{x:.0f}" if float(x).is_integer() else f"{x:.3g}" if abs(x) < 100 else f"{x:.1f}"
+
+
+def median(values: Sequence[float | None]) -> float | None:
+    """The median of the figures that exist (None when none does); an even count takes the lower middle
+    value, so that the median is always a figure some draw gave."""
+    vals = sorted(v for v in values if v is not None and math.isfinite(v))
+    return vals[(len(vals) - 1) // 2] if vals else None
+
+
+def judge(per_draw: Sequence[Sequence[Headline]]) -> list[Judged]:
+    """The statements of one candidate from its draws' headlines (the same statements in the same order on
+    every draw): each figure's median judged by the report's rule."""
+    if not per_draw:
+        return []
+    first = per_draw[0]
+    for heads in per_draw[1:]:
+        if [h.statement for h in heads] != [h.statement for h in first]:
+            raise ValueError("search: the draws of one setting gave different statements")
+    out = []
+    for i, h in enumerate(first):
+        values = [heads[i].model for heads in per_draw]
+        mid = median(values)
+        out.append(Judged(h.statement, h.paper, values, mid, verdict(h.kind, h.paper, mid, h.direction, h.reference)))
+    return out
+
+
+@dataclass
+class Candidate:
+    """One setting (name -> value) and its statements."""
+
+    setting: dict[str, str]
+    random: bool
+    statements: list[Judged] = field(default_factory=list)
+    draws: int = 1
+
+    @property
+    def holding(self) -> int:
+        return sum(s.holds for s in self.statements)
+
+    def label(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in self.setting.items()) or "(no open setting)"
+
+
+def candidates(options: Sequence[OpenSetting]) -> list[dict[str, str]]:
+    """The cross product of the settings' values, in list order (the earliest values first)."""
+    return [dict(zip([o.name for o in options], combo)) for combo in itertools.product(*[o.values for o in options])]
+
+
+def miss(c: Candidate) -> float:
+    """How far the candidate's figures lie from the paper's: the sum over the statements with a paper figure
+    of ``|median - paper| / |paper|``, each capped at 1 (a statement far off counts as one miss, not as many)."""
+    total = 0.0
+    for s in c.statements:
+        if s.paper is not None and s.median is not None:
+            total += min(1.0, abs(s.median - s.paper) / max(abs(s.paper), 1e-9))
+    return total
+
+
+def rank_key(options: Sequence[OpenSetting]) -> Callable[[Candidate], tuple[int, int, float, tuple[int, ...]]]:
+    """The order of preference: most statements holding, then deterministic, then closest to the paper's
+    figures (:func:`miss`, to two decimals: closer by less than 0.01 of one statement is no closer), then the
+    earliest values."""
+    def key(c: Candidate) -> tuple[int, int, float, tuple[int, ...]]:
+        return (-c.holding, int(c.random), round(miss(c), 2),
+                tuple(o.values.index(c.setting[o.name]) for o in options))
+    return key
+
+
+def choose(cands: Sequence[Candidate], options: Sequence[OpenSetting]) -> Candidate:
+    """The candidate with the most statements holding at once; ties: deterministic first, then the closest to
+    the paper's figures (:func:`miss`), then the earliest values of each setting (the reading the text
+    supports best)."""
+    if not cands:
+        raise ValueError("search: no candidate")
+    return min(cands, key=rank_key(options))
+
+
+TIE_RULE = ("most statements holding at once; ties go to a deterministic setting (it reruns exactly), then to the "
+            "figures closest to the paper's (miss: the sum over the statements of |ours - paper| / |paper|, each at "
+            "most 1, to two decimals), then to the earliest values of each setting's list (the reading the text "
+            "supports best first)")
+
+
+def rechoose(data: Mapping[str, Any], options: Sequence[OpenSetting]) -> dict[str, Any]:
+    """A stored search chosen again by today's :func:`choose` (the same measurements, e.g. after the tie rule
+    changed): ``chosen``, ``rule`` and each candidate's ``miss`` updated."""
+    cands = from_json(data)
+    out = dict(data)
+    out["chosen"], out["rule"] = choose(cands, options).setting, TIE_RULE
+    out["candidates"] = [dict(c, miss=round(miss(k), 3)) for c, k in zip(data["candidates"], cands)]
+    return out
+
+
+def from_json(data: Mapping[str, Any]) -> list[Candidate]:
+    """The candidates of a stored search (``OUT/<paper>.json``)."""
+    return [Candidate(dict(c["setting"]), bool(c["random"]),
+                      [Judged(s["statement"], s["paper"], list(s["values"]), s["median"], s["verdict"])
+                       for s in c["statements"]], int(c["draws"])) for c in data["candidates"]]
+
+
+def evaluate(searcher: Searcher, options: Sequence[OpenSetting], results: Mapping[Hashable, Any], draws: int,
+             ) -> list[Candidate]:
+    """Every candidate's statements from the tasks' results."""
+    out = []
+    for setting in candidates(options):
+        rnd = searcher.is_random(setting)
+        n = draws if rnd else 1
+        per_draw = [searcher.headlines(setting, d, results) for d in range(1, n + 1)]
+        out.append(Candidate(setting, rnd, judge(per_draw), n))
+    return out
+
+
+# -- running -------------------------------------------------------------------------------------------------
+
+def _run_one(paper: str, task: Hashable) -> tuple[Hashable, Any, float]:
+    t0 = time.process_time()
+    res = searcher_for(paper).run(task)
+    return task, res, time.process_time() - t0
+
+
+def run_search(paper: str, quick: bool, draws: int, workers: int | None,
+               say: Callable[[str], None] = lambda m: None, cache: Path | None = None) -> dict[str, Any]:
+    """Run the search of ``paper``; its table as JSON (what ``OUT/<paper>.json`` holds).
+
+    ``cache``: a pickle of the tasks' results (``OUT/<paper>.cache.pickle``), read when present so that a
+    later search (another statement, more draws) runs only the tasks it lacks, and written at the end."""
+    import pickle
+
+    from dcnlab.sweep.pool import fan_out
+
+    searcher = searcher_for(paper)
+    options = searched(paper)
+    wanted: dict[Hashable, None] = {}
+    for setting in candidates(options):
+        for d in range(1, (draws if searcher.is_random(setting) else 1) + 1):
+            wanted.update(dict.fromkeys(searcher.tasks(setting, d, quick)))
+    cached: dict[Hashable, Any] = {}
+    if cache is not None and cache.is_file():
+        try:
+            stored = pickle.loads(cache.read_bytes())
+            cached = stored["results"] if stored.get("quick") == quick else {}
+        except Exception:           # a stale or foreign file: run everything
+            cached = {}
+    results: dict[Hashable, Any] = {t: cached[t] for t in wanted if t in cached}
+    tasks = sorted((t for t in wanted if t not in results), key=lambda t: -searcher.seconds(t))
+    say(f"{paper}: {len(candidates(options))} settings, {len(wanted)} distinct tasks, {len(results)} cached")
+    t0 = time.perf_counter()
+    cpu = 0.0
+    for _, (task, res, sec) in fan_out(_run_one, [(paper, t) for t in tasks], workers,
+                                       warm=getattr(searcher, "warm", None)):
+        results[task] = res
+        cpu += sec
+        say(f"  [{len(results)}/{len(wanted)}] {task} {sec:.1f} s")
+    if cache is not None and tasks:
+        cache.write_bytes(pickle.dumps({"quick": quick, "results": {**cached, **results}}))
+    cands = evaluate(searcher, options, results, draws)
+    best = choose(cands, options)
+    return {"paper": paper, "quick": quick, "draws": draws, "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+            "wall_seconds": round(time.perf_counter() - t0, 1), "cpu_seconds": round(cpu, 1),
+            "settings": [{"name": o.name, "values": list(o.values), "random": list(o.random), "default": o.default,
+                          "sentence": o.sentence, "where": o.where} for o in options],
+            "rule": TIE_RULE, "chosen": best.setting,
+            "candidates": [{"setting": c.setting, "random": c.random, "draws": c.draws, "holding": c.holding,
+                            "total": len(c.statements), "miss": round(miss(c), 3),
+                            "statements": [{"statement": s.statement, "paper": s.paper, "values": s.values,
+                                            "median": s.median, "verdict": s.verdict} for s in c.statements]}
+                           for c in cands],
+            **searcher.extra(results, quick)}
+
+
+# -- showing -------------------------------------------------------------------------------------------------
+
+def table_text(data: Mapping[str, Any], width: int = 100) -> str:
+    """The search table of one paper: setting -> statements holding (the chosen one marked ``*``), then the
+    statements that differ between settings, with each setting's figure (range over draws, median judged)."""
+    import textwrap
+
+    cands = data["candidates"]
+    chosen = data["chosen"]
+    total = max((c["total"] for c in cands), default=0)
+    lines = [f"search of {data['paper']}: {len(cands)} settings, {data['draws']} draws where random"
+             + (" (quick)" if data.get("quick") else "") + f"; {data.get('date', '')}"]
+    lines += textwrap.wrap(f"choice: {data['rule']}", width)
+    if data.get("note"):
+        lines += textwrap.wrap(f"what ran: {data['note']}", width)
+    names = [s["name"] for s in data["settings"]]
+    widths = [max(len(n), *(len(c["setting"][n]) for c in cands)) for n in names]
+    lines.append("  " + " ".join(f"{n:<{w}}" for n, w in zip(names, widths)) + f" {'holds':>7}  draws  miss")
+    for c in cands:
+        mark = "*" if c["setting"] == chosen else " "
+        lines.append(f"{mark} " + " ".join(f"{c['setting'][n]:<{w}}" for n, w in zip(names, widths))
+                     + f" {c['holding']:>3}/{total:<3}  {c['draws'] if c['random'] else 1:>5}  "
+                     + (f"{c['miss']:.2f}" if c.get("miss") is not None else "–"))
+    def holds(i: int) -> set[bool]:
+        return {c["statements"][i]["verdict"] == "reproduced" for c in cands}
+
+    def figures(i: int) -> set[Any]:
+        return {tuple(c["statements"][i]["values"]) for c in cands}
+
+    differ = [i for i in range(total) if len(holds(i)) > 1]
+    moved = [i for i in range(total) if holds(i) == {False} and len(figures(i)) > 1]
+    for title, rows in (("statements that hold under some settings only (yes/no; the figure, a range over the "
+                         "draws):", differ),
+                        ("statements that hold under no setting, whose figure the settings move:", moved)):
+        if not rows:
+            continue
+        lines.append("")
+        lines.append(title)
+        for i in rows:
+            st = cands[0]["statements"][i]
+            lines += textwrap.wrap(f"- {st['statement']} (paper {_num(st['paper'])})", width)
+            for label, group in by_setting(cands, i, names):
+                shown, ok = _shown(group[0], i)
+                mark = "*" if any(c["setting"] == chosen for c in group) else " "
+                lines += textwrap.wrap(f"{'yes' if ok else 'no ':<4}{shown}: {label}", width,
+                                       initial_indent=f"    {mark} ", subsequent_indent="        ")
+    for b in data.get("bounds", []):
+        lines.append("")
+        lines += textwrap.wrap(f"bound: {b['statement']}: paper {b['figure']}; under the stated rule ({b['rule']}) "
+                               f"at least {b['bound']}, ours {b['ours']}; the reading '{b['reading']}' gives "
+                               f"{b['reading_figure']} (bound {b['reading_bound']}). {b['how']}", width)
+    return "\n".join(lines)
+
+
+def _shown(c: Mapping[str, Any], i: int) -> tuple[str, bool]:
+    """Statement ``i`` of candidate ``c`` as the table shows it: its figure (a range over the draws), holds."""
+    s = c["statements"][i]
+    j = Judged(s["statement"], s["paper"], s["values"], s["median"], s["verdict"])
+    return j.range_text(), j.holds
+
+
+def by_setting(cands: Sequence[Mapping[str, Any]], i: int, names: Sequence[str],
+               ) -> list[tuple[str, list[Mapping[str, Any]]]]:
+    """The candidates grouped by the settings statement ``i`` depends on (in list order), each group with its
+    label (``name=value, ...``; ``every setting`` when it depends on none). A setting counts when changing it
+    alone changes the statement's figure or verdict for some candidate; candidates that agree on every setting
+    that counts differ only in settings that never move it, so a group shows one figure."""
+    def matters(n: str) -> bool:
+        seen: dict[tuple[str, ...], tuple[str, bool]] = {}
+        for c in cands:
+            key = tuple(c["setting"][m] for m in names if m != n)
+            if seen.setdefault(key, _shown(c, i)) != _shown(c, i):
+                return True
+        return False
+
+    relevant = [n for n in names if matters(n)]
+    groups: dict[tuple[str, ...], list[Mapping[str, Any]]] = {}
+    for c in cands:
+        groups.setdefault(tuple(c["setting"][n] for n in relevant), []).append(c)
+    return [(", ".join(f"{n}={v}" for n, v in zip(relevant, key)) or "every setting", group)
+            for key, group in groups.items()]
+
+
+def stored_tables(out: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Each paper's search: the one in ``out`` (a newer run of ``dcnlab reproduce search``) where present, else
+    the committed one (:func:`open_settings.stored_search`)."""
+    from dcnlab.results.open_settings import PAPERS, stored_search
+
+    found = {}
+    for paper in PAPERS:
+        path = out / f"{paper}.json" if out is not None else None
+        if path is not None and path.is_file():
+            try:
+                found[paper] = json.loads(path.read_text())
+                continue
+            except ValueError:
+                pass
+        s = stored_search(paper)
+        if s is not None:
+            found[paper] = s
+    return found
+
+
+SEARCH_INTRO = ("The settings each paper leaves open (dcnlab/results/open_settings.py, each with the sentence that "
+                "leaves it open) were searched once per paper (dcnlab reproduce search): under each setting, the "
+                "number of the paper's statements that hold at the same time; a random setting is run over several "
+                "draws and the median figure judged. The chosen setting (*) is the reproduction's default.")
+
+
+def settings_text(paper: str, chosen: Mapping[str, str] | None = None, width: int = 100) -> str:
+    """The open settings of ``paper`` as a list: name, candidates (the value the search ``chosen`` marked
+    ``chosen``, the one run before the search ``before``), the sentence that leaves it open."""
+    import textwrap
+
+    from dcnlab.results.open_settings import settings
+
+    lines = []
+    for o in settings(paper):
+        marks = {v: [w for w, on in (("chosen", (chosen or {}).get(o.name) == v), ("before", v == o.default)) if on]
+                 for v in o.values}
+        vals = ", ".join(v + (f" ({', '.join(marks[v])})" if marks[v] else "") for v in o.values)
+        head = f"- {o.name}: {o.what}; {vals}" + ("" if o.searched else " [not searched]")
+        lines += textwrap.wrap(head, width, subsequent_indent="    ")
+        lines += textwrap.wrap(f'"{o.sentence}" ({o.where})', width, initial_indent="    ", subsequent_indent="    ")
+        if o.note:
+            lines += textwrap.wrap(o.note, width, initial_indent="    ", subsequent_indent="    ")
+    return "\n".join(lines)
+
+
+def report_tables(out: Path | None = None) -> dict[str, str]:
+    """Each paper's open settings and its search table as text (the report's section "Settings the papers
+    leave open"); a paper without a search shows its list only."""
+    from dcnlab.results.open_settings import PAPERS
+
+    import textwrap
+
+    from dcnlab.results.open_settings import NOTHING_TO_SEARCH
+
+    found = stored_tables(out)
+    return {paper: settings_text(paper, found[paper]["chosen"] if paper in found else None)
+            + ("\n\n" + table_text(found[paper]) if paper in found else
+               "\n\n" + "\n".join(textwrap.wrap("nothing to search: " + NOTHING_TO_SEARCH[paper], 100))
+               if paper in NOTHING_TO_SEARCH else
+               "\n\nno search yet: the reproduction runs the values marked (before)")
+            for paper in PAPERS}
+
+
+# -- the command line ------------------------------------------------------------------------------------------
+
+SEARCHABLE = ("000", "001", "002", "003")
+"""The papers with a searcher (the others list their open settings only)."""
+
+
+def searcher_for(paper: str) -> Searcher:
+    """The searcher of ``paper`` (:data:`SEARCHABLE`)."""
+    from dcnlab.reproduce.aggregation import search_000
+    from dcnlab.reproduce.multicast import search as search_001
+    from dcnlab.reproduce.congestion import search as search_002
+    from dcnlab.reproduce.aggregation import search_003
+
+    found: dict[str, Callable[[], Searcher]] = {"000": search_000.Search000, "001": search_001.Search001,
+                                                "002": search_002.Search002, "003": search_003.Search003}
+    return found[paper]()
+
+
+
+
+def search_and_write(paper: str, quick: bool, draws: int, workers: int | None, say: Callable[[str], None],
+                     out: Path) -> tuple[dict[str, Any], Path]:
+    """:func:`run_search` of ``paper`` (its cache in ``out``), written to ``out/PAPER.json``: (the search, the file)."""
+    from dcnlab.results.outputs import writing
+
+    data = run_search(paper, quick, draws, workers, say, out / f"{paper}.cache.pickle")
+    with writing(out, "--out"):
+        (out / f"{paper}.json").write_text(json.dumps(data, indent=1) + "\n")
+    return data, out / f"{paper}.json"

@@ -1,0 +1,261 @@
+"""The report of ``dcnlab reproduce all``: ``report.md``, a self-contained ``report.html`` (every plot embedded)
+and ``summary.json``, from the parts' headlines (:mod:`dcnlab.results.summary`) and the readings of the
+headlines that deviate (:mod:`dcnlab.results.readings`)."""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dcnlab.results.outputs import writing
+from dcnlab.results.summary import COMBINED_RULE, EMULATION_GOAL_PERCENT, RULE, Headline, counts_text
+
+if TYPE_CHECKING:
+    from dcnlab.results.readings import Reading
+    from dcnlab.report.parts import PartRun
+
+READINGS_INTRO = ("For each headline that deviates, every reading the paper's text allows was implemented as a named "
+                  "variant and measured at the paper's setting (quick runs: fewer rounds). The reading marked * is "
+                  "the one the reproduction uses (the one the text supports best); 'holds' applies the verdict rule "
+                  "to that reading's figure.")
+
+MAX_TABLE_STATEMENT = 36
+"""Characters of a headline's statement in the printed table (the table stays within 100 columns)."""
+SHORT_FIGURE_VERDICT = {"reproduced": "yes", "trend": "trend", "deviates": "no", "not run": "not run", None: "–"}
+"""A figure's verdict in the printed table's 'holds' columns."""
+SEEDS = {"aggregation": ("000", "003"), "multicast": ("001",), "congestion": ("002",), "cist": ("004",)}
+TITLES = {"aggregation": "000 and 003: in-network aggregation on BCube (M2 incasts, SRS shuffles)",
+          "multicast": "001: C-MR4LMS, multicast with a limited table on a fat-tree",
+          "congestion": "002: tenant bandwidth partitioning with IB congestion control",
+          "cist": "004: completely independent spanning trees on Dragonfly"}
+
+
+# -- the report --------------------------------------------------------------------------------------------------
+
+def value_text(h: Headline, x: float | None) -> str:
+    """A figure in the headline's unit: ``32.87%``, ``7``, ``0.61``."""
+    if x is None:
+        return "–"
+    if h.kind == "percent" or h.unit.startswith("%"):
+        return f"{x:.2f}%"
+    if float(x).is_integer() and abs(x) < 1e9:
+        return f"{x:.0f}"
+    return f"{x:.3g}" if abs(x) < 100 else f"{x:.1f}"
+
+
+def paper_text(h: Headline) -> str:
+    return h.paper_text or value_text(h, h.paper)
+
+
+def diff_text(h: Headline) -> str:
+    return "–" if h.difference is None else f"{h.difference:+.1f}%"
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def figure_verdict_text(v: str | None) -> str:
+    """A figure's verdict in the report's tables (None: BMv2 does not measure this headline)."""
+    return "–" if v is None else v
+
+
+def verdict_text(h: Headline) -> str:
+    """The headline's verdict, with ``BMv2 not run`` (or ``model not run``) where that figure is missing."""
+    return f"{h.verdict} ({h.note})" if h.note else h.verdict
+
+
+def table_lines(heads: Sequence[Headline]) -> list[str]:
+    """The printed headline table (at most 100 columns): each figure with whether it holds (yes, trend, no, not
+    run; '–': BMv2 does not measure it), and the headline's verdict."""
+    w = MAX_TABLE_STATEMENT
+    lines = [f"{'pap':<4}{'headline':<{w}} {'paper':>10} {'model':>9} {'holds':<7} {'BMv2':>9} {'holds':<7} verdict",
+             "-" * (w + 60)]
+    for h in heads:
+        lines.append(f"{h.seed:<4}{_short(h.statement, w):<{w}} {_short(paper_text(h), 10):>10} "
+                     f"{value_text(h, h.model):>9} {SHORT_FIGURE_VERDICT[h.model_verdict]:<7} "
+                     f"{value_text(h, h.emulation):>9} {SHORT_FIGURE_VERDICT[h.emulation_verdict]:<7} {h.verdict}")
+    return lines
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _pngs(part: PartRun) -> list[Path]:
+    return sorted(part.out.glob("*.png"))
+
+
+def model_vs_bmv2(heads: Sequence[Headline]) -> list[tuple[Headline, str]]:
+    """Headlines with both a model and a BMv2 figure, with whether they agree within the goal."""
+    out = []
+    for h in heads:
+        if h.model is not None and h.emulation is not None:
+            d = h.difference
+            ok = "–" if d is None else ("within" if abs(d) <= EMULATION_GOAL_PERCENT else "outside")
+            out.append((h, ok))
+    return out
+
+
+def readings_text(readings: Sequence[Reading]) -> dict[str, str]:
+    """Each paper's readings table (at most 100 columns), by paper id."""
+    from dcnlab.results.readings import format_table
+    papers: dict[str, list[Reading]] = {}
+    for r in readings:
+        papers.setdefault(r.headline[:3], []).append(r)
+    return {paper: format_table(rows) for paper, rows in sorted(papers.items())}
+
+
+def write_report(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], run: dict[str, Any],
+                 readings: Sequence[Reading] = ()) -> list[Path]:
+    """``summary.json``, ``report.md`` and ``report.html`` in ``out``."""
+    from dcnlab.results import summary
+
+    emu_parts = {p.mechanism: {"ran": p.emulation is not None, "why": p.emulation_why, "ok": p.emulation_ok}
+                 for p in parts}
+    ran = any(v["ran"] for v in emu_parts.values())
+    why = "; ".join(f"{m}: {v['why']}" for m, v in emu_parts.items()) if ran else run["emulation_why"]
+    with writing(out, "--out"):
+        js = summary.write(out / "summary.json", [s for p in parts for s in SEEDS[p.mechanism]], heads, ran, why,
+                           run=run, parts={p.mechanism: {"seeds": list(SEEDS[p.mechanism]),
+                                                         "emulation": emu_parts[p.mechanism],
+                                                         "model_seconds": round(p.seconds, 1),
+                                                         "directory": p.mechanism} for p in parts},
+                           readings=[dict(r.__dict__, holds=r.holds) for r in readings])
+        md = out / "report.md"
+        md.write_text(report_md(out, parts, heads, run, readings))
+        page = out / "report.html"
+        page.write_text(report_html(out, parts, heads, run, readings))
+    return [md, page, js]
+
+
+def _intro(run: dict[str, Any], heads: Sequence[Headline]) -> tuple[str, str]:
+    kind = {"full": "full run", "quick": "quick run (--quick: fewer rounds)", "smoke": "smoke test (a few points)"}
+    seeds = "each command's default seeds" if run["seed"] is None else f"base seed {run['seed']}"
+    how = (f"{kind[run['mode']]}, {run['date']}, {run['wall_seconds']:.0f} s on {run['workers']} workers "
+           + (f"of the Dask cluster {run['cluster']} " if run.get("cluster") else "")
+           + f"({run['cpus']} CPUs; model parts {run['model_seconds']:.0f} s), {seeds}")
+    return how, counts_text(heads)
+
+
+def report_md(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], run: dict[str, Any],
+              readings: Sequence[Reading] = ()) -> str:
+    how, verdicts = _intro(run, heads)
+    lines = ["# dcnlab: the five papers reproduced", "", f"Generated by `dcnlab reproduce all`: {how}.", "",
+             f"**{verdicts}.**", "", "## Verdict rule", "", RULE, "",
+             "## BMv2", "", f"`--emulate {run['emulate']}`: {run['emulation_why']}.", ""]
+    lines += [f"- {p.mechanism}: {p.emulation_why}" + ("" if p.emulation_ok is not False else " (checks FAILED)")
+              for p in parts]
+    lines += ["", "## Headlines", "", COMBINED_RULE, "",
+              "| paper | headline | paper's figure | model | BMv2 | unit | model vs BMv2 | tolerance | model verdict | "
+              "BMv2 verdict | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for h in heads:
+        lines.append(f"| {h.seed} | {_md_cell(h.statement)} | {_md_cell(paper_text(h))} | {value_text(h, h.model)} | "
+                     f"{value_text(h, h.emulation)} | {_md_cell(h.unit)} | {diff_text(h)} | {_md_cell(h.tolerance)} | "
+                     f"{figure_verdict_text(h.model_verdict)} | {figure_verdict_text(h.emulation_verdict)} | "
+                     f"**{h.verdict}**{f' ({h.note})' if h.note else ''} |")
+    pairs = model_vs_bmv2(heads)
+    lines += ["", "## Model against BMv2", "",
+              f"Every headline with both figures; the goal is agreement within {EMULATION_GOAL_PERCENT:g}% of the model's."
+              + ("" if pairs else " No BMv2 experiment ran."), ""]
+    if pairs:
+        lines += [f"| paper | headline | model | BMv2 | difference | within {EMULATION_GOAL_PERCENT:g}% |", "|---|---|---|---|---|---|"]
+        lines += [f"| {h.seed} | {_md_cell(h.statement)} | {value_text(h, h.model)} | {value_text(h, h.emulation)} | "
+                  f"{diff_text(h)} | {ok} |" for h, ok in pairs]
+    tables = readings_text(readings)
+    if tables:
+        lines += ["", "## Readings of the headlines that deviate", "", READINGS_INTRO, ""]
+        for paper, text in tables.items():
+            lines += [f"### {paper}", "", "```", text, "```", ""]
+    from dcnlab.report.search import SEARCH_INTRO, report_tables
+    searches = report_tables(out / "search")     # issue 25 §2: one setting per paper, chosen by a search
+    if searches:
+        lines += ["", "## Settings the papers leave open", "", SEARCH_INTRO, ""]
+        for paper, text in searches.items():
+            lines += [f"### {paper}", "", "```", text, "```", ""]
+    for p in parts:
+        lines += ["", f"## {TITLES[p.mechanism]}", "",
+                  f"`dcnlab reproduce {p.mechanism}`'s outputs are in `{p.mechanism}/` (model parts "
+                  f"{p.seconds:.0f} s). BMv2: {p.emulation_why}.", "", "Readings (how each figure of ours was "
+                  "obtained):", ""]
+        for h in heads:
+            if h.seed in SEEDS[p.mechanism]:
+                lines.append(f"- **{h.seed}, {_md_cell(h.statement)}** ({verdict_text(h)}): "
+                             f"{_md_cell(h.reading) or '–'}")
+        lines += ["", "Plots:", ""]
+        for png in _pngs(p):
+            rel = f"{p.mechanism}/{png.name}"
+            lines += [f"- `{rel}`", "", f"  ![{png.stem}]({rel})", ""]
+    return "\n".join(lines) + "\n"
+
+
+CSS = """body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;font-size:13px;margin:0.5em 0}th,td{border:1px solid #ccc;padding:3px 6px;
+vertical-align:top}th{background:#f0f0f0}td.num{text-align:right;white-space:nowrap}
+.reproduced{background:#dff0d8}.trend{background:#fcf8e3}.deviates{background:#f2dede}.not-run{background:#eee}
+.model-only,.BMv2-only{background:#fde5c8}td.verdict{font-weight:bold}.note{font-weight:normal;font-size:11px}
+img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}figcaption{font-size:12px;color:#555}
+li{margin:0.2em 0}"""
+
+
+def report_html(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], run: dict[str, Any],
+                readings: Sequence[Reading] = ()) -> str:
+    """One page, every PNG embedded as a data URI (the file can be mailed or opened anywhere)."""
+    e = html.escape
+    how, verdicts = _intro(run, heads)
+    body = [f"<h1>dcnlab: the five papers reproduced</h1><p>Generated by <code>dcnlab reproduce all</code>: {e(how)}."
+            f"</p><p><b>{e(verdicts)}.</b></p>", f"<h2>Verdict rule</h2><p>{e(RULE)}</p>",
+            f"<h2>BMv2</h2><p><code>--emulate {e(run['emulate'])}</code>: {e(run['emulation_why'])}.</p><ul>"]
+    body += [f"<li>{e(p.mechanism)}: {e(p.emulation_why)}{'' if p.emulation_ok is not False else ' (checks FAILED)'}"
+             f"</li>" for p in parts]
+    body.append(f"</ul><h2>Headlines</h2><p>{e(COMBINED_RULE)}</p><table><tr><th>paper</th><th>headline</th>"
+                "<th>paper's figure</th><th>model</th><th>BMv2</th><th>unit</th><th>model vs BMv2</th><th>tolerance</th>"
+                "<th>model verdict</th><th>BMv2 verdict</th><th>verdict</th></tr>")
+
+    def cls(v: str | None) -> str:
+        return "" if v is None else v.replace(" ", "-")
+
+    for h in heads:
+        note = f"<br><span class=note>{e(h.note)}</span>" if h.note else ""
+        body.append(f"<tr><td>{e(h.seed)}</td><td>{e(h.statement)}</td><td class=num>{e(paper_text(h))}</td>"
+                    f"<td class=num>{e(value_text(h, h.model))}</td><td class=num>{e(value_text(h, h.emulation))}</td>"
+                    f"<td>{e(h.unit)}</td><td class=num>{e(diff_text(h))}</td><td>{e(h.tolerance)}</td>"
+                    f"<td class='{cls(h.model_verdict)}'>{e(figure_verdict_text(h.model_verdict))}</td>"
+                    f"<td class='{cls(h.emulation_verdict)}'>{e(figure_verdict_text(h.emulation_verdict))}</td>"
+                    f"<td class='verdict {cls(h.verdict)}'>{e(h.verdict)}{note}</td></tr>")
+    body.append("</table>")
+    pairs = model_vs_bmv2(heads)
+    body.append(f"<h2>Model against BMv2</h2><p>Every headline with both figures; the goal is agreement within "
+                f"{EMULATION_GOAL_PERCENT:g}% of the model's.{'' if pairs else ' No BMv2 experiment ran.'}</p>")
+    if pairs:
+        body.append("<table><tr><th>paper</th><th>headline</th><th>model</th><th>BMv2</th><th>difference</th>"
+                    f"<th>within {EMULATION_GOAL_PERCENT:g}%</th></tr>")
+        body += [f"<tr><td>{e(h.seed)}</td><td>{e(h.statement)}</td><td class=num>{e(value_text(h, h.model))}</td>"
+                 f"<td class=num>{e(value_text(h, h.emulation))}</td><td class=num>{e(diff_text(h))}</td>"
+                 f"<td>{e(ok)}</td></tr>" for h, ok in pairs]
+        body.append("</table>")
+    tables = readings_text(readings)
+    if tables:
+        body.append(f"<h2>Readings of the headlines that deviate</h2><p>{e(READINGS_INTRO)}</p>")
+        body += [f"<h3>{e(paper)}</h3><pre>{e(text)}</pre>" for paper, text in tables.items()]
+    from dcnlab.report.search import SEARCH_INTRO, report_tables
+    searches = report_tables(out / "search")
+    if searches:
+        body.append(f"<h2>Settings the papers leave open</h2><p>{e(SEARCH_INTRO)}</p>")
+        body += [f"<h3>{e(paper)}</h3><pre>{e(text)}</pre>" for paper, text in searches.items()]
+    for p in parts:
+        body.append(f"<h2>{e(TITLES[p.mechanism])}</h2><p>Outputs of <code>dcnlab reproduce {e(p.mechanism)}</code> in "
+                    f"<code>{e(p.mechanism)}/</code> (model parts {p.seconds:.0f} s). BMv2: {e(p.emulation_why)}.</p>"
+                    "<p>Readings (how each figure of ours was obtained):</p><ul>")
+        body += [f"<li><b>{e(h.seed)}, {e(h.statement)}</b> ({e(verdict_text(h))}): {e(h.reading) or '–'}</li>"
+                 for h in heads if h.seed in SEEDS[p.mechanism]]
+        body.append("</ul><p>Plots:</p>")
+        for png in _pngs(p):
+            data = base64.b64encode(png.read_bytes()).decode("ascii")
+            body.append(f"<figure><img alt='{e(png.stem)}' src='data:image/png;base64,{data}'>"
+                        f"<figcaption>{e(p.mechanism)}/{e(png.name)}</figcaption></figure>")
+    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>dcnlab: the five papers reproduced</title>"
+            f"<style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n")

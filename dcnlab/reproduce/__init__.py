@@ -1,0 +1,14 @@
+"""The papers' reproductions, one package per mechanism: ``aggregation`` (papers 000 and 003), ``multicast``
+(001), ``congestion`` (002) and ``cist`` (004).
+
+Each package holds all of its mechanism's reproduction: the model sweep (``model``), the BMv2 experiment
+(``bmv2``), the paper's headlines against ours (``headlines``, which also writes ``summary.json``), the
+readings of the headlines that deviate (``readings``), the plots, the search of the paper's open settings
+(``search``), what ``dcnlab reproduce|plan|bench <mechanism>`` compute (``reproduce``, ``plan``, ``bench``)
+and the mechanism's benchmark. To change one mechanism's reproduction, open its package only.
+
+May import: :mod:`dcnlab.sweep`, :mod:`dcnlab.figures`, :mod:`dcnlab.results` and everything below them (the
+API, the emulation, the traffic agents, the controller, the fabrics). A mechanism's package never imports
+another's: what two share lives in one of those lower packages. Not :mod:`dcnlab.report`,
+:mod:`dcnlab.bench` nor :mod:`dcnlab.cli`.
+"""

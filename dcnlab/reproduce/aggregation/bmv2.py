@@ -1,0 +1,565 @@
+"""BMv2 experiment: in-network aggregation of incasts and shuffles on BCube and fat-tree (issue 8 §6, §7).
+
+For each fabric (BCube(4,1), BCube(3,2), fat-tree k=4), one emulation (:class:`dcnlab.emu.network.FabricNetwork`:
+a BMv2 process per server and switch, a Mininet host per host) runs a word-count job per algorithm, one
+after the other, each installed by :class:`dcnlab.controller.aggregation.dataplane.AggregationDataplane` and removed
+when it ends:
+
+* an **incast** (m senders, one receiver) with IRS, M2 and unicast-based trees and without aggregation;
+* a **shuffle** (m senders, n receivers) with SRS, incast-based (the union of IRS trees), M2, unicast-based
+  subgraphs and without aggregation.
+
+On BCube(4,1) the members are the papers' example (senders v2 v5 v9 v10 v11 v14; receiver v0; SRS group
+{v0, v3, v8}, 003 Figs. 2-3); elsewhere they are drawn with the seed. On the fat-tree (switch-centric: P4
+switches aggregate, :mod:`dcnlab.controller.aggregation.fattree` defines the trees) the algorithms are up/down,
+unicast-based and KMB, and no aggregation.
+
+**The job** (:mod:`dcnlab.traffic.aggregation_agent`). Every sender counts words of its own synthetic corpus (a
+Zipf(1.2) draw of ``words`` words over ``n x keys`` keys, seeded per sender); receiver j owns keys
+``j*keys .. (j+1)*keys-1``, 16 counts per chunk. Senders send as fast as a window of ``slots`` chunks per
+tree allows (or pace at ``rate_pps``); the receivers acknowledge and ask for lost chunks after ``rto``.
+Every link is shaped to ``bw_mbps`` (0.25 Mbit/s, about 265 chunks/s, tc htb on both ends): the papers'
+setting, where links and not the switches' CPUs limit a job, so completion times follow the bytes on the
+busiest link (reported with each job). Each fabric first runs one small job that is not reported (the first
+job after bring-up is slower: lazy set-up in the switches and agents). (Unshaped,
+BMv2's per-packet CPU cost is the bottleneck on this 2-core machine, and an aggregating node, whose action
+does more per packet than forwarding, is no faster than the no-aggregation baseline.)
+
+**What is checked and reported**, per job:
+
+* *exact*: every receiver's result equals the saturating sum of the senders' counts (computed here);
+* *link bytes*: the aggregation bytes that the switches counted on each directed link (``agg_port_out`` at
+  the sending node, ``agg_port_in`` at the receiving node for links from hosts), summed over the links the
+  model counts (the trees' hops and SRS forwarding hops), beside the model's cost for the same trees in
+  bytes (``cost x chunks x 118``). The switches count the trees' own traffic (``retx`` 0) apart from loss
+  recovery (``retx`` 1; p4src/aggregation.p4): the trees' traffic must agree with the model within
+  ``tolerance`` (5%), and the total (recovery included) is reported beside it, with the frames lost between
+  two switches. Each directed link is also compared one by one with the compiled prediction (``link
+  mismatches``). The hosts' own links and the control traffic (acknowledgements: all port counters minus
+  aggregation bytes) are reported apart;
+* *savings* against no aggregation, measured and model; *completion time*: from the common start to the
+  last receiver's last chunk.
+
+``bench_dataplane`` (``dcnlab bench aggregation``, issue 8 §7) measures one BMv2 node: a host sends 118-byte
+frames into its BCube server, which sends them straight back to the host port (the host drops them, they are
+addressed to another MAC): plain unicast forwarding, then aggregation chunks (fan-in 2: two contributions per
+chunk; fan-in 1: every chunk completes its slot and goes out). The rate of each is frames per CPU second of
+the server's BMv2 process (its /proc CPU time over the frames its counters saw), which a shared machine's
+load does not distort the way wall-clock saturation rates are distorted.
+
+Decisions: the switches' egress queues
+are deepened to ``queue_depth`` packets over Thrift (BMv2's default of 64 drops paced bursts of several
+senders, which is a congestion test, not this one); senders start spread over one sending period; a job's
+slots at each node equal its window; jobs run one at a time, so every counter delta belongs to one job.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from dcnlab.topos.errors import UserError
+
+log = logging.getLogger(__name__)
+Progress = Callable[[str], None]
+
+PAPER_SENDERS = ("v2", "v5", "v9", "v10", "v11", "v14")
+PAPER_RECEIVER = "v0"
+PAPER_GROUP = ("v0", "v3", "v8")
+DEFAULT_OUT = "results/aggregation-emu"
+SPECS = ("bcube:n=4,k=1", "bcube:n=3,k=2", "fattree:k=4")
+LABELS = {"incast": "incast (IRS)"}
+
+
+class EmulationError(UserError):
+    """The emulation could not run a job (an agent command failed, a job did not finish in time)."""
+
+
+@dataclass(frozen=True)
+class EmuConfig:
+    specs: tuple[str, ...] = SPECS
+    keys: int = 1024
+    """Keys per receiver (64 chunks of 16 counts)."""
+    words: int = 200_000
+    """Words in each sender's corpus."""
+    rate_pps: float = 0.0
+    """Chunks per second per sender and tree (0: as fast as the window allows)."""
+    slots: int = 32
+    """Slots per tree at every aggregating node, and the senders' window (chunks)."""
+    rto: float = 2.0
+    queue_depth: int = 1024
+    bw_mbps: float | None = 0.25
+    """tc rate on every link (None: unshaped, and BMv2's CPU is the bottleneck)."""
+    timeout: float = 60.0
+    tolerance: float = 0.05
+    seed: int = 1
+    incast_senders: int = 8
+    shuffle_senders: int = 6
+    shuffle_receivers: int = 3
+
+    def validate(self) -> None:
+        if not 16 <= self.keys <= 65536:
+            raise UserError(f"keys={self.keys} is out of range; valid: 16..65536")
+        if not 0 <= self.rate_pps <= 5000:
+            raise UserError(f"rate_pps={self.rate_pps} is out of range; valid: 0 (window only) .. 5000")
+        if self.slots < 1 or self.slots & (self.slots - 1) or self.slots > 1024:
+            raise UserError(f"slots={self.slots}: valid: a power of two, 1..1024")
+        if not 0 < self.tolerance < 1:
+            raise UserError(f"tolerance={self.tolerance}: valid: 0 < tolerance < 1")
+
+
+QUICK = EmuConfig(specs=("bcube:n=4,k=1",), keys=512)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    kind: str
+    receivers: tuple[str, ...]
+    senders: tuple[str, ...]
+    algorithms: tuple[str, ...]
+
+
+def scenarios(fabric: Any, cfg: EmuConfig) -> list[Scenario]:
+    """The incast and the shuffle to run on ``fabric`` (the papers' example on BCube(4,1))."""
+    import numpy as np
+
+    from dcnlab.topos.bcube import BCube
+
+    inc: tuple[str, ...]
+    shu: tuple[str, ...]
+    if isinstance(fabric, BCube):
+        inc, shu = ("irs", "m2", "unicast", "none"), ("srs", "incast", "m2", "unicast", "none")
+        if (fabric.n, fabric.k) == (4, 1):
+            return [Scenario("incast", (PAPER_RECEIVER,), PAPER_SENDERS, inc),
+                    Scenario("shuffle", PAPER_GROUP, PAPER_SENDERS, shu)]
+        members = [f"v{i}" for i in range(fabric.num_hosts())]
+    else:
+        inc, shu = ("updown", "unicast", "kmb", "none"), ("updown", "unicast", "none")
+        members = [h.name for h in fabric.hosts()]
+    rng = np.random.default_rng(cfg.seed)
+    need = max(1 + cfg.incast_senders, cfg.shuffle_receivers + cfg.shuffle_senders)
+    if need > len(members):
+        raise UserError(f"{fabric.spec} has {len(members)} members; the scenarios need {need}")
+    pick = [members[i] for i in rng.choice(len(members), size=need, replace=False)]
+    r = cfg.shuffle_receivers
+    return [Scenario("incast", (pick[0],), tuple(pick[1:1 + cfg.incast_senders]), inc),
+            Scenario("shuffle", tuple(pick[:r]), tuple(pick[r:r + cfg.shuffle_senders]), shu)]
+
+
+# -- results -------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class JobResult:
+    spec: str
+    kind: str
+    algorithm: str
+    receivers: tuple[str, ...]
+    senders: tuple[str, ...]
+    chunks: int
+    exact: bool
+    model_cost: float
+    """The model's cost (units: one sender's partition to one receiver)."""
+    model_bytes: int
+    measured_bytes: int
+    """The trees' own aggregation bytes (retx 0) counted by the switches on the links the model counts."""
+    recovery_bytes: int
+    """Retransmitted chunks and aggregates (retx 1) on the same links."""
+    fabric_losses: int
+    """Aggregation frames one switch sent and the next did not count (lost in between)."""
+    host_bytes_predicted: int
+    host_bytes_measured: int
+    """The same on the hosts' own links (not in the model)."""
+    stray_bytes: int
+    """Aggregation bytes on links of no tree (should be 0)."""
+    control_bytes: int
+    """Every other byte on the model's links (port counters minus aggregation bytes): acknowledgements."""
+    link_mismatches: int
+    completion_s: float | None
+    """None: some receiver did not complete within the timeout."""
+    busiest_link: str
+    busiest_bytes: int
+    """Aggregation bytes (recovery included) on the most loaded directed link, host links included."""
+    sent: int
+    retransmitted: int
+    requests: int
+    duplicate_results: int
+    entries: int
+    aggregators: int
+    busiest_units: int = 0
+    """Streams on the most loaded directed link of the job's trees, host links included (the model's count)."""
+    model_completion_s: float = 0.0
+    """The link-bound model of this job's completion: ``busiest_units`` x one stream's chunks at the link rate
+    (:func:`dcnlab.controller.aggregation.waiting.link_seconds`; 0 on unshaped links)."""
+
+    @property
+    def error(self) -> float:
+        return self.measured_bytes / self.model_bytes - 1 if self.model_bytes else 0.0
+
+    @property
+    def total_error(self) -> float:
+        total = self.measured_bytes + self.recovery_bytes
+        return total / self.model_bytes - 1 if self.model_bytes else 0.0
+
+    def agrees(self, tolerance: float) -> bool:
+        return abs(self.error) <= tolerance
+
+
+@dataclass(frozen=True)
+class FabricResult:
+    spec: str
+    nodes: int
+    hosts: int
+    bringup_s: float
+    jobs: tuple[JobResult, ...]
+
+    def none_bytes(self, kind: str) -> tuple[int, int]:
+        j = next(j for j in self.jobs if j.kind == kind and j.algorithm == "none")
+        return j.measured_bytes, j.model_bytes
+
+    def savings(self, job: JobResult) -> tuple[float, float]:
+        measured, model = self.none_bytes(job.kind)
+        return 1 - job.measured_bytes / measured, 1 - job.model_bytes / model
+
+
+@dataclass(frozen=True)
+class EmuResult:
+    config: EmuConfig
+    fabrics: tuple[FabricResult, ...]
+    seconds: float
+
+    def checks(self) -> dict[str, bool]:
+        jobs = [j for f in self.fabrics for j in f.jobs]
+        return {"exact": all(j.exact for j in jobs),
+                "bytes_agree": all(j.agrees(self.config.tolerance) for j in jobs),
+                "no_stray_bytes": all(j.stray_bytes == 0 for j in jobs)}
+
+    @property
+    def ok(self) -> bool:
+        return all(self.checks().values())
+
+    def summary_lines(self) -> list[str]:
+        """Per fabric a table (at most 100 columns) of the jobs: exact results, bytes against the model within
+        the tolerance, savings, completion, retransmissions; then the checks."""
+        import textwrap
+
+        from dcnlab.results.tables import MAX_WIDTH, Column, table
+
+        tol = self.config.tolerance
+        lines = []
+        for f in self.fabrics:
+            lines.append(f"{f.spec}: {f.nodes} BMv2 nodes, {f.hosts} hosts, up in {f.bringup_s:.1f} s")
+            rows = []
+            for j in f.jobs:
+                meas, model = f.savings(j)
+                rows.append((j.kind, LABELS.get(j.algorithm, j.algorithm), "yes" if j.exact else "NO", j.model_bytes,
+                             j.measured_bytes, f"{100 * j.error:+.1f}", "yes" if j.agrees(tol) else "NO",
+                             f"{100 * j.total_error:+.1f}", f"{100 * meas:.1f} ({100 * model:.1f})",
+                             f"{_secs(j.completion_s)} ({j.model_completion_s:.2f})",
+                             f"{j.retransmitted}/{j.fabric_losses}"))
+            lines += ["  " + line for line in table(
+                [Column("job"), Column("algorithm"), Column("exact", "check"), Column("model", "B", ">"),
+                 Column("BMv2", "B", ">"), Column("diff", "%", ">"), Column("agree", f"±{100 * tol:g}%"),
+                 Column("+retx", "%", ">"), Column("saving", "%, model", ">"), Column("time", "s, model", ">"),
+                 Column("retx/lost", "frames", ">")], rows, label_columns=2, max_width=MAX_WIDTH - 2).splitlines()]
+            off = [f"{j.kind} {LABELS.get(j.algorithm, j.algorithm)}" for j in f.jobs if not j.agrees(tol)]
+            if off:
+                lines += textwrap.wrap(f"  <-- off by more than {100 * tol:g}%: {', '.join(off)}", MAX_WIDTH,
+                                       subsequent_indent="  ")
+            lines += textwrap.wrap("  busiest links: " + "; ".join(
+                f"{j.kind} {LABELS.get(j.algorithm, j.algorithm)} {j.busiest_link} {j.busiest_bytes / 1e3:.1f} kB "
+                f"({j.busiest_units} streams in the model)"
+                for j in f.jobs) + "; acknowledgement bytes on the model's links: " + ", ".join(
+                str(j.control_bytes) for j in f.jobs), MAX_WIDTH, subsequent_indent="    ")
+        checks = self.checks()
+        lines.append("checks: " + ", ".join(f"{k} {'ok' if v else 'FAILED'}" for k, v in checks.items())
+                     + f"; {self.seconds:.0f} s in all")
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        return {"config": asdict(self.config), "seconds": self.seconds, "checks": self.checks(),
+                "fabrics": [{"spec": f.spec, "nodes": f.nodes, "hosts": f.hosts, "bringup_s": f.bringup_s,
+                             "jobs": [asdict(j) | {"error": j.error, "total_error": j.total_error,
+                                                   "saving_measured": f.savings(j)[0],
+                                                   "saving_model": f.savings(j)[1]} for j in f.jobs]}
+                            for f in self.fabrics]}
+
+
+def _secs(s: float | None) -> str:
+    return "n/a" if s is None else f"{s:.2f}"
+
+
+# -- data --------------------------------------------------------------------------------------------------------
+def word_counts(hosts: Sequence[str], partitions: int, keys: int, words: int, seed: int) -> dict[str, list[int]]:
+    """Each sender host's word counts over ``partitions x keys`` keys (a seeded Zipf(1.2) corpus)."""
+    import numpy as np
+
+    out = {}
+    space = partitions * keys
+    for i, h in enumerate(hosts):
+        rng = np.random.default_rng([seed, i])
+        ranks = rng.zipf(1.2, size=words)
+        ranks = ranks[ranks <= space] - 1
+        perm = rng.permutation(space)        # which word is frequent differs per sender
+        out[h] = np.bincount(perm[ranks], minlength=space).astype(int).tolist()
+    return out
+
+
+def saturating_sum(parts: Sequence[Sequence[int]]) -> tuple[list[int], list[int]]:
+    """Lane-wise min(sum, 2^32-1) and the chunks with a lane at that ceiling (the overflow flag)."""
+    from dcnlab.traffic.aggregation_agent import MAX_VALUE, VALUES
+
+    total = [sum(col) for col in zip(*parts)]
+    return [min(v, MAX_VALUE) for v in total], sorted({i // VALUES for i, v in enumerate(total) if v >= MAX_VALUE})
+
+
+# -- one job on a running fabric -------------------------------------------------------------------------------
+def _call_grouped(net: Any, requests: Sequence[tuple[str, dict]]) -> list[dict]:
+    """Submit every (host, request) at once, then collect the replies in order (agents work concurrently)."""
+    for host, req in requests:
+        net.agent(host).submit(req)
+    return [net.agent(host).result() for host, _ in requests]
+
+
+def read_agg_counters(net: Any) -> tuple[dict[tuple[str, int], int], dict[tuple[str, int], int]]:
+    """Bytes per (switch, 2 * port + retx) of ``agg_port_in`` and ``agg_port_out``."""
+    from dcnlab.controller.aggregation.dataplane import PORT_IN_COUNTER, PORT_OUT_COUNTER
+
+    out = []
+    for name in (PORT_IN_COUNTER, PORT_OUT_COUNTER):
+        cells = net.controller.read_counters(name)
+        out.append({(sw, c.index): c.bytes for sw, cs in cells.items() for c in cs})
+    return out[0], out[1]
+
+
+def directed_bytes(fabric: Any, agg_in: dict, agg_out: dict, retx: int) -> dict[tuple[str, str], int]:
+    """Aggregation bytes (with this retx bit) per directed link: counted where the sending node sent them,
+    or where a node got them from a host."""
+    out: dict[tuple[str, str], int] = {}
+    for link in fabric.links():
+        for a, pa, b, pb in ((link.a, link.a_port, link.b, link.b_port), (link.b, link.b_port, link.a, link.a_port)):
+            out[(a, b)] = agg_out.get((a, 2 * pa + retx), 0) if fabric.node(a).forwards else \
+                agg_in.get((b, 2 * pb + retx), 0)
+    return out
+
+
+def fabric_losses(fabric: Any, agg_in: dict, agg_out: dict, frame: int) -> int:
+    """Frames a forwarding node sent that the next one never counted."""
+    lost = 0
+    for link in fabric.links():
+        if fabric.node(link.a).forwards and fabric.node(link.b).forwards:
+            for a, pa, b, pb in ((link.a, link.a_port, link.b, link.b_port),
+                                 (link.b, link.b_port, link.a, link.a_port)):
+                for r in (0, 1):
+                    lost += agg_out.get((a, 2 * pa + r), 0) - agg_in.get((b, 2 * pb + r), 0)
+    return lost // frame
+
+
+def _busiest(first: dict[tuple[str, str], int], again: dict[tuple[str, str], int]) -> tuple[str, int]:
+    load = {k: v + again.get(k, 0) for k, v in first.items()}
+    a, b = max(load, key=lambda k: (load[k], k))
+    return f"{a}->{b}", load[(a, b)]
+
+
+def _total_bytes(fabric: Any, snap: Any) -> dict[tuple[str, str], int]:
+    from dcnlab.traffic import measure
+
+    out: dict[tuple[str, str], int] = {}
+    for ll in measure.link_loads(fabric, snap):
+        out[(ll.link.a, ll.link.b)] = ll.a_to_b.bytes
+        out[(ll.link.b, ll.link.a)] = ll.b_to_a.bytes
+    return out
+
+
+def _compile(dp: Any, fabric: Any, sc: Scenario, algo: str, cfg: EmuConfig) -> tuple[Any, float]:
+    """Install the job; return it and the model's cost of its trees."""
+    from dcnlab.controller.aggregation import incast_tree, shuffle_plan
+
+    if sc.kind == "incast":
+        receiver = sc.receivers[0]
+        if algo == "none":
+            tree = incast_tree(fabric, receiver, list(sc.senders), "unicast", seed=cfg.seed)
+            model = incast_tree(fabric, receiver, list(sc.senders), "unicast", delta=1.0, seed=cfg.seed).cost
+            return dp.incast(tree, cfg.slots, aggregate=False), model
+        tree = incast_tree(fabric, receiver, list(sc.senders), algo, seed=cfg.seed)
+        return dp.incast(tree, cfg.slots), tree.cost
+    plan = shuffle_plan(fabric, list(sc.receivers), list(sc.senders), algo, seed=cfg.seed)
+    return dp.shuffle(plan, cfg.slots), plan.cost
+
+
+def run_job(net: Any, dp: Any, sc: Scenario, algo: str, cfg: EmuConfig, say: Progress) -> JobResult:
+    from dcnlab.controller.aggregation.waiting import link_seconds
+    from dcnlab.traffic import measure
+    from dcnlab.traffic.aggregation_agent import FRAME_SIZE, chunk_frame, chunks_for
+
+    fabric = net.fabric
+    program, model_cost = _compile(dp, fabric, sc, algo, cfg)
+    try:
+        chunks = chunks_for(cfg.keys)
+        senders = sorted({h for t in program.trees for h in t.contributors})
+        data = word_counts(senders, len(program.trees), cfg.keys, cfg.words, cfg.seed)
+        start_at = time.time() + 0.4
+        recv_reqs: list[tuple[str, dict]] = []
+        send_reqs: list[tuple[str, dict]] = []
+        want: dict[int, tuple[list[int], list[int]]] = {}
+        streams = sum(len(t.contributors) for t in program.trees)
+        for t in program.trees:
+            part = {h: data[h][t.tree * cfg.keys:(t.tree + 1) * cfg.keys] for h in t.contributors}
+            want[t.tree] = saturating_sum(list(part.values()))
+            dst = net.addr(t.receiver_host)
+            recv_reqs.append((t.receiver_host, {
+                "cmd": "aggregation.recv", "job": program.job, "tree": t.tree, "length": cfg.keys,
+                "host_inputs": t.host_inputs, "window": cfg.slots, "rto": cfg.rto, "start_at": start_at,
+                "senders": [net.addr(h).ip for h, _ in sorted(t.contributors.items(), key=lambda kv: kv[1])]}))
+            for h, cid in sorted(t.contributors.items()):
+                src = net.addr(h)
+                # senders start spread over one sending period, so that their chunks do not reach the
+                # aggregating nodes in synchronised bursts
+                phase = len(send_reqs) / (streams * cfg.rate_pps) if cfg.rate_pps else 0.0
+                send_reqs.append((h, {
+                    "cmd": "aggregation.send", "job": program.job, "tree": t.tree, "contributor": cid,
+                    "values": part[h], "window": cfg.slots, "rate_pps": cfg.rate_pps, "iface": src.iface,
+                    "frame": chunk_frame(src.mac, dst.mac, src.ip, dst.ip).hex(), "start_at": start_at + phase}))
+        in0, out0 = read_agg_counters(net)
+        snap0 = measure.snapshot(net.controller)
+        _call_grouped(net, recv_reqs + send_reqs)
+        receivers = sorted({h for h, _ in recv_reqs})
+        waits = _call_grouped(net, [(h, {"cmd": "aggregation.wait", "job": program.job, "timeout": cfg.timeout})
+                                    for h in receivers])
+        time.sleep(0.3)   # the last acknowledgements and duplicates drain
+        reports = [r for rep in _call_grouped(net, [(h, {"cmd": "aggregation.stop", "job": program.job})
+                                                    for h in sorted(set(receivers) | set(senders))])
+                   for r in rep["reports"]]
+        in1, out1 = read_agg_counters(net)
+        snap1 = measure.snapshot(net.controller)
+    finally:
+        dp.remove(program.job)
+    if not all(w["complete"] for w in waits):
+        log.warning("job %d (%s %s) did not complete in %.0f s", program.job, sc.kind, algo, cfg.timeout)
+    recv = {r["tree"]: r for r in reports if r["role"] == "receiver"}
+    sends = [r for r in reports if r["role"] == "sender"]
+    exact = all(t.tree in recv and recv[t.tree]["complete"] and recv[t.tree]["result"] == want[t.tree][0]
+                and recv[t.tree]["overflow_chunks"] == want[t.tree][1] for t in program.trees)
+    diff_in = {k: v - in0.get(k, 0) for k, v in in1.items()}
+    diff_out = {k: v - out0.get(k, 0) for k, v in out1.items()}
+    got = directed_bytes(fabric, diff_in, diff_out, 0)
+    again = directed_bytes(fabric, diff_in, diff_out, 1)
+    total = _total_bytes(fabric, snap1 - snap0)
+    units = program.link_units()
+    model_links = program.model_links()
+    per_chunk = chunks * FRAME_SIZE
+    predicted = {k: v * per_chunk for k, v in units.items()}
+    host_links = {k for k in units if k not in model_links}
+    done = [r["done_at"] for r in recv.values() if r["complete"]]
+    result = JobResult(
+        fabric.spec, sc.kind, algo, sc.receivers, sc.senders, chunks, exact, float(model_cost),
+        int(round(model_cost * per_chunk)), sum(got.get(k, 0) for k in model_links),
+        sum(again.get(k, 0) for k in model_links), fabric_losses(fabric, diff_in, diff_out, FRAME_SIZE),
+        sum(predicted[k] for k in host_links), sum(got.get(k, 0) for k in host_links),
+        sum(v + again[k] for k, v in got.items() if k not in units),
+        sum(total.get(k, 0) - got.get(k, 0) - again.get(k, 0) for k in model_links),
+        sum(1 for k in set(got) | set(predicted) if got.get(k, 0) != predicted.get(k, 0)),
+        (max(done) - start_at) if len(done) == len(program.trees) else None,
+        *_busiest(got, again),
+        sum(s["sent"] for s in sends), sum(s["retransmitted"] for s in sends),
+        sum(r["requests"] for r in recv.values()), sum(r["duplicates"] for r in recv.values()),
+        len(program.rules()), len({a for t in program.trees for a in t.aggregators}),
+        busiest_units=max(units.values(), default=0),
+        model_completion_s=link_seconds(units, chunks, FRAME_SIZE, cfg.bw_mbps) if cfg.bw_mbps else 0.0)
+    say(f"{fabric.spec} {sc.kind} {algo}: exact {result.exact}, {result.measured_bytes} B measured vs "
+        f"{result.model_bytes} B model ({100 * result.error:+.2f}%; with recovery {100 * result.total_error:+.2f}%), "
+        f"{_secs(result.completion_s)} s (model {result.model_completion_s:.2f} s), {result.retransmitted} resent, "
+        f"{result.fabric_losses} lost between switches")
+    return result
+
+
+# -- a fabric, the whole experiment ---------------------------------------------------------------------------------
+def run_fabric(spec: str, cfg: EmuConfig, say: Progress) -> FabricResult:
+    from dcnlab.controller.aggregation.dataplane import AggregationDataplane
+    from dcnlab.emu.network import FabricNetwork, NetOptions
+    from dcnlab.p4src.sizing import sizing_for
+    from dcnlab.topos.spec import parse_spec
+
+    fabric = parse_spec(spec)
+    scs = scenarios(fabric, cfg)
+    net = FabricNetwork(fabric, NetOptions(bw_mbps=cfg.bw_mbps, queue_depth=cfg.queue_depth), progress=say)
+    jobs: list[JobResult] = []
+    with net:
+        dp = AggregationDataplane(fabric, net.controller, capacity=sizing_for(fabric).AGG_SLOTS)
+        run_job(net, dp, scs[0], scs[0].algorithms[0], replace(cfg, keys=64), lambda m: None)   # warm-up
+        for sc in scs:
+            for algo in sc.algorithms:
+                jobs.append(run_job(net, dp, sc, algo, cfg, say))
+        net.check_switches()
+        bringup = net.timings.total()
+    return FabricResult(spec, len(net.switches), fabric.num_hosts(), bringup, tuple(jobs))
+
+
+def run_experiment(cfg: EmuConfig, progress: Progress | None = None) -> EmuResult:
+    say = progress or (lambda m: log.info("%s", m))
+    cfg.validate()
+    t0 = time.perf_counter()
+    fabrics = tuple(run_fabric(spec, cfg, say) for spec in cfg.specs)
+    return EmuResult(cfg, fabrics, time.perf_counter() - t0)
+
+
+# -- output ------------------------------------------------------------------------------------------------------
+def plot(result: EmuResult, path: Path) -> None:
+    """Per fabric: model vs measured link bytes per job, and completion times (the fabrics' panels share
+    their y-ranges; a job that did not complete says so)."""
+    import math
+
+    from dcnlab.figures import plotcheck
+    from dcnlab.figures import plotstyle
+
+    plt = plotstyle.pyplot()
+    rows = len(result.fabrics)
+    fig, axes = plt.subplots(rows, 2, figsize=(14, 3.9 * rows + 0.8), squeeze=False, layout="constrained",
+                             sharey="col")
+    for (ax_b, ax_t), f in zip(axes, result.fabrics):
+        names = [f"{j.kind}\n{LABELS.get(j.algorithm, j.algorithm)}" for j in f.jobs]
+        xs = list(range(len(f.jobs)))
+        ax_b.bar([x - 0.2 for x in xs], [j.model_bytes / 1e3 for j in f.jobs], 0.4, label="model", color="tab:grey")
+        ax_b.bar([x + 0.2 for x in xs], [j.measured_bytes / 1e3 for j in f.jobs], 0.4, label="BMv2 counters",
+                 color="tab:blue")
+        ax_b.set_xticks(xs, names, fontsize=8)
+        ax_b.set_ylabel("bytes on the trees' links (kB)")
+        ax_b.set_xlabel("job (kind, algorithm)")
+        ax_b.set_title(f"{f.spec}: bytes on the trees' links, model and BMv2")
+        plotstyle.legend_outside(ax_b)
+        times = [j.completion_s if j.completion_s is not None else math.nan for j in f.jobs]
+        ax_t.bar(xs, times, color="tab:green", label="completion time")
+        for x, t in zip(xs, times):
+            if math.isnan(t):
+                ax_t.annotate("did not\ncomplete", (x, 0), xytext=(0, 4), textcoords="offset points", ha="center",
+                              va="bottom", fontsize=8, color="tab:red")
+        ax_t.set_xticks(xs, names, fontsize=8)
+        ax_t.set_ylabel("job completion time (s)")
+        ax_t.set_xlabel("job (kind, algorithm)")
+        ax_t.set_title(f"{f.spec}: job completion time on BMv2")
+        for ax in (ax_b, ax_t):
+            ax.grid(alpha=0.3, axis="y")
+    fig.suptitle("Guo et al. (IRS/SRS) and Fang et al. (M2) trees on BMv2 (no figure in the papers): word-count "
+                 "jobs, bytes against the model and completion times")
+    plotcheck.save(fig, path, dpi=110)
+
+
+def write_outputs(result: EmuResult, out: Path) -> tuple[Path, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    png, js = out / "aggregation-emu.png", out / "aggregation-emu.json"
+    plot(result, png)
+    js.write_text(json.dumps(result.to_json(), indent=1, default=str) + "\n")
+    return png, js
+
+
+def emulation_note(result: EmuResult) -> str:
+    """What ran on BMv2, for ``summary.json`` and the report."""
+    return (f"ran on BMv2: word-count incast and shuffle jobs on {', '.join(f.spec for f in result.fabrics)} "
+            f"({result.seconds:.0f} s)")
+
+
+__all__ = ["EmuConfig", "EmuResult", "FabricResult", "JobResult", "QUICK", "Scenario",
+           "run_experiment", "run_fabric", "run_job", "scenarios", "write_outputs"]

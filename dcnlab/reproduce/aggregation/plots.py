@@ -1,0 +1,123 @@
+"""Pictures for the aggregation mechanism: a tree drawn on its fabric, and the reproduction charts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from dcnlab.topos.errors import UserError
+from dcnlab.figures.render import MAX_DRAWN_NODES
+from dcnlab.topos.layout import layout
+from dcnlab.topos.model import Fabric, Role
+
+
+def draw_tree(fabric: Fabric, hops: Iterable[tuple[str, ...]], receivers: Sequence[str], senders: Sequence[str],
+              aggregators: Sequence[str], title: str, path: Path) -> None:
+    """Fabric in grey, the tree's physical hops as arrows, members and aggregators marked; the names of the
+    nodes the tree uses (up to 200 nodes in the fabric), the legend right of the drawing."""
+    total = sum(fabric.counts().values())
+    if total > MAX_DRAWN_NODES:
+        raise UserError(f"--plot: {fabric.spec} has {total} nodes; drawing is limited to {MAX_DRAWN_NODES}")
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+
+    from dcnlab.figures import plotcheck
+    from dcnlab.figures import plotstyle
+
+    plt = plotstyle.pyplot()
+    pos = layout(fabric)
+    hops = list(hops)
+    used: set[str] = {v for hop in hops for v in hop}
+    named = sorted(used) if total <= 200 else []
+    width, vertical = plotstyle.drawing_size(pos, named)
+    fig, ax = plt.subplots(figsize=(width + 2.2, 6.5), layout="constrained")
+    ax.add_collection(LineCollection([(pos[l.a], pos[l.b]) for l in fabric.links()], colors="#dddddd",
+                                     linewidths=0.6, zorder=1))
+    for hop in hops:
+        for a, b in zip(hop, hop[1:]):
+            ax.annotate("", xy=pos[b], xytext=pos[a], zorder=3,
+                        arrowprops={"arrowstyle": "-|>", "color": "#1f77b4", "lw": 1.6, "shrinkA": 5, "shrinkB": 5})
+    nodes = {n.name: n for n in fabric.nodes()}
+    groups = [("other node", [v for v in nodes if v not in used], "#bbbbbb", "o", 10),
+              ("switch on the tree", [v for v in used if nodes[v].role is Role.SWITCH and v not in aggregators],
+               "#7f7f7f", "s", 40),
+              ("relay", [v for v in used if nodes[v].role is not Role.SWITCH and v not in aggregators
+                         and v not in senders and v not in receivers], "#ff7f0e", "D", 45),
+              ("sender", list(senders), "#2ca02c", "o", 70),
+              ("aggregator", list(aggregators), "#d62728", "D", 70),
+              ("receiver", list(receivers), "#9467bd", "*", 220)]
+    for label, names, color, marker, size in groups:
+        if names:
+            ax.scatter([pos[v][0] for v in names], [pos[v][1] for v in names], s=size, c=color, marker=marker,
+                       label=f"{label} ({len(names)})", zorder=4)
+    hidden = plotstyle.label_nodes(ax, pos, named, vertical=vertical) if named else 0
+    if hidden:
+        title += f"\n({hidden} names left out where nodes are drawn on top of each other)"
+    handles, labels = ax.get_legend_handles_labels()
+    if hops:
+        handles.append(Line2D([], [], color="#1f77b4", lw=1.6, marker=">", markersize=6))
+        labels.append("hop of the tree (towards the receiver)")
+    ax.set_title(title)
+    plotstyle.legend_outside(ax, handles=handles, labels=labels, fontsize=9)
+    ax.set_axis_off()
+    ax.autoscale()
+    ax.margins(0.04, 0.12)
+    plotcheck.save(fig, path, dpi=120)
+
+
+def line_chart(path: Path, title: str, xlabel: str, ylabel: str, x: Sequence[float],
+               series: Mapping[str, Sequence[float]], paper: Mapping[str, float] | None = None,
+               names: Mapping[str, str] | None = None, logy: bool = False) -> None:
+    """One line per method (its own colour, marker and dash, so that equal series stay visible; a series
+    equal to an earlier one at every point says so in the legend); dotted horizontal lines in a
+    method's colour mark the paper's average over the sweep where it gives one. The legend sits right
+    of the axes; a chart whose every value is zero shows a note instead."""
+    import numpy as np
+
+    from dcnlab.figures import plotcheck
+    from dcnlab.figures import plotstyle
+
+    plt = plotstyle.pyplot()
+    names = names or {}
+    fig, ax = plt.subplots(figsize=(9.5, 4.6), layout="constrained")
+    if plotstyle.all_zero([v for ys in series.values() for v in ys]):
+        plotstyle.note(ax, f"every method is 0 at every point: nothing to plot\n({ylabel})")
+    else:
+        styles = dict(zip(series, plotstyle.series_styles(len(series))))
+        drawn: list[tuple[str, np.ndarray]] = []
+        for key, ys in series.items():
+            arr = np.asarray(ys, dtype=float)
+            label = names.get(key, key)
+            twin = next((names.get(k, k) for k, other in drawn if other.shape == arr.shape
+                         and np.allclose(other, arr, equal_nan=True)), None)
+            near = twin or next((names.get(k, k).split(":")[0].split(" (")[0] for k, other in drawn if other.shape == arr.shape
+                                 and np.allclose(other, arr, rtol=0.02, atol=0.05, equal_nan=True)), None)
+            style = dict(styles[key])
+            if twin is not None:
+                label += f" (= {twin} at every point)"
+            elif near is not None:
+                label += f" (within 2% of {near} at every point)"
+            if near is not None:     # drawn over an (almost) equal series: small and filled, inside its marker
+                style.update(markerfacecolor=style["color"], markersize=max(3.0, style["markersize"] - 4.0))
+            ax.plot(x, arr, label=label, **style)
+            drawn.append((key, arr))
+        keys = []
+        for key, value in (paper or {}).items():
+            if key in styles:
+                ax.axhline(value, ls=":", lw=1.2, color=styles[key]["color"])
+                keys.append(key)
+        handles, labels = ax.get_legend_handles_labels()
+        if keys:
+            handles.append(plotstyle.style_key("dotted: the paper's average over the sweep", ":"))
+            labels.append(handles[-1].get_label())
+        plotstyle.legend_outside(ax, handles=handles, labels=labels)
+        if logy:
+            plotstyle.log_scale(ax)
+    import textwrap
+    title = "\n".join(w for line in title.split("\n")      # the axes are narrower than the figure: wrap each line
+                      for w in (textwrap.wrap(line, max(60, len(line) // 2 + 12)) if len(line) > 85 else [line]))
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    plotcheck.save(fig, path, dpi=120)

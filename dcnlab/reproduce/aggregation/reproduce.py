@@ -1,0 +1,123 @@
+"""What ``dcnlab reproduce aggregation`` runs: the model sweep (:mod:`~dcnlab.reproduce.aggregation.model`) and its
+outputs, or with ``--emulate`` the BMv2 experiment (:mod:`~dcnlab.reproduce.aggregation.bmv2`) and 000's waiting
+time (:mod:`~dcnlab.reproduce.aggregation.waiting`), and ``summary.json`` with the headlines of 003 and 000."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from dcnlab.reproduce.aggregation import bmv2
+from dcnlab.reproduce.aggregation import model
+
+
+NO_EMULATION = "not asked for (dcnlab reproduce aggregation --emulate runs the BMv2 experiment)"
+
+
+def write_outputs(out: Path, results: dict[str, Any], meta: dict[str, Any]) -> list[Path]:
+    """``aggregation.json``, the plots and ``summary.json`` (the papers' headlines) in ``out``."""
+    from dcnlab.results.outputs import writing
+
+    with writing(out, "--out"):
+        (out / "aggregation.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
+        files = model.plots(results, out)
+    write_summary(out, results, bool(meta.get("quick")))
+    return files
+
+
+def write_summary(out: Path, results: dict[str, Any] | None, quick: bool, emulation: dict[str, Any] | None = None,
+                  why: str = NO_EMULATION, model_why: str = "") -> Path:
+    """``summary.json``: the headlines of 003 and 000 (:func:`dcnlab.reproduce.aggregation.headlines.aggregation`)."""
+    from dcnlab.reproduce.aggregation import headlines
+    from dcnlab.results import summary
+    from dcnlab.results.outputs import writing
+
+    worked = headlines.bcube41_examples() if results is not None else None
+    heads = headlines.aggregation(results, emulation, worked, why=model_why)
+    with writing(out, "--out"):
+        return summary.write(out / "summary.json", ("000", "003"), heads, emulation is not None, why,
+                             mechanism="aggregation", quick=quick)
+
+
+def reproduce(args: argparse.Namespace) -> int:
+    from dcnlab.topos.errors import UserError
+
+    if args.rounds is not None and args.rounds < 1:
+        raise UserError(f"--rounds {args.rounds}: valid: at least 1")
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers {args.workers}: valid: at least 1")
+    from dcnlab.results.outputs import output_dir
+
+    out = output_dir(args.out, "--out")     # before the rounds: a bad --out fails in a second, not an hour
+    parts = args.only or list(model.PARTS)
+    pl = model.plans(args.quick, args.rounds)
+    tasks = [(part, p, rnd, args.seed) for part in parts for p in pl[part].points for rnd in range(pl[part].rounds)]
+    from dcnlab.sweep import pool
+
+    with pool.connect(getattr(args, "cluster", None)) as cluster:
+        t0 = time.perf_counter()
+        done = model.run_tasks(tasks, args.workers, cluster=cluster)
+        wall = time.perf_counter() - t0
+        where = pool.describe(args.workers, cluster)
+        n_workers = cluster.workers if cluster is not None else args.workers or os.cpu_count()
+    results = model.collect(parts, pl, done)
+    meta = {"quick": args.quick, "seed": args.seed, "workers": n_workers,
+            "cluster": cluster.address if cluster is not None else None,
+            "wall_seconds": round(wall, 1), "load_average": os.getloadavg()}
+    files = write_outputs(out, results, meta)
+    if getattr(args, "json", False):
+        print(json.dumps({"meta": meta, "results": results, "table": model.table(results).splitlines()}))
+        return 0
+    print(model.table(results))
+    print(f"\n{len(tasks)} rounds in {wall:.1f} s on {where}; wrote {out / 'aggregation.json'}, "
+          f"{out / 'summary.json'} and {len(files)} plots in {out}/")
+    return 0
+
+
+def config_from_args(args: argparse.Namespace) -> bmv2.EmuConfig:
+    """The BMv2 experiment's configuration from the command's options (``--quick``, ``--seed``, ``--topo``)."""
+    cfg = bmv2.QUICK if getattr(args, "quick", False) else bmv2.EmuConfig()
+    seed = getattr(args, "seed", None)
+    if seed is not None:
+        cfg = dataclasses.replace(cfg, seed=int(seed))
+    topo = getattr(args, "topo", None)
+    if topo:
+        cfg = dataclasses.replace(cfg, specs=tuple(topo) if isinstance(topo, (list, tuple)) else (topo,))
+    return cfg
+
+
+def run_bmv2(args: argparse.Namespace) -> int:
+    """``dcnlab reproduce aggregation --emulate [--quick] [--out DIR] [--seed S] [--json]``: exit 0 when every
+    check passes, 1 otherwise."""
+    import sys
+
+    from dcnlab.results.outputs import output_dir, writing
+
+    cfg = config_from_args(args)
+    out_arg = getattr(args, "out", None)
+    out = output_dir(bmv2.DEFAULT_OUT if out_arg in (None, "results/aggregation") else out_arg, "--out")  # before the run
+
+    def say(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    result = bmv2.run_experiment(cfg, say)
+    with writing(out, "--out"):
+        png, js = bmv2.write_outputs(result, out)
+    emu, waited = result.to_json(), None
+    if not getattr(args, "topo", None):      # 000's waiting time, on the largest BCube (waiting.py)
+        from dcnlab.reproduce.aggregation import waiting as aggregation_waiting
+        waited = aggregation_waiting.run_and_write(cfg == bmv2.QUICK, getattr(args, "seed", None), out, say)
+        emu["waiting"] = waited.to_json()
+    write_summary(out, None, cfg == bmv2.QUICK, emu, bmv2.emulation_note(result),
+                  model_why="--emulate runs the BMv2 experiment instead of the model")
+    if getattr(args, "json", False):
+        print(json.dumps(emu, default=str))
+    else:
+        print("\n".join(result.summary_lines() + (waited.summary_lines() if waited else [])))
+        print(f"wrote {png} and {js}")
+    return 0 if result.ok and (waited is None or waited.ok) else 1

@@ -1,0 +1,111 @@
+"""What ``dcnlab reproduce cist`` runs: the model sweep (:mod:`~dcnlab.reproduce.cist.model`), the construction
+time against N (:mod:`~dcnlab.reproduce.cist.scaling`), with ``--emulate`` the BMv2 experiment
+(:mod:`~dcnlab.reproduce.cist.bmv2`), and ``summary.json`` with 004's headlines."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from dcnlab.reproduce.cist import model, plots
+from dcnlab.results.outputs import writing
+
+
+NO_EMULATION = "not asked for (dcnlab reproduce cist --emulate also runs the BMv2 experiment)"
+
+
+def scaling_outputs(out: Path, quick: bool, say: Callable[[str], None] | None = None
+                    ) -> tuple[dict[str, Any], list[Path]]:
+    """Theorems 5-7: time the construction over the balanced Dragonfly sizes
+    (:func:`dcnlab.reproduce.cist.scaling.measure`), write ``scaling.png`` and ``scaling.json`` into ``out``
+    (which :func:`write_summary` reads); (the measurement, the files)."""
+    from dcnlab.reproduce.cist import scaling as cist_scaling
+
+    data = cist_scaling.measure(quick, progress=say)
+    with writing(out, "--out"):
+        return data, cist_scaling.write_outputs(data, out)
+
+
+def scaling_lines(data: dict[str, Any]) -> list[str]:
+    """The slopes as a few lines of text."""
+    from dcnlab.reproduce.cist import scaling as cs
+
+    ns = sorted({int(p["switches"]) for p in data["points"]})
+    verdict = "O(N) reproduced" if data["slope"] is not None and data["slope"] <= data["threshold"] else "DEVIATES"
+    lines = [f"Theorems 5-7 (O(N)): log-log slope of construction time vs N (± standard error), balanced Dragonfly "
+             f"a = 2h, N = {ns[0]:,}..{ns[-1]:,}; {data['statistic']}"]
+    lines += [f"  {line}" for line in cs.algorithm_lines(data)]
+    lines.append("  per arrangement:")
+    for arr, f in data["fits"].items():
+        part = "alg2" if "alg2" in f else "alg1"
+        lines.append(f"    {arr:<9}  Algorithm {part[-1]} {cs.slope_text(f, part)}, Algorithm 3 per tree "
+                     f"{cs.slope_text(f, 'alg3_per_tree')} (all k trees {cs.slope_text(f, 'alg3')}), skeleton roots "
+                     f"{cs.slope_text(f, 'roots')}")
+    lines.append(f"  largest judged slope {data['slope']:.2f} ({data['slope_of']}); at most {data['threshold']:g}: "
+                 f"{verdict}")
+    return lines
+
+
+def write_summary(out: Path, cases: list[dict[str, Any]] | None, emulations: list[dict[str, Any]] | None,
+                  quick: bool, why: str = "") -> Path:
+    """``summary.json``: the headlines of 004 (:func:`dcnlab.reproduce.cist.headlines.cist`), with the
+    construction-time measurement of ``out/scaling.json`` when :func:`scaling_outputs` wrote one."""
+    from dcnlab.reproduce.cist import scaling as cist_scaling
+    from dcnlab.reproduce.cist import headlines
+    from dcnlab.results import summary
+
+    if emulations is not None and not why:
+        why = "ran on BMv2: broadcasts under failures on " + ", ".join(e["spec"] for e in emulations)
+    scaling = cist_scaling.load(out)
+    with writing(out, "--out"):
+        return summary.write(out / "summary.json", ("004",), headlines.cist(cases, emulations, scaling=scaling),
+                             emulations is not None, why or NO_EMULATION, mechanism="cist", quick=quick)
+
+
+def run(out: Path, quick: bool, workers: int | None, seed: int, cluster_address: str | None, emulate: bool,
+        say: Callable[[str], None]) -> tuple[dict[str, Any], list[str], bool]:
+    """The model sweep on the pool (or the Dask cluster at ``cluster_address``), the construction time against N,
+    with ``emulate`` the BMv2 experiment (``say`` gets its progress), and ``summary.json``, all in ``out``: the
+    results as JSON, the lines that say them, and whether every check held."""
+    import json
+    import os
+
+    from dcnlab.sweep import pool
+    from dcnlab.sweep.progress import Progress
+
+    specs = model.QUICK_MODEL_SPECS if quick else model.MODEL_SPECS
+    rounds = 5 if quick else 20
+    with pool.connect(cluster_address) as cluster:     # before the work: an unreachable scheduler fails at once
+        with Progress(len(specs), "model instances", unit="instance") as bar:
+            cases = model.model_cases(specs, rounds, workers or os.cpu_count() or 1, seed, bar, cluster)
+        where = pool.describe(workers, cluster)
+    with writing(out, "--out"):
+        plots.plot_model(cases, out / "model-sweep.png")
+        (out / "model.json").write_text(json.dumps(cases, indent=1))
+    ok = all(c["valid"] and c["no_loss_below_k"] for c in cases)
+    lines = model.model_lines(cases) + [f"model on {where}; wrote {out / 'model-sweep.png'} and {out / 'model.json'}"]
+    from dcnlab.reproduce.cist.scaling import plan_size
+    with Progress(plan_size(quick), "construction time vs N", unit="instance") as bar:
+        def timed(name: str) -> None:
+            bar.update()
+            bar.set_postfix(name)
+
+        scaling, scaling_files = scaling_outputs(out, quick, timed)
+    lines += [""] + scaling_lines(scaling) + [f"wrote {' and '.join(map(str, scaling_files))}"]
+    emulations = []
+    if emulate:
+        from dcnlab.reproduce.cist import bmv2 as exp
+
+        configs = [exp.SMALL] if quick else [exp.SMALL, exp.LARGE]
+        if quick:
+            configs = [exp.quick(c) for c in configs]
+        for cfg in configs:
+            result = exp.run_experiment(cfg, progress=say)
+            with writing(out, "--out"):
+                png, js = exp.write_outputs(result, out)
+            emulations.append(result.to_json())
+            ok = ok and result.ok
+            lines += [""] + result.summary_lines() + [f"wrote {png} and {js}"]
+    lines.append(f"wrote {write_summary(out, cases, emulations if emulate else None, quick)}")
+    return {"model": cases, "scaling": scaling, "emulation": emulations, "ok": ok}, lines, ok

@@ -1,0 +1,190 @@
+"""The experiment's scenarios as plans in emulated seconds, and the fluid model's prediction for each.
+
+Scenarios (each also in **meter mode**: flows without CC, the bottleneck switch meters each tenant to
+its share with ``p4src/meter.p4``):
+
+* **(a) Fig. 3.** Flows A->C, B->C, D->C, E->C; a new one every ``phase_a`` seconds, each lasting five
+  phases; CC off, CC on, meter mode (every flow its own tenant). Jain's index per 100 ms sample.
+* **(b) Theorem 1.** Two flows with ``CCTI_Increase`` 1 and N (N = 2, 3): bandwidth N:1 (+-15%).
+  Meter mode: two tenants with weights 1 and 1/N.
+* **(c) Fig. 5.** Tenant 1: C->A. Tenant 2: D->B always, E->B from phase 1 to 4, F->B from phase 2 to
+  3 (1 -> 2 -> 3 -> 2 -> 1 flows). The policy (:class:`~dcnlab.controller.congestion.policy.TenantPolicy`)
+  pushes ``CCTI_Increase`` = tenant 2's flow count to its flows at each arrival and departure. Tenant
+  shares 1:1 (+-10%), equal within tenant 2, BECNs at D->B ∝ 1/CCTI_Increase.
+
+Every scenario is one :class:`dcnlab.controller.congestion.scenarios.Scenario` in *emulated* seconds; the same
+object drives the emulation and, scaled into IB time, the fluid model (:func:`predict`), whose result is
+scaled back (``ModelResult.in_emulated_time``) and drawn on the same plots.
+
+Decisions (report §7, §9; none of this is in the paper):
+
+* **Phases.** (a) a new flow every 3 s (the model's Jain index with CC falls to 0.88 at 1 s and 0.96
+  at 2 s phases: the newcomer starts at line rate and the others recover one index per timer
+  period), (c) 30 s phases with CC, measured after 6 s of settling, (b) 20 s after 4 s of warm-up. The
+  loop oscillates (a BECN burst, then a recovery of one index per timer period, 20 ms, about 1 s per
+  cycle on BMv2 as in the model), and two flows' CCTIs wander apart and back with a correlation time of
+  about a second (the restoring force: a flow ahead by ΔCCTI gets ≈ 2·ΔCCTI/CCTI more marks), so the
+  1-s tenant ratio of two identical flows scatters by ±15-20% (measured). A window must therefore hold
+  many such times: with 7-s windows (10 s phases) two of five phases per run missed 1:1 ± 10%
+  (0.80-1.18 over two runs); with 24-s windows every phase of two runs was within 0.965-1.045. Meter
+  mode needs no settling (its shares are exact within a second), so its phases stay 10 s
+  (``phase_c_meter``). ``quick()`` shortens them all (the tests use it).
+* **Parking lot in (a).** A and B run on the same host, and a host has one NIC at line rate that its
+  flows share (:class:`dcnlab.traffic.congestion_agent.Nic`): A+B <= ``rate_pps``, the "shared input port" of
+  report §6.2. The model of (a) without CC uses ``round_robin`` arbitration with A and B on one port
+  (A+B = D = E, Jain 0.90), all other runs a FIFO. On BMv2 the CC-off index is *reported, not
+  checked*: a tail-drop FIFO shares by offered load, and on a busy machine the Python senders of D and
+  E do not reach line rate (measured 700-900 of 1000 packets/s), so the measured index (0.98 on the
+  loaded machine) depends on the machine, not on the mechanism (report §9's caveat: a BMv2 FIFO does
+  not reproduce IB's per-input arbitration).
+* **Meter mode** meters each *tenant* (one meter cell per tenant, CIR = PIR = its share); the flows of
+  a tenant run without CC at line rate and share the tenant's cell by offered load. So meters hold the
+  tenant shares, but equal shares *inside* a tenant are only reported in meter mode, not checked: on a
+  busy machine the senders' threads reach different rates. Meter mode is also the heaviest load on the
+  machine: every flow offers the line rate, 2-4 times the bottleneck, and BMv2 parses every packet
+  before the meter drops it.
+* **Receivers A and B of (c)** are two UDP ports of the receiving host: on a star every other pair of
+  hosts has its own last hop, and the shared egress queue is what the paper's S1-S2 link provides.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from dcnlab.controller.congestion import scenarios as sc
+from dcnlab.controller.congestion.cct import Cct
+from dcnlab.controller.congestion.fluid import FlowDef, Link, MeterChange, ModelConfig, ModelResult, ParamChange
+from dcnlab.controller.congestion.params import PacerParams, ReceiverParams
+from dcnlab.controller.congestion.policy import FlowSpec, Tenant, TenantPolicy
+from dcnlab.reproduce.congestion.bmv2.config import IB_PACKET_BYTES, EmuConfig
+
+RX_PORTS = {"C": 5001, "A": 5001, "B": 5002}
+
+
+def _schedule(flows: Sequence[FlowDef], tenants: Sequence[Tenant], cfg: EmuConfig, pushes: bool,
+              meters: bool) -> tuple[list[ParamChange], list[MeterChange]]:
+    """Replay arrivals and departures through the policy: its pushes (if ``pushes``) and meter rates
+    (if ``meters``; emulated bits/s) at each event."""
+    inc_policy = TenantPolicy(tenants, base_timer=cfg.ccti_timer, switch=cfg.switch_params(),
+                              receiver=ReceiverParams(cfg.becn_every), packet_bytes=cfg.frame_bytes)
+    meter_policy = TenantPolicy(tenants)       # its target shares; the rates are in emulated bits/s here
+    by_name = {f.name: f for f in flows}
+    events = sorted([(f.start_s, 1, f.name) for f in flows]
+                    + [(f.stop_s, 0, f.name) for f in flows if math.isfinite(f.stop_s)])
+    changes: list[ParamChange] = []
+    out_meters: list[MeterChange] = []
+    current: dict[str, float] = {}
+    for t, kind, name in events:
+        spec = FlowSpec(name, by_name[name].tenant)
+        if kind:
+            ups = inc_policy.add_flow(spec)
+            meter_policy.add_flow(spec)
+        else:
+            ups = inc_policy.remove_flow(name)
+            meter_policy.remove_flow(name)
+        if pushes:
+            for u in ups:
+                changes.append(ParamChange(t, u.flow, replace(by_name[u.flow].params, ccti_increase=u.ccti_increase,
+                                                              ccti_timer=u.ccti_timer)))
+        if meters:
+            now = {t: share * cfg.link_bps for t, share in meter_policy.target_shares().items()}
+            for tenant in sorted(set(current) | set(now)):
+                if current.get(tenant) != now.get(tenant):
+                    out_meters.append(MeterChange(t, tenant, now.get(tenant)))
+            current = now
+    return changes, out_meters
+
+
+def fairness_plan(cfg: EmuConfig, mode: str) -> sc.Scenario:
+    """(a): ``mode`` = ``off`` (no CC), ``cc`` or ``meter``."""
+    p = cfg.phase_a
+    cc = mode == "cc"
+    slots = {"A": 0, "B": 0, "D": 1, "E": 2}
+    flows = tuple(FlowDef(f"{src}->C", f"{src}->C", i * p, (i + 5) * p, cfg.hca(1), cc,
+                          port="AB" if src in "AB" else src) for i, src in enumerate("ABDE"))
+    tenants = tuple(Tenant(f.name) for f in flows)
+    _, meters = _schedule(flows, tenants, cfg, pushes=False, meters=mode == "meter")
+    windows = tuple(sc.Window(k * p, (k + 1) * p, f"{sum(f.start_s <= k * p < f.stop_s for f in flows)} flows")
+                    for k in range(8))
+    return sc.Scenario(f"fairness_{mode}", flows, 8 * p, ModelConfig(), (), tuple(meters), windows, tenants,
+                       meta={"kind": "fairness", "mode": mode, "cc": cc, "phase_s": p, "routes": {f.name: (slots[f.name[0]], RX_PORTS["C"]) for f in flows}})
+
+
+def ratio_plan(cfg: EmuConfig, n: int, mode: str) -> sc.Scenario:
+    """(b): CCTI_Increase 1 and ``n`` (``cc``) or meters with weights 1 and 1/n (``meter``)."""
+    cc = mode == "cc"
+    dur = cfg.duration_b if cc else cfg.duration_b_meter
+    warm = cfg.warmup_b if cc else min(cfg.warmup_b, dur / 3)
+    flows = (FlowDef("inc1", "t1", 0.0, math.inf, cfg.hca(1), cc),
+             FlowDef(f"inc{n}", "t2", 0.0, math.inf, cfg.hca(n), cc))
+    tenants = (Tenant("t1", 1.0), Tenant("t2", 1.0 / n))
+    _, meters = _schedule(flows, tenants, cfg, pushes=False, meters=not cc)
+    return sc.Scenario(f"ratio_1_{n}_{mode}", flows, dur, ModelConfig(), (), tuple(meters),
+                       (sc.Window(warm, dur, "steady"),), tenants,
+                       meta={"kind": "ratio", "mode": mode, "cc": cc, "ratio": n,
+                             "routes": {"inc1": (0, RX_PORTS["C"]), f"inc{n}": (1, RX_PORTS["C"])}})
+
+
+def tenant_plan(cfg: EmuConfig, mode: str) -> sc.Scenario:
+    """(c): the paper's Fig. 5 schedule, policy pushes (``cc``) or tenant meters (``meter``)."""
+    cc = mode == "cc"
+    p = cfg.phase_c if cc else cfg.phase_c_meter
+    settle = cfg.settle_c if cc else min(cfg.settle_c, p / 3)
+    flows = (FlowDef("C->A", "tenant1", 0.0, math.inf, cfg.hca(1), cc),
+             FlowDef("D->B", "tenant2", 0.0, math.inf, cfg.hca(1), cc),
+             FlowDef("E->B", "tenant2", p, 4 * p, cfg.hca(1), cc),
+             FlowDef("F->B", "tenant2", 2 * p, 3 * p, cfg.hca(1), cc))
+    tenants = (Tenant("tenant1", 1.0), Tenant("tenant2", 1.0))
+    changes, meters = _schedule(flows, tenants, cfg, pushes=cc, meters=not cc)
+    counts = (1, 2, 3, 2, 1)
+    windows = tuple(sc.Window(k * p, (k + 1) * p, f"{n} tenant-2 flows") for k, n in enumerate(counts))
+    slots = {"C->A": 0, "D->B": 1, "E->B": 2, "F->B": 3}
+    return sc.Scenario(f"tenant_fair_{mode}", flows, 5 * p, ModelConfig(), tuple(changes), tuple(meters), windows,
+                       tenants, meta={"kind": "tenants", "mode": mode, "cc": cc, "phase_s": p, "tenant2_flows": counts,
+                                      "settle_s": settle,
+                                      "routes": {f.name: (slots[f.name], RX_PORTS[f.name[-1]]) for f in flows}})
+
+
+def plans(cfg: EmuConfig) -> list[sc.Scenario]:
+    out = []
+    if "a" in cfg.parts:
+        out += [fairness_plan(cfg, m) for m in ("off", "cc", "meter") if m == "off" or m in cfg.modes]
+    if "b" in cfg.parts:
+        out += [ratio_plan(cfg, n, m) for m in cfg.modes for n in cfg.ratios]
+    if "c" in cfg.parts:
+        out += [tenant_plan(cfg, m) for m in cfg.modes]
+    return out
+
+
+def model_config(plan: sc.Scenario, cfg: EmuConfig) -> ModelConfig:
+    """The fluid model set up like the emulation, in IB time."""
+    parking_lot = plan.meta["kind"] == "fairness" and plan.meta["mode"] == "off"
+    return ModelConfig(link=Link(buffer_packets=cfg.queue_depth, arbitration="round_robin" if parking_lot else "fifo"),
+                       switch=cfg.switch_params(), receiver=ReceiverParams(cfg.becn_every),
+                       pacer=PacerParams(cfg.aggregate, IB_PACKET_BYTES), cct=Cct.paper(cfg.cct_size),
+                       sample_s=cfg.sample_s / cfg.scale.factor)
+
+
+def predict(plan: sc.Scenario, cfg: EmuConfig) -> ModelResult:
+    """The model's run of ``plan`` (emulated seconds in, emulated seconds out)."""
+    f = cfg.scale.factor
+    ib_per_emu_bit = f * IB_PACKET_BYTES / cfg.frame_bytes   # emulated bit/s of frames -> IB bit/s
+
+    def ib(t: float) -> float:
+        return t / f
+
+    flows = [replace(x, start_s=ib(x.start_s), stop_s=ib(x.stop_s)) for x in plan.flows]
+    changes = [replace(c, time_s=ib(c.time_s)) for c in plan.changes]
+    meters = [MeterChange(ib(m.time_s), m.tenant, None if m.rate_bps is None else m.rate_bps * ib_per_emu_bit)
+              for m in plan.meters]
+    return sc.Scenario(plan.name, tuple(flows), ib(plan.duration_s), model_config(plan, cfg), tuple(changes),
+                       tuple(meters)).run().in_emulated_time(cfg.scale)
+
+
+def pps(r: ModelResult, packet_bytes: int) -> np.ndarray:
+    """Throughput in packets/s (samples x flows)."""
+    return r.throughput_bps / (8.0 * packet_bytes)

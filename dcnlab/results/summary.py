@@ -1,0 +1,348 @@
+"""Headlines: one record per figure a paper states, with ours beside it and a verdict (issue 18 §1).
+
+Every ``dcnlab reproduce <mechanism>`` and ``dcnlab reproduce all`` write ``summary.json``::
+
+    {"seed": ["000", "003"], "mechanism": "aggregation", "quick": false,
+     "headlines": [{"seed": "003", "statement": "...", "paper": 32.87, "model": 35.75, "emulation": null,
+                    "unit": "%", "tolerance": "±3 points", "verdict": "deviates", "reading": "...",
+                    "plot": "003-k-saving.png", "kind": "percent", ...}, ...],
+     "emulation": {"ran": false, "why": "..."}}
+
+``seed`` is the paper id ("000".."004"), ``plot`` a PNG path relative to the directory of the
+``summary.json`` (or null). A headline declares its *kind*, and :func:`verdict` is the rule:
+
+* ``percent``: reproduced when ours is within ±3 percentage points of the paper's figure;
+* ``ratio``: reproduced when ours is within 10% of the paper's figure (relative to the paper's);
+* ``count``: reproduced when ours equals the paper's figure exactly;
+* ``trend``: reproduced when ours lies in the stated direction (``up``: above, ``down``: below,
+  ``at least``, ``at most``) of the reference (the paper's figure when there is no other);
+* a percent, ratio or count that misses its tolerance but still lies in a direction the headline
+  states (e.g. "M2 saves more than IRS": above 0) is a ``trend``; otherwise it ``deviates``;
+* with no figure of ours the verdict is ``not run`` and ``reading`` says why.
+
+That rule judges one figure. A headline has up to two, the model's and BMv2's, and each gets its own
+verdict (``model_verdict``, ``emulation_verdict``); the headline's ``verdict`` combines them
+(issue 25 §1, :func:`combine`):
+
+* both figures: ``reproduced`` only when both are reproduced; when exactly one is, ``model only`` or
+  ``BMv2 only``; when neither is, ``trend`` when both are trends, else ``deviates``;
+* only the model's figure: the model's verdict. A headline BMv2 does not measure (``emulated`` false)
+  has no BMv2 verdict (null, shown as "–"); one whose BMv2 experiment did not run (``emulated`` true,
+  no BMv2 figure) has the BMv2 verdict ``not run``, and the report marks its verdict "BMv2 not run";
+* only BMv2's figure: BMv2's verdict (the model verdict ``not run``, marked "model not run");
+* neither: ``not run``.
+
+``basis`` names the figures judged (``model``, ``emulation``, ``both`` or None). Where both exist,
+``difference`` is BMv2 against the model in percent of the model (issue 18 §4: the goal is within
+:data:`EMULATION_GOAL_PERCENT`). ``summary.json`` carries the headlines' ``counts`` by verdict, the
+figures' (``figure_counts``: ``model`` and ``BMv2``) and ``bmv2_not_run`` (headlines BMv2 measures whose
+BMv2 experiment did not run); they are derived, and recomputed when it is read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import operator
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+__all__ = ["COMBINED_RULE", "DIRECTIONS", "EMULATION_GOAL_PERCENT", "FIGURE_VERDICTS", "Headline", "KINDS",
+           "PERCENT_POINTS", "RATIO_FRACTION", "RULE", "Summary", "VERDICTS", "combine", "counts", "difference", "read",
+           "counts_text", "tolerance_text", "verdict", "verdict_note", "write"]
+
+KINDS = ("percent", "ratio", "count", "trend")
+FIGURE_VERDICTS = ("reproduced", "trend", "deviates", "not run")
+"""The verdicts of one figure (the model's or BMv2's): :func:`verdict`."""
+MODEL_ONLY, BMV2_ONLY = "model only", "BMv2 only"
+VERDICTS = ("reproduced", MODEL_ONLY, BMV2_ONLY, "trend", "deviates", "not run")
+"""The verdicts of a headline: :func:`combine`."""
+PERCENT_POINTS = 3.0
+"""A percentage is reproduced within this many percentage points."""
+RATIO_FRACTION = 0.10
+"""A ratio is reproduced within this fraction of the paper's figure."""
+EMULATION_GOAL_PERCENT = 5.0
+"""Model against BMv2: the goal for every pair (issue 18 §4)."""
+DIRECTIONS: dict[str, Callable[[float, float], bool]] = {
+    "up": operator.gt, "down": operator.lt, "at least": operator.ge, "at most": operator.le}
+DIRECTION_WORDS = {"up": "above", "down": "below", "at least": "at least", "at most": "at most"}
+_EPS = 1e-9
+
+RULE = (f"A percentage is reproduced within ±{PERCENT_POINTS:g} points, a ratio within {RATIO_FRACTION:.0%} of the "
+        f"paper's figure, a count exactly, a trend when ours goes in the stated direction. A figure outside its "
+        f"tolerance that still goes in a direction the paper states is a 'trend'; otherwise it 'deviates'. "
+        f"'not run' means we have no figure yet, and the reading says why. Model against BMv2: the goal is within "
+        f"{EMULATION_GOAL_PERCENT:g}%.")
+"""How one figure is judged (the model's or BMv2's)."""
+COMBINED_RULE = ("Each figure of ours is judged by that rule: the model's, and BMv2's where the BMv2 experiment "
+                 "measures the same quantity (columns 'model verdict' and 'BMv2 verdict'). A headline is "
+                 "'reproduced' only when both figures hold; when one holds and the other does not it is "
+                 f"'{MODEL_ONLY}' or '{BMV2_ONLY}'; when neither holds it is a 'trend' if both are trends, else it "
+                 "'deviates'. A headline BMv2 does not measure ('–' under BMv2) gets its model verdict; one whose "
+                 "BMv2 experiment did not run gets its model verdict, marked 'BMv2 not run' (and the other way "
+                 "round, 'model not run'); 'not run' means neither figure exists.")
+"""How a headline's verdict follows from its figures' verdicts (:func:`combine`)."""
+
+
+def _number(x: Any) -> float | None:
+    if x is None or isinstance(x, bool):
+        return None
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def tolerance_text(kind: str, direction: str | None = None, reference: float | None = None) -> str:
+    """The tolerance in words: ``±3 points``, ``±10%``, ``exact``, ``at least 512``."""
+    if kind == "percent":
+        return f"±{PERCENT_POINTS:g} points"
+    if kind == "ratio":
+        return f"±{RATIO_FRACTION:.0%}"
+    if kind == "count":
+        return "exact"
+    ref = "" if reference is None else f" {reference:g}"
+    return f"{DIRECTION_WORDS.get(direction, direction)}{ref}" if direction else "direction"
+
+
+def within(kind: str, paper: float, value: float) -> bool:
+    """Whether ``value`` reproduces ``paper`` under the tolerance of ``kind`` (percent, ratio, count)."""
+    if kind == "percent":
+        return abs(value - paper) <= PERCENT_POINTS + _EPS
+    if kind == "ratio":
+        return abs(value - paper) <= RATIO_FRACTION * abs(paper) + _EPS
+    if kind == "count":
+        return value == paper
+    raise ValueError(f"kind {kind!r} has no tolerance; valid: percent, ratio, count")
+
+
+def verdict(kind: str, paper: float | None, value: float | None, direction: str | None = None,
+            reference: float | None = None) -> str:
+    """The verdict rule of issue 18 (module docstring): ``reproduced``, ``trend``, ``deviates`` or ``not run``.
+
+    ``value`` is our figure (None: not run). ``direction`` (``up``, ``down``, ``at least``, ``at most``)
+    compares ``value`` with ``reference`` (for a trend without one: the paper's figure, else 0); a trend
+    headline needs it, a percent/ratio/count headline may state it to earn ``trend`` when it misses."""
+    if kind not in KINDS:
+        raise ValueError(f"kind {kind!r}; valid: {', '.join(KINDS)}")
+    if direction is not None and direction not in DIRECTIONS:
+        raise ValueError(f"direction {direction!r}; valid: {', '.join(DIRECTIONS)}")
+    v = _number(value)
+    if v is None:
+        return "not run"
+    p = _number(paper)
+    if kind == "trend":
+        if direction is None:
+            raise ValueError("a trend headline needs a direction")
+        ref = reference if reference is not None else (p if p is not None else 0.0)
+        return "reproduced" if DIRECTIONS[direction](v, ref) else "deviates"
+    if p is None:
+        raise ValueError(f"a {kind} headline needs the paper's figure")
+    if within(kind, p, v):
+        return "reproduced"
+    if direction is not None and DIRECTIONS[direction](v, reference if reference is not None else 0.0):
+        return "trend"
+    return "deviates"
+
+
+def combine(model: str | None, emulation: str | None) -> str:
+    """A headline's verdict from its figures' verdicts (:data:`FIGURE_VERDICTS`; ``emulation`` None: BMv2
+    measures no such quantity), by :data:`COMBINED_RULE`."""
+    for v in (model, emulation):
+        if v is not None and v not in FIGURE_VERDICTS:
+            raise ValueError(f"figure verdict {v!r}; valid: {', '.join(FIGURE_VERDICTS)}")
+    judged = [v for v in (model, emulation) if v not in (None, "not run")]
+    if not judged:
+        return "not run"
+    if len(judged) == 1:
+        return judged[0]
+    if model == emulation:
+        return model
+    if model == "reproduced":
+        return MODEL_ONLY
+    if emulation == "reproduced":
+        return BMV2_ONLY
+    return "deviates"
+
+
+def verdict_note(model: str | None, emulation: str | None) -> str:
+    """``BMv2 not run`` (or ``model not run``) where the headline's verdict judges one of two figures it should
+    have; empty otherwise."""
+    if emulation == "not run" and model not in (None, "not run"):
+        return "BMv2 not run"
+    if model == "not run" and emulation not in (None, "not run"):
+        return "model not run"
+    return ""
+
+
+def difference(model: float | None, emulation: float | None) -> float | None:
+    """BMv2 against the model in percent of the model (None without both, or for a model figure of 0
+    against a non-zero one)."""
+    m, e = _number(model), _number(emulation)
+    if m is None or e is None:
+        return None
+    if m == 0:
+        return 0.0 if e == 0 else None
+    return 100.0 * (e - m) / abs(m)
+
+
+@dataclass
+class Headline:
+    """One figure of a paper against ours. ``tolerance``, ``verdict``, ``basis`` and ``difference`` are
+    computed from the others when left empty (:func:`verdict`, :func:`difference`)."""
+
+    seed: str
+    statement: str
+    paper: float | None
+    model: float | None
+    emulation: float | None = None
+    unit: str = ""
+    tolerance: str = ""
+    verdict: str = ""
+    reading: str = ""
+    plot: str | None = None
+    kind: str = "percent"
+    direction: str | None = None
+    reference: float | None = None
+    paper_text: str | None = None
+    """How the paper states it, when a number alone would mislead (``about 3%``, ``< 35 s vs > 575 s``)."""
+    basis: str | None = None
+    """Which figures the verdict judges: ``model``, ``emulation``, ``both`` or None (not run)."""
+    difference: float | None = None
+    """BMv2 against the model, percent of the model."""
+    emulated: bool = False
+    """Whether BMv2's experiment measures this headline (true whenever ``emulation`` is a figure)."""
+    model_verdict: str | None = None
+    """The model's figure judged alone (:func:`verdict`)."""
+    emulation_verdict: str | None = None
+    """BMv2's figure judged alone; ``not run`` when ``emulated`` without a figure, None when not ``emulated``."""
+
+    def __post_init__(self) -> None:
+        self.paper, self.model, self.emulation = _number(self.paper), _number(self.model), _number(self.emulation)
+        self.emulated = bool(self.emulated) or self.emulation is not None
+        if not self.tolerance:
+            self.tolerance = tolerance_text(self.kind, self.direction, self.reference)
+        if self.model_verdict is None:
+            self.model_verdict = verdict(self.kind, self.paper, self.model, self.direction, self.reference)
+        if self.emulation_verdict is None and self.emulated:
+            self.emulation_verdict = verdict(self.kind, self.paper, self.emulation, self.direction, self.reference)
+        for name, v in (("model_verdict", self.model_verdict), ("emulation_verdict", self.emulation_verdict)):
+            if v is not None and v not in FIGURE_VERDICTS:
+                raise ValueError(f"{name} {v!r}; valid: {', '.join(FIGURE_VERDICTS)}")
+        if self.basis is None:
+            m, e = self.model is not None, self.emulation is not None
+            self.basis = "both" if m and e else "model" if m else "emulation" if e else None
+        if not self.verdict:
+            self.verdict = combine(self.model_verdict, self.emulation_verdict)
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict {self.verdict!r}; valid: {', '.join(VERDICTS)}")
+        if self.difference is None:
+            self.difference = difference(self.model, self.emulation)
+
+    @property
+    def note(self) -> str:
+        """``BMv2 not run`` or ``model not run`` beside the verdict, or empty (:func:`verdict_note`)."""
+        return verdict_note(self.model_verdict, self.emulation_verdict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Headline:
+        """A record of ``summary.json``; one written before the figures had verdicts of their own (no
+        ``model_verdict``) is judged again by today's rule."""
+        names = {f.name for f in fields(cls)}
+        old = "model_verdict" not in data
+        return cls(**{k: v for k, v in data.items() if k in names and not (old and k in ("verdict", "basis"))})
+
+
+@dataclass
+class Summary:
+    """The contents of one ``summary.json``."""
+
+    seeds: list[str]
+    headlines: list[Headline]
+    emulation_ran: bool
+    emulation_why: str
+    extra: dict[str, Any] | None = None
+    """More top-level keys (``mechanism``, ``quick``, ``parts``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seed": list(self.seeds), "headlines": [h.to_json() for h in self.headlines],
+                               "emulation": {"ran": self.emulation_ran, "why": self.emulation_why}}
+        out.update(counts(self.headlines))
+        for k, v in (self.extra or {}).items():
+            out.setdefault(k, v)
+        return out
+
+    def counts(self) -> dict[str, int]:
+        """Headlines per verdict, in :data:`VERDICTS` order."""
+        return counts(self.headlines)["counts"]
+
+
+DERIVED = ("counts", "figure_counts", "bmv2_not_run")
+"""The keys of ``summary.json`` computed from its headlines (:func:`counts`)."""
+
+
+def counts(heads: Sequence[Headline]) -> dict[str, Any]:
+    """``counts``: headlines per verdict (:data:`VERDICTS` order); ``figure_counts``: the model's and BMv2's
+    figures per verdict (:data:`FIGURE_VERDICTS`; BMv2 over the headlines it measures); ``bmv2_not_run``:
+    headlines BMv2 measures whose BMv2 experiment did not run."""
+    return {"counts": {v: sum(h.verdict == v for h in heads) for v in VERDICTS},
+            "figure_counts": {"model": {v: sum(h.model_verdict == v for h in heads) for v in FIGURE_VERDICTS},
+                              "BMv2": {v: sum(h.emulation_verdict == v for h in heads) for v in FIGURE_VERDICTS}},
+            "bmv2_not_run": sum(h.note == "BMv2 not run" for h in heads)}
+
+
+def counts_text(heads: Sequence[Headline]) -> str:
+    """``76 headlines: 40 reproduced, 3 model only, ...; BMv2 not run on 9 it measures (model verdict)``."""
+    c = counts(heads)
+    text = f"{len(heads)} headlines: " + ", ".join(f"{n} {v}" for v, n in c["counts"].items())
+    if c["bmv2_not_run"]:
+        text += (f"; BMv2 did not run on {c['bmv2_not_run']} headline{'s' if c['bmv2_not_run'] != 1 else ''} it "
+                 "measures (there the model's verdict counts)")
+    return text
+
+
+def write(path: Path, seeds: Iterable[str], headlines: Sequence[Headline], emulation_ran: bool,
+          emulation_why: str, **extra: Any) -> Path:
+    """Write ``summary.json`` (the caller wraps it in :func:`dcnlab.results.outputs.writing`)."""
+    s = Summary(sorted(set(seeds)), list(headlines), emulation_ran, emulation_why, extra or None)
+    path.write_text(json.dumps(s.to_json(), indent=1) + "\n")
+    return path
+
+
+def read(path: Path) -> Summary:
+    """Read a ``summary.json``; ``ValueError`` when it is not in this shape."""
+    data = json.loads(Path(path).read_text())
+    try:
+        heads = [Headline.from_json(h) for h in data["headlines"]]
+        emu = data["emulation"]
+        seeds = data["seed"]
+        extra = {k: v for k, v in data.items() if k not in ("seed", "headlines", "emulation", *DERIVED)}
+        return Summary(list(seeds) if isinstance(seeds, list) else [seeds], heads, bool(emu["ran"]),
+                       str(emu["why"]), extra or None)
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"{path}: not a summary.json ({type(e).__name__}: {e})") from None
+
+
+# -- what every paper's headline builder (dcnlab/reproduce/<mechanism>/headlines.py) shares -------------------
+
+def mean_of(xs: Sequence[float]) -> float | None:
+    """The mean of the finite values of ``xs`` (None when there is none)."""
+    xs = [x for x in xs if x is not None and math.isfinite(x)]
+    return sum(xs) / len(xs) if xs else None
+
+
+def figure_text(x: float | None, digits: int = 2) -> str:
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+def missing(h: Headline, why: str) -> Headline:
+    """``h`` with the reason it has no figure of ours (the reading starts with it)."""
+    if h.model is None and h.emulation is None:
+        h.reading = why if not h.reading else f"{why}; {h.reading}"
+    return h
