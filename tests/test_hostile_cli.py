@@ -667,7 +667,7 @@ def test_random_members_are_drawn_without_a_quadratic_step() -> None:
     hours here; it takes a tenth of a second). The alarm is a hang guard, 100x that."""
     import numpy as np
 
-    from dcnlab.cli.aggregation import MAX_MEMBERS, _member_list
+    from dcnlab.reproduce.aggregation.plan import MAX_MEMBERS, member_list
     from dcnlab.topos.spec import parse_spec
 
     class Counting:
@@ -687,7 +687,7 @@ def test_random_members_are_drawn_without_a_quadratic_step() -> None:
     old = signal.signal(signal.SIGALRM, hung)
     signal.alarm(10)
     try:
-        picked = _member_list(fabric, f"random:{MAX_MEMBERS}", "senders", rng, {"v0"})
+        picked = member_list(fabric, f"random:{MAX_MEMBERS}", "senders", rng, {"v0"})
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)

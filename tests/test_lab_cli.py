@@ -15,7 +15,8 @@ import pytest
 from dcnlab.controller.runtime.toolchain import PREFIX_VAR
 from dcnlab.cli import main
 from dcnlab.cli.errors import UserError
-from dcnlab.emu.lab import check_execs, load_lab, makefile_vars, parse_exec
+from dcnlab.emu.lab import load_lab, makefile_vars
+from dcnlab.emu.lab_exec import check_execs, parse_exec
 
 BASIC = Path(__file__).resolve().parent.parent / "examples" / "basic-lab"
 

@@ -9,6 +9,7 @@ import pytest
 
 from dcnlab.results import open_settings as os_
 from dcnlab.report import search as ss
+from dcnlab.report import search_tables as search_tables
 from dcnlab.results.open_settings import OpenSetting
 from dcnlab.results.summary import Headline
 
@@ -126,7 +127,7 @@ def test_the_table_marks_the_chosen_setting_and_shows_the_statements_that_differ
                             "statements": [{"statement": s.statement, "paper": s.paper, "values": s.values,
                                             "median": s.median, "verdict": s.verdict} for s in c.statements]}
                            for c in cands]}
-    text = ss.table_text(data)
+    text = search_tables.table_text(data)
     assert "* large" in text and "2/3" in text and "  small" in text and "1/3" in text
     assert "A is 7" in text and "B is 10%" in text and "C grows" in text
     assert all(len(line) <= 100 for line in text.splitlines())
@@ -218,7 +219,7 @@ def test_the_report_shows_each_papers_search_table_a_newer_run_first(tmp_path) -
                            for v, n in (("small", 0), ("large", 1))]}
     (tmp_path / "search").mkdir()
     (tmp_path / "search" / "001.json").write_text(__import__("json").dumps(data))
-    tables = ss.report_tables(tmp_path / "search")
+    tables = search_tables.report_tables(tmp_path / "search")
     assert "* large" in tables["001"] and "today" in tables["001"]
     run = {"mode": "quick", "seed": None, "date": "today", "wall_seconds": 1.0, "workers": 1, "cluster": None,
            "cpus": 2, "model_seconds": 1.0, "emulate": "off", "emulation_why": "not run: --emulate off"}
@@ -313,7 +314,7 @@ def test_003_search_runs_a_reading_only_where_it_differs_and_draws_only_the_rand
 def test_004_has_nothing_to_search_and_the_report_says_why() -> None:
     assert "004" not in ss.SEARCHABLE and os_.searched("004") == ()
     assert all(o.note for o in os_.settings("004"))
-    text = ss.report_tables()["004"]
+    text = search_tables.report_tables()["004"]
     assert "nothing to search: " + os_.NOTHING_TO_SEARCH["004"][:40] in text.replace("\n", " ")
     assert "no search yet" not in text
 
@@ -366,11 +367,11 @@ def test_a_statement_is_listed_once_per_value_of_the_settings_that_move_it() -> 
                                 "verdict": "reproduced" if x == 7 else "deviates"}]}
 
     cands = [cand(a, b, {"p": 7.0, "q": 9.0, "r": 9.0}[a]) for a in "pqr" for b in "uvw"]
-    groups = ss.by_setting(cands, 0, ["a", "b"])
+    groups = search_tables.by_setting(cands, 0, ["a", "b"])
     assert [label for label, _ in groups] == ["a=p", "a=q", "a=r"]
     assert [len(g) for _, g in groups] == [3, 3, 3]
     data = {"paper": "001", "draws": 1, "rule": ss.TIE_RULE, "chosen": {"a": "p", "b": "u"},
             "settings": [{"name": "a"}, {"name": "b"}], "candidates": cands}
-    text = ss.table_text(data)
+    text = search_tables.table_text(data)
     assert "* yes 7: a=p" in text and "no  9: a=q" in text and text.count("a=") == 3
-    assert ss.by_setting([cand("p", "u", 9.0), cand("q", "u", 9.0)], 0, ["a", "b"])[0][0] == "every setting"
+    assert search_tables.by_setting([cand("p", "u", 9.0), cand("q", "u", 9.0)], 0, ["a", "b"])[0][0] == "every setting"

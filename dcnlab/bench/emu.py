@@ -139,8 +139,8 @@ def lab_bring_up(directory: str) -> BringUp:
     """``dcnlab lab DIR``'s bring-up, timed as a user waits for it: the program built (compiled through the
     cache, copied to ``DIR/build``) and the fabric up with every switch's runtime JSON and every host's
     commands; then the all-pairs check over the exercise's own entries."""
-    from dcnlab.emu.network import FabricNetwork, NetOptions
     from dcnlab.emu.lab import build, in_lab, load_lab
+    from dcnlab.emu.network import FabricNetwork, NetOptions
 
     lab = load_lab(directory)
     net = FabricNetwork(lab.fabric, NetOptions(agents=False), progress=lambda m: None, program=lab.program)

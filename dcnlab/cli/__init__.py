@@ -18,9 +18,9 @@ import logging
 import os
 import sys
 
-from dcnlab.controller.runtime.protobuf_check import require_protobuf
 from dcnlab.cli.argtypes import Parser, one_line
 from dcnlab.cli.errors import UserError
+from dcnlab.controller.runtime.protobuf_check import require_protobuf
 from dcnlab.topos.errors import SpecError
 
 EXAMPLES = """\

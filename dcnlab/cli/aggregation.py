@@ -11,19 +11,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 
 from dcnlab.cli.argtypes import exclusive, needs, number, ranged, seed, workers
-from dcnlab.sweep.pool import add_cluster_option
 from dcnlab.cli.errors import UserError
+from dcnlab.reproduce.aggregation import plan as aggregation_plan
 from dcnlab.results.outputs import image_file, writing
-from dcnlab.topos.numbers import parse_uint
+from dcnlab.sweep.pool import add_cluster_option
 
 MAX_PRINTED_EDGES = 60
-MAX_MEMBERS = 100_000
-"""Senders (and receivers) of one plan at most: a named tree costs about 0.2 ms per member (18 s at the
-limit on BCube(2,20))."""
 MAX_KMB_WORK = 5_000_000
 """Terminals x (nodes + links) for ``kmb`` on a fat-tree (networkx; about 10 s at the limit)."""
 DEFAULT_TIME_LIMIT = 300.0
@@ -34,41 +30,6 @@ in the pairs, with a progress bar on a terminal (BCube(8,5) on 2 cores that a co
 engine."""
 SHUFFLE_PROGRESS_DELAY = 1.0
 """Seconds before a shuffle's progress bar shows on a terminal (a quick plan draws none)."""
-
-
-def _member_list(fabric, text: str, what: str, rng, exclude: set[str]) -> list[str]:
-    from dcnlab.controller.aggregation import member_role
-    from dcnlab.topos.model import Role
-
-    text = text.strip()
-    if not text.startswith("random:"):
-        names = [x.strip() for x in text.split(",") if x.strip()]
-        if not names:
-            raise UserError(f"--{what}: give names separated by commas, or random:COUNT")
-        return names
-    try:
-        count = parse_uint(text.split(":", 1)[1])
-    except ValueError:
-        raise UserError(f"--{what} {text!r}: random:COUNT needs an integer count (ASCII digits), e.g. random:8") from None
-    role = member_role(fabric)
-    total = fabric.counts()[role]
-    free = min(total - len(exclude), MAX_MEMBERS)
-    if not 1 <= count <= free:
-        raise UserError(f"--{what} random:{count}: valid: 1 <= COUNT <= {free:,} "
-                        f"({total:,} {role.value}s, {len(exclude):,} taken, at most {MAX_MEMBERS:,} members)")
-    picked: list[str] = []
-    seen: set[str] = set()      # membership in a set: linear in COUNT (a list made the draw quadratic)
-    name = fabric.host_name if role is Role.HOST else (lambda i: f"v{i}")
-    while len(picked) < count:
-        need = count - len(picked)
-        for i in rng.choice(total, size=min(total, 2 * need + 8), replace=False).tolist():
-            v = name(int(i))
-            if v not in exclude and v not in seen:
-                picked.append(v)
-                seen.add(v)
-                if len(picked) == count:
-                    break
-    return picked
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -93,12 +54,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.shuffle:
         if not args.receivers:
             raise UserError("--shuffle needs --receivers R1,R2,... or --receivers random:N")
-        receivers = _member_list(fabric, args.receivers, "receivers", rng, set())
+        receivers = aggregation_plan.member_list(fabric, args.receivers, "receivers", rng, set())
     else:
         if not args.receiver:
             raise UserError("--receiver R is required (or --shuffle --receivers ...)")
         receivers = [args.receiver.strip()]
-    senders = _member_list(fabric, args.senders, "senders", rng, set(receivers))
+    senders = aggregation_plan.member_list(fabric, args.senders, "senders", rng, set(receivers))
     _check_size(fabric, algo, receivers, senders, args.shuffle)
     agg.resolve(fabric, receivers, senders)          # every name, before any tree is built
     if args.shuffle:
@@ -110,7 +71,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         args.planned = ("aggregation", fabric, plan)     # for --view (dcnlab.view.wrap_plan)
         if plot is not None:
             hops = [h.path for t in {id(t): t for t in plan.trees.values()}.values() for h in t.hops]
-            hop_of = _hop_path(fabric)
+            hop_of = aggregation_plan.hop_path(fabric)
             hops += [hop_of(a, b) for r in plan.receivers for a, b in plan.routes[r][len(plan.trees[r].edges):]]
             _plot(plot, fabric, hops, plan.receivers, plan.senders, plan.aggregators,
                   f"{fabric.spec} shuffle {algo}: cost {plan.cost:g}, {plan.links} links")
@@ -126,7 +87,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         for r in plan.receivers:
             print(f"tree {r}: {len(plan.routes[r])} hops via {plan.trees[r].receiver}")
             if "status" in plan.trees[r].info:
-                print(f"  {solver_line(plan.trees[r].info)}")
+                print(f"  {aggregation_plan.solver_line(plan.trees[r].info)}")
         _totals(plan.cost, plan.links, plan.aggregators)
         return 0
     tree = agg.incast_tree(fabric, receivers[0], senders, algo, args.delta, draw_seed,
@@ -139,7 +100,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(json.dumps(tree.to_json()))
         return 0
     print(f"incast    {algo} on {fabric.spec}: {len(tree.senders)} senders -> {tree.receiver}, delta {tree.delta:g}")
-    for line in describe_info(tree.info):
+    for line in aggregation_plan.describe_info(tree.info):
         print(line)
     for h in tree.hops[:MAX_PRINTED_EDGES]:
         via = f"  (via {' '.join(h.path[1:-1])})" if len(h.path) > 2 else ""
@@ -149,54 +110,6 @@ def cmd_plan(args: argparse.Namespace) -> int:
     _totals(tree.cost, tree.links, tree.aggregators)
     print(f"receiver  input {tree.receiver_input:g} units")
     return 0
-
-
-def describe_info(info: Mapping[str, object]) -> list[str]:
-    """The tree's parameters in the words of report 003: the routing symbol e_j is the label digit
-    that stage j corrects on the way to stage j-1 (IRS, 003 §2.1)."""
-    lines = []
-    symbols = info.get("routing_symbols")
-    if isinstance(symbols, dict) and symbols:
-        stages = sorted(symbols, key=lambda e: -int(e[1:]))
-        lines.append("routing symbols (label digit each stage corrects):")
-        lines += [f"  stage {int(e[1:])} -> {int(e[1:]) - 1}: digit {symbols[e]} (e{e[1:]} = {symbols[e]})"
-                  for e in stages]
-    if "intra_stage" in info:
-        lines.append(f"intra-stage step {'on' if info['intra_stage'] else 'off (003 Fig. 2(b))'}")
-    if "seed" in info:
-        lines.append(f"path draw seed {info['seed']}")
-    if "status" in info:
-        lines.append(solver_line(info))
-    lines += [f"{k:<9} {v}" for k, v in info.items() if k not in ("routing_symbols", "intra_stage", "seed", *SOLVER_KEYS)]
-    return lines
-
-
-SOLVER_KEYS = ("status", "solve_seconds", "gap", "bound", "fallback", "why", "time_limit", "milp_cost")
-
-
-def solver_line(info: Mapping[str, object]) -> str:
-    """One line for the ``optimal`` tree: proven, the best found in the time limit with its gap, or the
-    heuristic tree it fell back to and why."""
-    def num(key: str) -> float:
-        v = info.get(key)
-        return float(v) if isinstance(v, (int, float)) else float("nan")
-
-    if info["status"] == "optimal":
-        return f"status    optimal (proven by HiGHS in {num('solve_seconds'):g} s)"
-    gap = ("gap unknown (no lower bound by then)" if info.get("gap") is None
-           else f"gap {100 * num('gap'):.1f}% (lower bound {num('bound'):g})")
-    limit = f"time limit ({num('time_limit'):g} s)"
-    if "fallback" not in info:
-        return f"status    {limit}: the best tree HiGHS found, {gap}"
-    why = info.get("why") or f"HiGHS's best tree cost {num('milp_cost'):g}"
-    return (f"status    {limit}: no better tree from the MILP ({why}); this is {info['fallback']}, "
-            f"the cheapest heuristic tree; {gap}")
-
-
-def _hop_path(fabric):
-    from dcnlab.controller.aggregation import _bcube_hop
-    from dcnlab.topos.bcube import BCube
-    return _bcube_hop(fabric) if isinstance(fabric, BCube) else (lambda a, b: (a, b))
 
 
 def _totals(cost: float, links: int, aggregators) -> None:
@@ -233,8 +146,8 @@ def _check_size(fabric, algo: str, receivers: list[str], senders: list[str], shu
     from dcnlab.topos.limits import TooLarge
 
     for what, names in (("--senders", senders), ("--receivers", receivers)):
-        if len(names) > MAX_MEMBERS:
-            raise TooLarge(f"{what}: {len(names):,} members; plan aggregation handles at most {MAX_MEMBERS:,}")
+        if len(names) > aggregation_plan.MAX_MEMBERS:
+            raise TooLarge(f"{what}: {len(names):,} members; plan aggregation handles at most {aggregation_plan.MAX_MEMBERS:,}")
     if shuffle and len(senders) * len(receivers) > MAX_SHUFFLE_PAIRS:
         raise TooLarge(f"a shuffle of {len(senders):,} senders x {len(receivers):,} receivers = "
                        f"{len(senders) * len(receivers):,} pairs; plan aggregation handles at most "

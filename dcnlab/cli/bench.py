@@ -14,6 +14,7 @@ from dcnlab.bench import topo as bench_topo
 from dcnlab.cli.argtypes import ranged, workers
 from dcnlab.sweep.pool import add_cluster_option
 
+
 def cmd_bench_topo(args: argparse.Namespace) -> int:
     results = bench_topo.run(progress=lambda n: print(f"  running {n} ...", file=sys.stderr, flush=True))
     if args.json:

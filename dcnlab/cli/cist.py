@@ -46,7 +46,12 @@ if TYPE_CHECKING:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from dcnlab.controller.cist import SwitchGraph, cist_partition, parse_failures, plan_from_partition
+    from dcnlab.controller.cist import (
+        SwitchGraph,
+        cist_partition,
+        parse_failures,
+        plan_from_partition,
+    )
     from dcnlab.topos.dragonfly import Dragonfly
 
     plot = image_file(args.plot, "--plot") if args.plot is not None else None
@@ -55,7 +60,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise UserError(f"--plot: {fabric.spec} has {fabric.counts()[Role.SWITCH]:,} switches; drawing is limited "
                         f"to {plots.MAX_PLOTTED_SWITCHES:,}")
     if args.adversary:
-        cist_plan._check_adversary_size(fabric)
+        cist_plan.check_adversary_size(fabric)
     # --fail is checked against the switch graph before the partition, trees and validation are built
     graph = SwitchGraph.from_fabric(fabric) if isinstance(fabric, Dragonfly) else None
     given = parse_failures(args.fail, graph) if args.fail and graph is not None else None

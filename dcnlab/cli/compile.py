@@ -19,8 +19,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from dcnlab.emu import preflight
 from dcnlab.cli.argtypes import one_line
+from dcnlab.emu import preflight
 from dcnlab.topos.inputs import escape, file_problem, quote, show_path
 
 __all__ = ["Program", "add_parser", "cmd_compile", "program_arg"]
@@ -77,8 +77,8 @@ def print_p4c_message(output: str) -> None:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    from dcnlab.controller.runtime.errors import RuntimeErrorBase
     from dcnlab.cli.errors import UserError
+    from dcnlab.controller.runtime.errors import RuntimeErrorBase
     from dcnlab.p4src.compiler import CompileError, compile_program
 
     prog: Program = args.program

@@ -35,7 +35,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dcnlab.cli.argtypes import emulation_limit, exclusive, fabric_spec, needs, ranged, workers
+from dcnlab.cli.argtypes import (
+    emulation_limit,
+    exclusive,
+    fabric_spec,
+    needs,
+    ranged,
+    workers,
+)
 from dcnlab.cli.errors import UserError
 from dcnlab.reproduce.congestion import bench as congestion_bench
 from dcnlab.reproduce.congestion import model, reproduce

@@ -31,7 +31,8 @@ import time
 from typing import TYPE_CHECKING
 
 from dcnlab.cli.errors import UserError
-from dcnlab.emu.lab import ExecRunner, build, check_execs, in_lab, load_lab
+from dcnlab.emu.lab import build, in_lab, load_lab
+from dcnlab.emu.lab_exec import ExecRunner, check_execs
 
 if TYPE_CHECKING:
     pass
@@ -49,9 +50,9 @@ def _raise_interrupt(signum, frame):
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
+    from dcnlab.cli.run import net_options, print_endpoints, require_root
     from dcnlab.controller.runtime.errors import RuntimeErrorBase
     from dcnlab.emu.network import FabricNetwork
-    from dcnlab.cli.run import net_options, print_endpoints, require_root
 
     lab = load_lab(args.dir, args.program)
     execs = check_execs(args.exec or [], lab)
@@ -115,9 +116,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    from dcnlab.emu.options import RANGES
     from dcnlab.cli.argtypes import ranged
     from dcnlab.cli.run import add_controller_arguments, add_net_arguments
+    from dcnlab.emu.options import RANGES
 
     p = sub.add_parser("lab", help="bring up a p4lang-tutorials-style exercise directory, as its `make run` does",
                        description="Bring up an exercise directory the way the p4lang tutorials' `make run` does: "

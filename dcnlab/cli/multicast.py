@@ -44,7 +44,12 @@ m = w = 10^5 (3·10^13 links) is refused before anything is allocated."""
 def cmd_plan(args: argparse.Namespace) -> int:
     from dcnlab.controller.multicast.hierarchy import hierarchy_for
     from dcnlab.controller.multicast.planning import mapping_for, plan
-    from dcnlab.controller.multicast.workload import build_pattern, parse_pattern, read_groups_file, resolve_groups
+    from dcnlab.controller.multicast.workload import (
+        build_pattern,
+        parse_pattern,
+        read_groups_file,
+        resolve_groups,
+    )
     from dcnlab.topos.spec import parse_spec
 
     needs(args, "--summary", args.json, "with --json (text output never lists links or members)")

@@ -12,6 +12,7 @@ import time
 from dcnlab.cli.argtypes import exclusive, ranged, seed, workers
 from dcnlab.report import reproduce_all
 from dcnlab.report import search as settings_search
+from dcnlab.report import search_tables as search_tables
 from dcnlab.results.outputs import output_dir
 from dcnlab.results.summary import counts, counts_text
 from dcnlab.sweep.pool import add_cluster_option
@@ -62,7 +63,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         data, path = settings_search.search_and_write(
             paper, args.quick, args.draws, args.workers,
             (lambda m: print(m, file=sys.stderr, flush=True)) if args.verbose_search else (lambda m: None), out)
-        print(settings_search.table_text(data))
+        print(search_tables.table_text(data))
         print(f"\n{paper}: {time.perf_counter() - t0:.0f} s; wrote {path}\n")
     return 0
 

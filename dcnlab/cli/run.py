@@ -6,15 +6,13 @@ import argparse
 import signal
 import sys
 import time
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 
-from dcnlab.emu import preflight
 from dcnlab.cli.argtypes import ranged
 from dcnlab.cli.errors import UserError
+from dcnlab.emu import preflight
 from dcnlab.emu.lab import NOT_P4
-
-
 
 
 def _raise_interrupt(signum, frame):
@@ -78,10 +76,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from dcnlab.controller.runtime.errors import RuntimeErrorBase
     from dcnlab.emu.network import FabricNetwork
     from dcnlab.emu.reachability import deadline_for
+    from dcnlab.topos.files import load_topology, looks_like_file
     from dcnlab.topos.spec import parse_spec
     from dcnlab.traffic import measure
-
-    from dcnlab.topos.files import load_topology, looks_like_file
 
     # relative paths in the file: from the working directory first, as the tutorials' `make run` has them
     fabric = load_topology(args.spec, base=Path.cwd()) if looks_like_file(args.spec) else parse_spec(args.spec)

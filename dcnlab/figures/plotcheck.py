@@ -202,7 +202,6 @@ def _data_artists(ax: Any) -> list[Any]:
 def _series_y(ax: Any) -> list[float]:
     """Every finite y value of the axes' series (reference lines excluded)."""
     import numpy as np
-
     from matplotlib.collections import PathCollection
 
     ys: list[float] = []

@@ -26,8 +26,7 @@ def render(fabric: Fabric, path: Path) -> None:
                              f"(export json or dot instead)")
     from matplotlib.collections import LineCollection
 
-    from dcnlab.figures import plotcheck
-    from dcnlab.figures import plotstyle
+    from dcnlab.figures import plotcheck, plotstyle
 
     plt = plotstyle.pyplot()
     pos = layout(fabric)

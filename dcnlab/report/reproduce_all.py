@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dcnlab.results.outputs import writing
 from dcnlab.report.parts import PartRun, Task
 from dcnlab.report.write import write_report
+from dcnlab.results.outputs import writing
 from dcnlab.results.summary import Headline
 
 log = logging.getLogger(__name__)
@@ -222,7 +222,6 @@ def emulate(part: PartRun, quick: bool, say: Callable[[str], None]) -> None:
 def _emulate_aggregation(part: PartRun, quick: bool, say: Callable[[str], None]) -> None:
     from dcnlab.reproduce.aggregation import bmv2 as ab
     from dcnlab.reproduce.aggregation import reproduce as ab_reproduce
-
     from dcnlab.reproduce.aggregation import waiting as aw
 
     res = ab.run_experiment(ab_reproduce.config_from_args(argparse.Namespace(quick=quick, seed=None, topo=None)), say)

@@ -11,11 +11,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dcnlab.results.outputs import writing
-from dcnlab.results.summary import COMBINED_RULE, EMULATION_GOAL_PERCENT, RULE, Headline, counts_text
+from dcnlab.results.summary import (
+    COMBINED_RULE,
+    EMULATION_GOAL_PERCENT,
+    RULE,
+    Headline,
+    counts_text,
+)
 
 if TYPE_CHECKING:
-    from dcnlab.results.readings import Reading
     from dcnlab.report.parts import PartRun
+    from dcnlab.results.readings import Reading
 
 READINGS_INTRO = ("For each headline that deviates, every reading the paper's text allows was implemented as a named "
                   "variant and measured at the paper's setting (quick runs: fewer rounds). The reading marked * is "
@@ -170,7 +176,7 @@ def report_md(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], ru
         lines += ["", "## Readings of the headlines that deviate", "", READINGS_INTRO, ""]
         for paper, text in tables.items():
             lines += [f"### {paper}", "", "```", text, "```", ""]
-    from dcnlab.report.search import SEARCH_INTRO, report_tables
+    from dcnlab.report.search_tables import SEARCH_INTRO, report_tables
     searches = report_tables(out / "search")     # issue 25 §2: one setting per paper, chosen by a search
     if searches:
         lines += ["", "## Settings the papers leave open", "", SEARCH_INTRO, ""]
@@ -241,7 +247,7 @@ def report_html(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], 
     if tables:
         body.append(f"<h2>Readings of the headlines that deviate</h2><p>{e(READINGS_INTRO)}</p>")
         body += [f"<h3>{e(paper)}</h3><pre>{e(text)}</pre>" for paper, text in tables.items()]
-    from dcnlab.report.search import SEARCH_INTRO, report_tables
+    from dcnlab.report.search_tables import SEARCH_INTRO, report_tables
     searches = report_tables(out / "search")
     if searches:
         body.append(f"<h2>Settings the papers leave open</h2><p>{e(SEARCH_INTRO)}</p>")

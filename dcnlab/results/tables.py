@@ -15,7 +15,12 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dcnlab.results.summary import PERCENT_POINTS, RATIO_FRACTION, tolerance_text, within
+from dcnlab.results.summary import (
+    PERCENT_POINTS,
+    RATIO_FRACTION,
+    tolerance_text,
+    within,
+)
 
 MAX_WIDTH = 100
 GAP = "  "

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from dcnlab.reproduce.aggregation import model as aggregation_model
-from dcnlab.reproduce.aggregation.model import SHUFFLE_METHODS, _draw, _mean
 from dcnlab.reproduce.aggregation.bmv2 import Progress
+from dcnlab.reproduce.aggregation.model import SHUFFLE_METHODS, _draw, _mean
 from dcnlab.topos.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -90,8 +90,8 @@ def bench(args: argparse.Namespace) -> int:
         raise UserError(f"--rounds {args.rounds}: valid: at least 1")
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers {args.workers}: valid: at least 1")
-    from dcnlab.sweep import pool
     from dcnlab.results.goals import verdict
+    from dcnlab.sweep import pool
 
     rows: list[dict[str, Any]] = []
     point: dict[str, Any] = {}
@@ -214,7 +214,11 @@ def bench_dataplane(frames: int = 6000, rate_pps: float = 1500.0, rounds: int = 
     tests of p4src variants; default: p4src as it is)."""
     import statistics
 
-    from dcnlab.controller.aggregation.dataplane import PACKETS_COUNTER, RouteRule, SlotRange
+    from dcnlab.controller.aggregation.dataplane import (
+        PACKETS_COUNTER,
+        RouteRule,
+        SlotRange,
+    )
     from dcnlab.emu.network import FabricNetwork, NetOptions
     from dcnlab.topos.spec import parse_spec
     from dcnlab.traffic.aggregation_agent import FRAME_SIZE, chunk_frame, pack_chunk

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from dcnlab.results.summary import Headline, mean_of as _mean, missing
-
+from dcnlab.results.summary import Headline, missing
+from dcnlab.results.summary import mean_of as _mean
 
 # -- 003 and 000: reproduce aggregation ------------------------------------------------------------------------
 
@@ -197,7 +197,11 @@ def _trends_003(pk: Mapping[str, Any] | None, ps: Mapping[str, Any] | None, pd: 
 
 def _bloom_003() -> list[Headline]:
     """003 Table 2: formula (3)'s filter sizes, and a Monte Carlo of the false forwards they allow."""
-    from dcnlab.controller.aggregation.bloom import min_bits, min_bits_measured, simulate_false_forwards
+    from dcnlab.controller.aggregation.bloom import (
+        min_bits,
+        min_bits_measured,
+        simulate_false_forwards,
+    )
 
     out = []
     for k, paper in ((3, 19), (4, 38), (7, 102)):

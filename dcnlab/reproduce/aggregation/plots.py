@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from dcnlab.topos.errors import UserError
 from dcnlab.figures.render import MAX_DRAWN_NODES
+from dcnlab.topos.errors import UserError
 from dcnlab.topos.layout import layout
 from dcnlab.topos.model import Fabric, Role
 
@@ -21,8 +22,7 @@ def draw_tree(fabric: Fabric, hops: Iterable[tuple[str, ...]], receivers: Sequen
     from matplotlib.collections import LineCollection
     from matplotlib.lines import Line2D
 
-    from dcnlab.figures import plotcheck
-    from dcnlab.figures import plotstyle
+    from dcnlab.figures import plotcheck, plotstyle
 
     plt = plotstyle.pyplot()
     pos = layout(fabric)
@@ -74,8 +74,7 @@ def line_chart(path: Path, title: str, xlabel: str, ylabel: str, x: Sequence[flo
     of the axes; a chart whose every value is zero shows a note instead."""
     import numpy as np
 
-    from dcnlab.figures import plotcheck
-    from dcnlab.figures import plotstyle
+    from dcnlab.figures import plotcheck, plotstyle
 
     plt = plotstyle.pyplot()
     names = names or {}
@@ -121,3 +120,111 @@ def line_chart(path: Path, title: str, xlabel: str, ylabel: str, x: Sequence[flo
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
     plotcheck.save(fig, path, dpi=120)
+
+
+K_LABEL = "k of BCube(6,k) (6^(k+1) servers)"
+
+
+TRAFFIC = "traffic over all links (MB; 1 MB per sender flow)"
+
+
+def charts(results: dict[str, Any], out: Path) -> list[Path]:
+    """The papers' figures from the parts that ran (titles name the paper and its figure)."""
+    from dcnlab.figures.plotstyle import title
+    from dcnlab.reproduce.aggregation.model import (
+        INCAST_NAMES,
+        SHUFFLE_METHODS,
+        SHUFFLE_NAMES,
+        _mean,
+    )
+
+    files = []
+    for part in ("003-k", "003-size"):
+        if part in results:
+            pts = results[part]["points"]
+            x = [float(p) for p in pts]
+            series = {m: [pts[p]["saving"][m] for p in pts] for m in SHUFFLE_METHODS}
+            ours = results[part]["overall"]
+            paper = results[part]["paper"]
+            names = {m: f"{SHUFFLE_NAMES[m]}: ours {ours[m]:.1f}%" + (f", paper {paper[m]:.2f}%" if m in paper else "")
+                     for m in SHUFFLE_METHODS}
+            f = out / f"{part}-saving.png"
+            if part == "003-k":
+                head = title("003", "Fig. 4(a) and Table 1", "60×60 shuffles on BCube(6,k),\n"
+                             "traffic saving against no aggregation (averages over k in the legend)")
+                label = K_LABEL
+            else:
+                head = title("003", "Fig. 5", "m×n shuffles (m = n) on BCube(8,5),\n"
+                             "traffic saving against no aggregation (averages over m in the legend)")
+                label = "m = n (senders = receivers, count)"
+            line_chart(f, head, label, "traffic saving (%)", x, series, paper, names)
+            files.append(f)
+    if "003-k" in results:
+        pts = results["003-k"]["points"]
+        x = [float(p) for p in pts]
+        for key, fig, what, unit in (("links", "Fig. 4(b)", "links the shuffle uses", "active links (count)"),
+                                     ("aggregators", "Fig. 4(c)", "servers that aggregate",
+                                      "aggregating servers (count)"),
+                                     ("receiver_input", "Fig. 4(d)", "data arriving at each receiver",
+                                      "receiver input (MB per receiver)")):
+            f = out / f"003-k-{key}.png"
+            series = {m: [pts[p][key][m] for p in pts] for m in pts[next(iter(pts))][key]}
+            line_chart(f, title("003", fig, f"60×60 shuffles on BCube(6,k): {what}"), K_LABEL, unit, x, series,
+                       names=SHUFFLE_NAMES)
+            files.append(f)
+    if "003-delta" in results:
+        ov, paper = results["003-delta"]["overall"], results["003-delta"]["paper"]
+        for p, v in results["003-delta"]["points"].items():
+            f = out / f"003-delta-{p}.png"
+            sub = {"250": "Fig. 6(a)", "1000": "Fig. 6(b)"}.get(str(p))
+            names = dict(SHUFFLE_NAMES)
+            for m in ("srs", "unicast"):
+                if f"{m}@{p}" in ov:
+                    names[m] += f" (mean saving over δ: ours {ov[f'{m}@{p}']:.1f}%" + (
+                        f", paper {paper[f'{m}@{p}']:.2f}%)" if f"{m}@{p}" in paper else ")")
+            line_chart(f, title("003", sub, f"m = n = {p} on BCube(8,5): traffic against the aggregation ratio"),
+                       "aggregation ratio δ (0: merged flows cost one flow, 1: no gain) (fraction)", TRAFFIC,
+                       v["deltas"], v["traffic"], names=names)
+            files.append(f)
+    if "gap" in results:
+        pts = results["gap"]["points"]
+        sizes = sorted({int(name.rsplit("=", 1)[1]) for name in pts})
+        algos = list(pts[next(iter(pts))]["ratio_to_optimum"])
+        series = {a: [_mean([v["ratio_to_optimum"][a] for name, v in pts.items() if name.endswith(f"m={m}")])
+                      for m in sizes] for a in algos}
+        f = out / "gap-ratio.png"
+        line_chart(f, "Fang et al. (M2) and Guo et al. (IRS/SRS) trees against the exact optimum "
+                      "(no figure in the papers):\nincasts on BCubes of at most 64 servers, mean over the fabrics",
+                   "senders (count)", "tree cost / optimal cost (ratio)", [float(m) for m in sizes], series,
+                   names=INCAST_NAMES)
+        files.append(f)
+    figures = {("000-k", "traffic"): "Fig. 5(a)", ("000-k", "aggregators"): "Fig. 5(b)",
+               ("000-k", "new_servers"): "Fig. 5(c)", ("000-k", "links"): "Fig. 5(d)",
+               ("000-size", "traffic"): "Fig. 6(a)", ("000-size", "links"): "Fig. 6(b)",
+               ("000-k", "receiver_input"): "Fig. 5(e)", ("000-k", "busiest"): "Table 1 (values missing)",
+               ("000-size", "busiest"): "Table 2 (values missing)"}
+    panel = {"traffic": ("traffic", TRAFFIC), "aggregators": ("aggregation points", "aggregating servers (count)"),
+             "links": ("links the tree uses", "active links (count)"),
+             "new_servers": ("servers added to the tree", "servers added besides the members (count)"),
+             "receiver_input": ("data arriving at the receiver", "receiver input (units of one sender's data)"),
+             "busiest": ("the most loaded link\n(it bounds the shuffle+reduce wait in a link-bound model)",
+                         "busiest link (units of one sender's data, log)")}
+    for part, label, setting in (("000-k", K_LABEL, "120-sender incasts on BCube(6,k)"),
+                                 ("000-size", "senders (count)", "incasts on BCube(4,8)")):
+        if part in results:
+            pts = results[part]["points"]
+            x = [float(p) for p in pts]
+            ov = results[part]["overall"]
+            paper = results[part]["paper"].get("m2 vs irs")
+            names = dict(INCAST_NAMES)
+            names["m2"] += (f" ({ov['m2 vs irs']:.1f}% below IRS-based"
+                            + (f"; paper about {paper:g}%)" if paper is not None else ")"))
+            for key in ("traffic", "aggregators", "links", "new_servers", "receiver_input", "busiest"):
+                if key not in pts[next(iter(pts))] or (part, key) == ("000-size", "receiver_input"):
+                    continue
+                f = out / f"{part}-{key}.png"
+                series = {m: [pts[p][key][m] for p in pts] for m in pts[next(iter(pts))][key]}
+                line_chart(f, title("000", figures.get((part, key)), f"{setting}: {panel[key][0]}"), label,
+                           panel[key][1], x, series, names=names, logy=key in ("busiest", "receiver_input"))
+                files.append(f)
+    return files

@@ -152,7 +152,9 @@ def _wait_values(mean: dict[int, dict[str, float]], columns: Sequence[int]) -> d
 
 
 def readings(quick: bool, workers: int) -> list[Reading]:
-    from dcnlab.reproduce.aggregation.model import DEFAULT_SETTING_000 as chosen    # 000's search (open_settings)
+    from dcnlab.reproduce.aggregation.model import (
+        DEFAULT_SETTING_000 as chosen,  # 000's search (open_settings)
+    )
 
     workers = max(1, workers or os.cpu_count() or 1)
     out: list[Reading] = []

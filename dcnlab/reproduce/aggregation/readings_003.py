@@ -76,7 +76,13 @@ def _steiner_task(n: int, k: int, m: int, seed: tuple[int, ...], names: tuple[st
 
 def _delta_task(m: int, rnd: int, draws: int) -> dict[str, Any]:
     from dcnlab.controller.aggregation.labels import LabelSpace
-    from dcnlab.controller.aggregation.ratio_readings import CURVE, READINGS, saving, srs_subgraph, srs_traffic
+    from dcnlab.controller.aggregation.ratio_readings import (
+        CURVE,
+        READINGS,
+        saving,
+        srs_subgraph,
+        srs_traffic,
+    )
 
     space = LabelSpace(8, 5)
     pick = _draw(space.N, 2 * m, (SEED, PART["003-delta"], m, rnd))

@@ -12,9 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dcnlab.reproduce.aggregation import bmv2
-from dcnlab.reproduce.aggregation import model
-
+from dcnlab.reproduce.aggregation import bmv2, model, plots
 
 NO_EMULATION = "not asked for (dcnlab reproduce aggregation --emulate runs the BMv2 experiment)"
 
@@ -25,7 +23,7 @@ def write_outputs(out: Path, results: dict[str, Any], meta: dict[str, Any]) -> l
 
     with writing(out, "--out"):
         (out / "aggregation.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
-        files = model.plots(results, out)
+        files = plots.charts(results, out)
     write_summary(out, results, bool(meta.get("quick")))
     return files
 

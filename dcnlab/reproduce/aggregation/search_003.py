@@ -79,7 +79,11 @@ def steiner_round(part: str, point: int, rnd: int, reading: str, draw: int) -> d
 
 def delta_round(m: int, rnd: int, draw: int) -> dict[str, float]:
     """The δ readings on one round of 003-delta (draw 1: every reading; later draws: the random one)."""
-    from dcnlab.controller.aggregation.ratio_readings import READINGS, saving, srs_subgraph
+    from dcnlab.controller.aggregation.ratio_readings import (
+        READINGS,
+        saving,
+        srs_subgraph,
+    )
 
     space, senders, receivers = _members("003-delta", m, rnd)
     sub = srs_subgraph(space, senders, receivers)
@@ -205,7 +209,9 @@ class Search003:
     def _fixed_headlines(self) -> list[Headline]:
         """The statements no setting changes that cost time to build (Table 2's Bloom filters: a Monte Carlo)."""
         if self._fixed is None:
-            from dcnlab.reproduce.aggregation.headlines import _bloom_003    # before headlines() patches it
+            from dcnlab.reproduce.aggregation.headlines import (
+                _bloom_003,  # before headlines() patches it
+            )
 
             self._fixed = _bloom_003()
         return copy.deepcopy(self._fixed)

@@ -183,8 +183,8 @@ def run_waiting(cfg: WaitConfig, progress: Progress | None = None) -> WaitResult
     """Bring up ``cfg.spec`` and run every (sender count, run, algorithm) job on it."""
     from dcnlab.controller.aggregation.dataplane import AggregationDataplane
     from dcnlab.emu.network import FabricNetwork, NetOptions
-    from dcnlab.reproduce.aggregation import bmv2 as ab
     from dcnlab.p4src.sizing import sizing_for
+    from dcnlab.reproduce.aggregation import bmv2 as ab
     from dcnlab.topos.bcube import BCube
     from dcnlab.topos.spec import parse_spec
 
@@ -217,8 +217,7 @@ def run_waiting(cfg: WaitConfig, progress: Progress | None = None) -> WaitResult
 
 def plot(result: WaitResult, path: Path) -> None:
     """Completion against senders: BMv2 mean ± sd per algorithm, and the link-bound model of the same jobs."""
-    from dcnlab.figures import plotcheck
-    from dcnlab.figures import plotstyle
+    from dcnlab.figures import plotcheck, plotstyle
 
     plt = plotstyle.pyplot()
     fig, ax = plt.subplots(figsize=(9.5, 4.6), layout="constrained")

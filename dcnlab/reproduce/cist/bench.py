@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 BENCH_SPECS = tuple(f"dragonfly:p=1,a=16,h=8,arrangement={arr}" for arr in ("relative", "absolute", "circulant"))
 
 

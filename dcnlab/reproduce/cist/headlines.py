@@ -16,7 +16,6 @@ from typing import Any
 
 from dcnlab.results.summary import Headline, missing
 
-
 # -- 004: reproduce cist ---------------------------------------------------------------------------------------
 
 def cist(cases: Sequence[Mapping[str, Any]] | None, emulation: Sequence[Mapping[str, Any]] | None = None,

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-
 MODEL_SPECS = ("dragonfly:p=1,a=4,h=2", "dragonfly:p=1,a=4,h=2,arrangement=absolute",
                "dragonfly:p=1,a=4,h=2,arrangement=circulant", "dragonfly:p=1,a=6,h=2", "dragonfly:p=1,a=8,h=4",
                "dragonfly:p=1,a=12,h=6", "dragonfly:p=1,a=16,h=8")
@@ -51,7 +50,13 @@ def model_case(spec: str, rounds: int, workers: int, seed: int = 0,
     """CISTs of one instance: construction, validation, random-failure sweep and the adversary's k failures."""
     import time
 
-    from dcnlab.controller.cist import adversarial_failures, delivery, failure_sweep, plan_cists, single_tree
+    from dcnlab.controller.cist import (
+        adversarial_failures,
+        delivery,
+        failure_sweep,
+        plan_cists,
+        single_tree,
+    )
     from dcnlab.topos.spec import parse_spec
 
     t0 = time.perf_counter()

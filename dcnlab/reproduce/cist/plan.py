@@ -115,7 +115,7 @@ def cist_fabric(spec: str, what: str = "plan cist") -> Any:
     return fabric
 
 
-def _check_adversary_size(fabric: Any) -> None:
+def check_adversary_size(fabric: Any) -> None:
     """The adversary costs its candidate pairs one delivery count each, every ordered switch pair over
     every tree: refuse before planning when that exceeds :data:`MAX_ADVERSARY_WORK` (~10 s)."""
     from dcnlab.topos.limits import TooLarge

@@ -21,8 +21,7 @@ def plot_plan(plan: CistPlan, fabric: Any, path: Path) -> None:
     from matplotlib.collections import LineCollection
     from matplotlib.lines import Line2D
 
-    from dcnlab.figures import plotcheck
-    from dcnlab.figures import plotstyle
+    from dcnlab.figures import plotcheck, plotstyle
     from dcnlab.topos.layout import layout
 
     plt = plotstyle.pyplot()
@@ -74,8 +73,7 @@ def plot_model(cases: list[dict[str, Any]], path: Path) -> None:
     panels share their y-range, a dotted line marks k - 1 failures (Theorem 4: nothing lost up to there)."""
     from matplotlib.lines import Line2D
 
-    from dcnlab.figures import plotcheck
-    from dcnlab.figures import plotstyle
+    from dcnlab.figures import plotcheck, plotstyle
 
     plt = plotstyle.pyplot()
     cols = min(4, len(cases))

@@ -11,7 +11,6 @@ from typing import Any
 from dcnlab.reproduce.cist import model, plots
 from dcnlab.results.outputs import writing
 
-
 NO_EMULATION = "not asked for (dcnlab reproduce cist --emulate also runs the BMv2 experiment)"
 
 
@@ -51,8 +50,8 @@ def write_summary(out: Path, cases: list[dict[str, Any]] | None, emulations: lis
                   quick: bool, why: str = "") -> Path:
     """``summary.json``: the headlines of 004 (:func:`dcnlab.reproduce.cist.headlines.cist`), with the
     construction-time measurement of ``out/scaling.json`` when :func:`scaling_outputs` wrote one."""
-    from dcnlab.reproduce.cist import scaling as cist_scaling
     from dcnlab.reproduce.cist import headlines
+    from dcnlab.reproduce.cist import scaling as cist_scaling
     from dcnlab.results import summary
 
     if emulations is not None and not why:

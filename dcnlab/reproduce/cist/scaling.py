@@ -433,8 +433,7 @@ def plot(data: Mapping[str, Any], path: Path) -> Path:
     first point; the legend under the panels."""
     from matplotlib.lines import Line2D
 
-    from dcnlab.figures import plotcheck
-    from dcnlab.figures import plotstyle
+    from dcnlab.figures import plotcheck, plotstyle
 
     plt = plotstyle.pyplot()
     by_arr = series(data["points"])

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dcnlab.results.summary import Headline, mean_of as _mean, missing
-
+from dcnlab.results.summary import Headline, missing
+from dcnlab.results.summary import mean_of as _mean
 
 # -- 002: reproduce congestion ---------------------------------------------------------------------------------
 

@@ -14,8 +14,7 @@ def plot_all(scenarios: list[Any], results: dict[str, tuple[Any, float]], summar
     """The model's figures in the style of Zhang et al.'s Fig. 3 and Fig. 5, Theorem 1, and the large scale."""
     from matplotlib.lines import Line2D
 
-    from dcnlab.figures import plotcheck
-    from dcnlab.figures import plotstyle
+    from dcnlab.figures import plotcheck, plotstyle
 
     plt = plotstyle.pyplot()
     by = {s.name: s for s in scenarios}
@@ -163,8 +162,7 @@ def plot_all(scenarios: list[Any], results: dict[str, tuple[Any, float]], summar
 def plot_recovery(r: Any, rec: dict[str, Any], out: Path) -> Path:
     """(c') Fig. 5(a)'s departures at 1 ms: each remaining tenant-2 flow's rate over its new steady rate, the
     recovery threshold and the measured recovery time (:func:`dcnlab.controller.congestion.scenarios.summarize_recovery`)."""
-    from dcnlab.figures import plotcheck
-    from dcnlab.figures import plotstyle
+    from dcnlab.figures import plotcheck, plotstyle
 
     plt = plotstyle.pyplot()
     leaves = rec["leaves"]

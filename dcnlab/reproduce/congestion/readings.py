@@ -50,8 +50,8 @@ from typing import Any
 import numpy as np
 
 from dcnlab.controller.congestion.params import TimerMode
-from dcnlab.sweep.pool import run_all
 from dcnlab.results.readings import Reading
+from dcnlab.sweep.pool import run_all
 
 PAPER = {1: 790.0, 2: 480.0, 3: 320.0}
 TIMER_MODES: tuple[TimerMode, ...] = ("reset", "free")

@@ -24,7 +24,12 @@ from dataclasses import asdict
 from functools import lru_cache
 from typing import Any
 
-from dcnlab.reproduce.congestion.model import build_scenarios, fairness_rates, summarize, with_timer
+from dcnlab.reproduce.congestion.model import (
+    build_scenarios,
+    fairness_rates,
+    summarize,
+    with_timer,
+)
 from dcnlab.results.summary import Headline
 
 TIMERS = ("reset", "free")

@@ -9,11 +9,15 @@ import sys
 from typing import Any
 
 from dcnlab.reproduce.multicast import model as multicast_model
-from dcnlab.reproduce.multicast.model import BIG, COLORS, GOAL_SECONDS, GOAL_SPEEDUP, PATTERNS_1PPN, PATTERNS_4PPN, run_pattern
-
-
-
-
+from dcnlab.reproduce.multicast.model import (
+    BIG,
+    COLORS,
+    GOAL_SECONDS,
+    GOAL_SPEEDUP,
+    PATTERNS_1PPN,
+    PATTERNS_4PPN,
+    run_pattern,
+)
 
 
 def bench(args: argparse.Namespace) -> int:

@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from dcnlab.reproduce.multicast.model import RANDOM_1PPN as RANDOM_1
+from dcnlab.reproduce.multicast.model import RANDOM_4PPN as RANDOM_4
 from dcnlab.results.summary import Headline, missing
-
 
 # -- 001: reproduce multicast ----------------------------------------------------------------------------------
 
 MC_PLOT_1, MC_PLOT_4 = "multicast_1ppn.png", "multicast_4ppn.png"
 MC_CMR = ("cmr4lms-fixed", "cmr4lms-dynamic")
-from dcnlab.reproduce.multicast.model import RANDOM_1PPN as RANDOM_1, RANDOM_4PPN as RANDOM_4  # noqa: E402, I001
 BIG_4 = "100x50x26:ppn=4"
 
 

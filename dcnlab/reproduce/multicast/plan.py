@@ -7,7 +7,6 @@ from typing import Any
 
 from dcnlab.topos.errors import UserError
 
-
 MAX_JSON_LINKS = 5_000_000
 
 

@@ -7,7 +7,14 @@ import math
 from pathlib import Path
 from typing import Any
 
-from dcnlab.reproduce.multicast.model import ALGO_NAMES, ALGOS, COLORS, PATTERNS_1PPN, PATTERNS_4PPN, _pattern
+from dcnlab.reproduce.multicast.model import (
+    ALGO_NAMES,
+    ALGOS,
+    COLORS,
+    PATTERNS_1PPN,
+    PATTERNS_4PPN,
+    _pattern,
+)
 
 
 def plot(rows: list[dict[str, Any]], out: Path) -> list[Path]:
@@ -15,8 +22,7 @@ def plot(rows: list[dict[str, Any]], out: Path) -> list[Path]:
     import numpy as np
     from matplotlib.patches import Patch
 
-    from dcnlab.figures import plotcheck
-    from dcnlab.figures import plotstyle
+    from dcnlab.figures import plotcheck, plotstyle
 
     plt = plotstyle.pyplot()
     written = []

@@ -26,8 +26,8 @@ import os
 import time
 from functools import lru_cache
 
-from dcnlab.sweep.pool import run_all
 from dcnlab.results.readings import Reading
+from dcnlab.sweep.pool import run_all
 
 SPEC = "midplane:"
 COLORS = 32

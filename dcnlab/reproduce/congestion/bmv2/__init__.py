@@ -11,14 +11,39 @@ Modules, in dependency order (the decisions, report §7 and §9, stand in the mo
 * :mod:`~dcnlab.reproduce.congestion.bmv2.report` — the table of the checks, the JSON and the plots.
 """
 
-from dcnlab.reproduce.congestion.bmv2.checks import (DISTURBED_LOAD_PER_CPU, MAX_CC_LOSS, RATIO_TOLERANCE,
-                                                      TENANT_TOLERANCE, Check, ExperimentResult, disturbed,
-                                                      smoothed_jain, summarize)
-from dcnlab.reproduce.congestion.bmv2.config import DEFAULT_TIMER, IB_PACKET_BYTES, EmuConfig, quick
+from dcnlab.reproduce.congestion.bmv2.checks import (
+                                                      DISTURBED_LOAD_PER_CPU,
+                                                      MAX_CC_LOSS,
+                                                      RATIO_TOLERANCE,
+                                                      TENANT_TOLERANCE,
+                                                      Check,
+                                                      ExperimentResult,
+                                                      disturbed,
+                                                      smoothed_jain,
+                                                      summarize,
+)
+from dcnlab.reproduce.congestion.bmv2.config import (
+                                                      DEFAULT_TIMER,
+                                                      IB_PACKET_BYTES,
+                                                      EmuConfig,
+                                                      quick,
+)
 from dcnlab.reproduce.congestion.bmv2.experiment import run_experiment, wait_for_quiet
-from dcnlab.reproduce.congestion.bmv2.plans import (fairness_plan, model_config, plans, pps, predict, ratio_plan,
-                                                     tenant_plan)
-from dcnlab.reproduce.congestion.bmv2.report import plot, summary_lines, summary_table, write_outputs
+from dcnlab.reproduce.congestion.bmv2.plans import (
+                                                      fairness_plan,
+                                                      model_config,
+                                                      plans,
+                                                      pps,
+                                                      predict,
+                                                      ratio_plan,
+                                                      tenant_plan,
+)
+from dcnlab.reproduce.congestion.bmv2.report import (
+                                                      plot,
+                                                      summary_lines,
+                                                      summary_table,
+                                                      write_outputs,
+)
 from dcnlab.reproduce.congestion.bmv2.runs import EmuRun, measured_result, run_plan
 from dcnlab.reproduce.congestion.bmv2.testbed import Testbed, renice, testbed
 

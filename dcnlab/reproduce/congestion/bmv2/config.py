@@ -48,8 +48,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from dcnlab.controller.congestion.cct import TimeScale
-from dcnlab.controller.congestion.params import (CongestionParamError, HcaParams, MarkingMode, SwitchParams, TimerMode,
-                                              check_field)
+from dcnlab.controller.congestion.params import (
+    CongestionParamError,
+    HcaParams,
+    MarkingMode,
+    SwitchParams,
+    TimerMode,
+    check_field,
+)
 
 Progress = Callable[[str], None]
 

@@ -57,7 +57,14 @@ import numpy as np
 
 from dcnlab.controller.congestion import scenarios as sc
 from dcnlab.controller.congestion.cct import Cct
-from dcnlab.controller.congestion.fluid import FlowDef, Link, MeterChange, ModelConfig, ModelResult, ParamChange
+from dcnlab.controller.congestion.fluid import (
+    FlowDef,
+    Link,
+    MeterChange,
+    ModelConfig,
+    ModelResult,
+    ParamChange,
+)
 from dcnlab.controller.congestion.params import PacerParams, ReceiverParams
 from dcnlab.controller.congestion.policy import FlowSpec, Tenant, TenantPolicy
 from dcnlab.reproduce.congestion.bmv2.config import IB_PACKET_BYTES, EmuConfig

@@ -94,8 +94,7 @@ def plot(res: ExperimentResult, out: Path) -> list[Path]:
     (dashed, the same colour; one legend key explains it)."""
     from matplotlib.lines import Line2D
 
-    from dcnlab.figures import plotcheck
-    from dcnlab.figures import plotstyle
+    from dcnlab.figures import plotcheck, plotstyle
 
     plt = plotstyle.pyplot()
     cfg, files = res.cfg, []

@@ -13,11 +13,29 @@ Modules, in dependency order:
 
 from dcnlab.reproduce.multicast.bmv2.checks import WindowResult
 from dcnlab.reproduce.multicast.bmv2.failure import Failover, LinkWatcher, choose_cut
-from dcnlab.reproduce.multicast.bmv2.report import EmuResult, emulation_note, plot, write_outputs
-from dcnlab.reproduce.multicast.bmv2.setup import (CUTS, DEFAULT_COLORS, DEFAULT_SPEC, QUICK, EmulationError,
-                                                    EmuConfig, JobSpec, quick)
+from dcnlab.reproduce.multicast.bmv2.report import (
+                                                    EmuResult,
+                                                    emulation_note,
+                                                    plot,
+                                                    write_outputs,
+)
+from dcnlab.reproduce.multicast.bmv2.setup import (
+                                                    CUTS,
+                                                    DEFAULT_COLORS,
+                                                    DEFAULT_SPEC,
+                                                    QUICK,
+                                                    EmuConfig,
+                                                    EmulationError,
+                                                    JobSpec,
+                                                    quick,
+)
 from dcnlab.reproduce.multicast.bmv2.timeline import run_experiment
-from dcnlab.reproduce.multicast.bmv2.workload import Group, job_groups, merges_in_model, place_jobs
+from dcnlab.reproduce.multicast.bmv2.workload import (
+                                                    Group,
+                                                    job_groups,
+                                                    merges_in_model,
+                                                    place_jobs,
+)
 
 __all__ = ["CUTS", "DEFAULT_COLORS", "DEFAULT_SPEC", "QUICK", "EmuConfig", "EmuResult", "EmulationError", "Failover",
            "Group", "JobSpec", "LinkWatcher", "WindowResult", "choose_cut", "emulation_note", "job_groups",

@@ -133,8 +133,7 @@ def slug(spec: str) -> str:
 
 def plot(result: EmuResult, path: Path) -> None:
     """(a) packets per directed link, BMv2 counters vs the model; (b) copies per reception around the cut."""
-    from dcnlab.figures import plotcheck
-    from dcnlab.figures import plotstyle
+    from dcnlab.figures import plotcheck, plotstyle
 
     plt = plotstyle.pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(15, 5.2), layout="constrained")

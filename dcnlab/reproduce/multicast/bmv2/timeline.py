@@ -39,10 +39,25 @@ from typing import Any
 from dcnlab.reproduce.multicast.bmv2.checks import WindowResult, read_back
 from dcnlab.reproduce.multicast.bmv2.failure import Failover, choose_cut, failure_window
 from dcnlab.reproduce.multicast.bmv2.report import EmuResult
-from dcnlab.reproduce.multicast.bmv2.setup import COMPARE_COLORS, EmulationError, EmuConfig, Progress, Run
-from dcnlab.reproduce.multicast.bmv2.traffic import (FLOW_CHURNED, FLOW_FAILED_OVER, FLOW_STEADY, run_window,
-                                                      sync_membership)
-from dcnlab.reproduce.multicast.bmv2.workload import job_groups, merges_in_model, place_jobs
+from dcnlab.reproduce.multicast.bmv2.setup import (
+    COMPARE_COLORS,
+    EmuConfig,
+    EmulationError,
+    Progress,
+    Run,
+)
+from dcnlab.reproduce.multicast.bmv2.traffic import (
+    FLOW_CHURNED,
+    FLOW_FAILED_OVER,
+    FLOW_STEADY,
+    run_window,
+    sync_membership,
+)
+from dcnlab.reproduce.multicast.bmv2.workload import (
+    job_groups,
+    merges_in_model,
+    place_jobs,
+)
 from dcnlab.topos.errors import UserError
 
 log = logging.getLogger(__name__)

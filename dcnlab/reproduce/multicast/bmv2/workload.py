@@ -31,7 +31,14 @@ class Group:
 def job_groups(h: Any, mapping: Any, colors: int, job: Any, spec: JobSpec, taken: set[int]) -> list[Group]:
     """The groups of one placed job: grid lines with >= 2 members, then the world group (see the module
     docstring); MGIDs from the job's own layers, unique against ``taken`` (which is updated)."""
-    from dcnlab.controller.multicast.layers import DIRS, apportion, color_ranges, direction_layers, grid_lines, layer_mgids
+    from dcnlab.controller.multicast.layers import (
+        DIRS,
+        apportion,
+        color_ranges,
+        direction_layers,
+        grid_lines,
+        layer_mgids,
+    )
 
     terms = sorted(job.terminals)
     items: list[tuple[str, tuple[str, int], tuple[int, ...]]] = []
