@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+import interrupts
+
 from dcnlab.controller.runtime import TableEntry
 from dcnlab.emu import links, netns
 from dcnlab.emu.cleanup import leftovers, tagged
@@ -170,11 +172,7 @@ def test_cli_run_reports_reachability_and_counters():
 def test_interrupted_run_leaves_nothing(sig):
     import signal
     env = dict(os.environ)
-    # SIGINT back to its default in the child: a shell starts background jobs with SIGINT ignored, the
-    # child would inherit that, and Python leaves an ignored SIGINT ignored.
-    p = subprocess.Popen([sys.executable, "-m", "dcnlab", "run", "fattree:k=4"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=env,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    p = interrupts.popen("run", "fattree:k=4", env=env)      # SIGINT live in the child (tests/interrupts.py)
     for line in p.stderr:
         if "started" in line:
             break

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import interrupts
+
 from dcnlab.emu.cleanup import leftovers
 from dcnlab.cli import main
 
@@ -30,8 +32,9 @@ def lab(tmp_path: Path, monkeypatch) -> Path:
 
 
 def _dcnlab(*argv: str, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "dcnlab", *argv], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kw)
+    """``dcnlab ARGV`` as a terminal's foreground job: SIGINT live even when pytest runs in the background
+    (``tests/interrupts.py``; without it the Ctrl-C test hung whenever pytest ignored SIGINT)."""
+    return interrupts.popen(*argv, **kw)
 
 
 @pytest.mark.bmv2
