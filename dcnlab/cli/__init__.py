@@ -73,7 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as e:
         print(f"dcnlab: error: {one_line(str(e))}", file=sys.stderr)
         return 2
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)      # --help, --version and --algo list print here
+    except BrokenPipeError:
+        return _reader_left()
     logging.basicConfig(level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -84,10 +87,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("dcnlab: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:   # e.g. `dcnlab ... | head`: the reader left; say nothing more
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141
+    except BrokenPipeError:
+        return _reader_left()
+
+
+def _reader_left() -> int:
+    """``dcnlab ... | head``: the reader left; say nothing more (not even at exit's flush)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 141
 
 
 if __name__ == "__main__":

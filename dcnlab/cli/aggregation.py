@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from dcnlab.cli.argtypes import exclusive, needs, number, ranged, seed, workers
+from dcnlab.cli.argtypes import algorithm_option, exclusive, needs, number, ranged, seed, workers
 from dcnlab.cli.errors import UserError
 from dcnlab.reproduce.aggregation import plan as aggregation_plan
 from dcnlab.results.outputs import image_file, writing
@@ -170,9 +170,10 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--senders", required=True, help="S1,S2,... or random:M")
     p.add_argument("--shuffle", action="store_true", help="a shuffle: every sender to every receiver")
     p.add_argument("--receivers", help="with --shuffle: R1,R2,... or random:N")
-    p.add_argument("--algo", help="incast: irs mib mc m2 unicast kmb optimal (BCube; default irs), updown unicast "
-                                  "kmb optimal (fat-tree; default updown); shuffle: srs (default), incast, none, or "
-                                  "any incast algorithm")
+    algorithm_option(p, "aggregation", extra=("srs", "incast", "none"),
+                     help="incast: irs mib mc m2 unicast kmb optimal (BCube; default irs), updown unicast kmb "
+                          "optimal (fat-tree; default updown), an installed plug-in, package.module:name, "
+                          "file.py:name; shuffle: srs (default), incast, none, or any incast algorithm; list")
     # the range 0..1 is checked by controller.aggregation.cost.check_delta (one line, "valid: 0 <= delta <= 1")
     p.add_argument("--delta", type=number(float), default=0.0, help="aggregation ratio in [0, 1] (default 0)")
     p.add_argument("--seed", type=seed(), help="random members and the unicast path draw (default 0)")

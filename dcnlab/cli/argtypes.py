@@ -157,3 +157,42 @@ def emulation_limit(max_switches: int | None = None) -> SizeLimit:
 
     return SizeLimit("one emulation brings up", switches=max_switches or NetOptions().max_switches,
                      hosts=MAX_EMULATED_HOSTS)
+
+
+def algorithm_option(p: argparse.ArgumentParser, mechanism: str, *flags: str, extra: tuple[str, ...] = (),
+                     append: bool = False, **kw: Any) -> argparse.Action:
+    """``--algo NAME`` of one mechanism's registry (:mod:`dcnlab.controller.registry`): a built-in, an installed
+    plug-in (entry point group ``dcnlab.<mechanism>``), ``package.module:name`` or ``file.py:name``, or
+    ``list`` to print what is installed, with where each comes from, and exit (as ``--help`` does, before the
+    other options are checked). ``extra``: names the command takes beside the registry's (e.g. shuffle's
+    ``srs``); ``append``: the option repeats, its names collected in a list. An unknown name or a plug-in that
+    fails to load is one line, before any work."""
+    return p.add_argument(*(flags or ("--algo",)), action=_AlgoAction, mechanism=mechanism, extra=extra,
+                          append=append, **kw)
+
+
+class _AlgoAction(argparse.Action):
+    def __init__(self, option_strings: list[str], dest: str, mechanism: str, extra: tuple[str, ...] = (),
+                 append: bool = False, **kw: Any) -> None:
+        self.mechanism, self.extra, self.append = mechanism, extra, append
+        super().__init__(option_strings, dest, **kw)
+
+    def _registry(self) -> Any:
+        import importlib
+        return importlib.import_module(f"dcnlab.controller.{self.mechanism}.registry").REGISTRY
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        registry = self._registry()
+        if values == "list":
+            print(registry.format_listing())
+            parser.exit(0)
+        if values not in self.extra:
+            try:
+                registry.get(values, option_string or self.dest)
+            except UserError as e:
+                parser.error(f"argument {option_string}: {str(e).split(': ', 1)[-1]}")
+        if self.append:
+            setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), values])
+        else:
+            setattr(namespace, self.dest, values)

@@ -29,7 +29,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from dcnlab.cli.argtypes import exclusive, ranged, seed, workers
+from dcnlab.cli.argtypes import algorithm_option, exclusive, ranged, seed, workers
 from dcnlab.cli.errors import UserError
 from dcnlab.reproduce.cist import bench as cist_bench
 from dcnlab.reproduce.cist import plan as cist_plan
@@ -54,6 +54,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     )
     from dcnlab.topos.dragonfly import Dragonfly
 
+    exclusive(args, "--rule", "--algo", why="--algo generic and --algo algorithm3 are the two rules")
+    algo = args.algo or args.rule or "generic"
     plot = image_file(args.plot, "--plot") if args.plot is not None else None
     fabric = cist_plan.cist_fabric(args.topo)
     if plot is not None and fabric.counts().get(Role.SWITCH, 0) > plots.MAX_PLOTTED_SWITCHES:
@@ -64,7 +66,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
     # --fail is checked against the switch graph before the partition, trees and validation are built
     graph = SwitchGraph.from_fabric(fabric) if isinstance(fabric, Dragonfly) else None
     given = parse_failures(args.fail, graph) if args.fail and graph is not None else None
-    plan = plan_from_partition(fabric, cist_partition(fabric, graph), args.rule, graph)
+    if algo in ("generic", "algorithm3"):
+        plan = plan_from_partition(fabric, cist_partition(fabric, graph), algo, graph)
+    else:
+        from dcnlab.controller.cist.registry import plan_with
+        plan = plan_with(fabric, algo, graph)
     args.planned = ("cist", fabric, plan, given)     # for --view (dcnlab.view.wrap_plan)
     failures, failure_lines = cist_plan.failure_report(plan, args.adversary, given) if (args.fail or args.adversary) else ({}, [])
     if plot is not None:
@@ -77,7 +83,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
             data["failures"] = failures
         print(json.dumps(data))
     else:
-        print(cist_plan.describe(plan, args.rule))
+        print(cist_plan.describe(plan, algo))
         for line in failure_lines:
             print(line)
     return 0 if plan.validation.ok else 1
@@ -126,8 +132,11 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("cist", help="completely independent spanning trees of a Dragonfly (partition, trees, "
                                     "diameters, validation)")
     p.add_argument("--topo", required=True, metavar="SPEC", help="fabric spec, e.g. dragonfly:p=1,a=4,h=2")
-    p.add_argument("--rule", choices=("generic", "algorithm3"), default="generic",
-                   help="leaf rule: generic (any partition) or the corrected Algorithm 3 (relative/circulant)")
+    p.add_argument("--rule", choices=("generic", "algorithm3"),
+                   help="leaf rule: generic (any partition; the default) or the corrected Algorithm 3 "
+                        "(relative/circulant)")
+    algorithm_option(p, "cist", help="the construction: generic or algorithm3 (the rules), an installed plug-in, "
+                                     "package.module:name, file.py:name, or list (default: --rule)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="draw the trees (one panel per tree)")
     p.add_argument("--fail", metavar="LIST", help="failed switches and links, e.g. s0_2,s1_0-s2_3: report the "

@@ -21,6 +21,7 @@ import argparse
 import json
 
 from dcnlab.cli.argtypes import (
+    algorithm_option,
     emulation_limit,
     exclusive,
     fabric_spec,
@@ -35,6 +36,7 @@ from dcnlab.sweep.pool import add_cluster_option
 from dcnlab.topos.limits import SizeLimit
 
 ALGOS = ("cmr4lms-fixed", "cmr4lms-dynamic", "opensm", "global", "mr4lms")
+"""The built-ins the help names (all of :mod:`dcnlab.controller.multicast.registry` are accepted)."""
 DEFAULT_SHOW = 20
 PLAN_LIMIT = SizeLimit("plan multicast handles", elements=80_000_000)
 """The metrics keep per-link arrays: fattree:k=406 (67 million nodes and links) is in, a midplane with
@@ -110,7 +112,9 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
                                                       'distinct MGIDs 0..65535, each member once, at most '
                                                       '1,048,576 members over all groups')
     src.add_argument("--pattern", help="AxB[:ppn=P], AxBxC[:ppn=P] or random:G[:seed=S][:ppn=P]")
-    p.add_argument("--algo", choices=ALGOS, default="cmr4lms-fixed", help="default cmr4lms-fixed")
+    algorithm_option(p, "multicast", default="cmr4lms-fixed",
+                     help=f"{', '.join(ALGOS)} (default cmr4lms-fixed), an installed plug-in, package.module:name, "
+                          "file.py:name, or list")
     p.add_argument("--dual", action="store_true", help="fault-tolerant dual trees (C-MR4LMS only)")
     p.add_argument("--scope", choices=("tn", "group"),
                    help="dynamic variant's root candidates: top switches of the TN (paper; default on midplane) or "
@@ -158,6 +162,10 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default="results/multicast", help="output directory (default results/multicast)")
     p.add_argument("--workers", type=workers(), help="processes (default: all cores)")
     add_cluster_option(p, "model runs")
+    algorithm_option(p, "multicast", append=True, metavar="ALGO",
+                     help="also run this algorithm beside the paper's (repeatable): an installed plug-in, "
+                          "package.module:name, file.py:name, or list; its rows join the table, the plots and "
+                          "multicast.json")
     p.add_argument("--emulate", action="store_true",
                    help="run the BMv2 experiment instead (issue 9 §8: small midplane, jobs joining and leaving, "
                         "exactly-once delivery, per-link copies vs the model, link cut with dual trees); needs root")

@@ -331,6 +331,10 @@ def shuffle_plan(fabric: Fabric, receivers: Sequence[str], senders: Sequence[str
     valid = tuple(a for a in SHUFFLE_ALGORITHMS if a in ("srs", "incast", "none") or a in algorithms_for(fabric))
     if isinstance(fabric, FatTree):
         valid = tuple(a for a in valid if a not in ("srs", "incast"))
+    if algo not in valid and algo not in SHUFFLE_ALGORITHMS:
+        from dcnlab.controller.aggregation import registry
+        if fabric.kind in registry.fabrics_of(registry.get(algo)):      # a plug-in: the union of its trees
+            valid += (algo,)
     if algo not in valid:
         raise AggregationError(f"shuffle algorithm {quote(algo)} does not apply to {fabric.kind}; valid: {', '.join(valid)}")
     resolve(fabric, receivers, senders)

@@ -26,7 +26,8 @@ class CistPlan:
 
     spec: str
     graph: SwitchGraph
-    partition: DragonflyPartition
+    partition: DragonflyPartition | None
+    """None for a plug-in's trees (:mod:`.registry`): ``parts`` are then each tree's internal switches."""
     parts: tuple[tuple[str, ...], ...]
     trees: tuple[CistTree, ...]
     validation: Validation

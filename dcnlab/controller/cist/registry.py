@@ -88,6 +88,23 @@ def plugin_trees(algo: Algorithm, fabric: Dragonfly, graph: SwitchGraph | None =
     return tuple(out)
 
 
+def plan_with(fabric: Dragonfly, algo: str, graph: SwitchGraph | None = None) -> CistPlan:
+    """The :class:`CistPlan` of ``algo``: a built-in's (partition, trees, validation) or a plug-in's (its trees
+    checked, the parts taken as each tree's internal switches, ``partition`` None)."""
+    from dcnlab.controller.cist.partition import cist_partition
+    from dcnlab.controller.cist.plan import plan_from_partition
+    from dcnlab.controller.cist.validate import check_cists
+
+    a = get(algo)
+    graph = graph or SwitchGraph.from_fabric(fabric)
+    if a.builtin:
+        return plan_from_partition(fabric, cist_partition(fabric, graph), a.name, graph)  # type: ignore[arg-type]
+    trees = plugin_trees(a, fabric, graph)
+    parts = tuple(tuple(sorted(t.internal())) for t in trees)
+    validation = check_cists(graph, None, [t.edges for t in trees])
+    return CistPlan(fabric.spec, graph, None, parts, trees, validation)  # type: ignore[arg-type]
+
+
 def trees_for(fabric: Dragonfly, algo: str = "generic") -> tuple[CistTree, ...]:
     """The trees of ``algo`` (a built-in rule, an installed plug-in or a reference) on ``fabric``."""
     a = get(algo)
@@ -96,4 +113,4 @@ def trees_for(fabric: Dragonfly, algo: str = "generic") -> tuple[CistTree, ...]:
     return plugin_trees(a, fabric)
 
 
-__all__ = ["INTERFACE", "REGISTRY", "CistPlan", "get", "plugin_trees", "trees_for"]
+__all__ = ["INTERFACE", "REGISTRY", "CistPlan", "get", "plan_with", "plugin_trees", "trees_for"]

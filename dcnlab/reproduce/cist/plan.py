@@ -49,9 +49,14 @@ def describe(plan: CistPlan, rule: str) -> str:
     g = plan.graph
     lines = [f"fabric      {plan.spec}",
              f"switches    {len(g):,} (hosts excluded), {g.num_edges():,} switch links",
-             f"trees       {plan.k} = ⌊a/2⌋, leaf rule {rule}, partition by {plan.partition.method}",
-             "partition"]
-    lines += [f"  V_{t}: {len(p):,} switches, {_format_members(plan.partition, t)}" for t, p in enumerate(plan.parts)]
+             (f"trees       {plan.k} = ⌊a/2⌋, leaf rule {rule}, partition by {plan.partition.method}"
+              if plan.partition is not None else f"trees       {plan.k}, by the plug-in {rule}"),
+             "partition" if plan.partition is not None else "internal switches of each tree"]
+    if plan.partition is not None:
+        lines += [f"  V_{t}: {len(p):,} switches, {_format_members(plan.partition, t)}"
+                  for t, p in enumerate(plan.parts)]
+    else:
+        lines += [f"  V_{t}: {len(p):,} switches" for t, p in enumerate(plan.parts)]
     for tree in plan.trees:
         lines.append(f"tree {tree.tree_id}: root {tree.root}, {len(tree.edges):,} edges, diameter {tree.diameter}, "
                      f"{len(tree.internal()):,} internal switches")

@@ -45,6 +45,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from functools import lru_cache
+from collections.abc import Sequence
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -103,8 +104,7 @@ def run_task(task: Task) -> dict[str, Any]:
     """One (pattern, algorithm) at paper scale; returns its metrics as a dict."""
     from dcnlab.controller.multicast.planning import plan
     h, wl = _workload(run_pattern(task.pattern, task.order, task.draw))
-    algo, _, scope = task.algo.partition("/")
-    result = plan(h, wl, algo, COLORS, scope=scope or None)
+    result = plan(h, wl, task.algo, COLORS)     # a built-in name (cmr4lms-dynamic/group included) or a plug-in
     row = {"pattern": task.pattern, "algo": task.algo, "ppn": wl.ppn, "groups_in": len(wl.groups),
            "order": task.order if not task.pattern.startswith("random") else "random",
            "layers": [{"label": x.label, "method": x.method, "groups": x.groups, "colors": list(x.colors)}
@@ -113,11 +113,14 @@ def run_task(task: Task) -> dict[str, Any]:
     return row
 
 
-def tasks_for(quick: bool) -> list[Task]:
+def tasks_for(quick: bool, extra: Sequence[str] = ()) -> list[Task]:
+    """The runs: every pattern x dcnlab's algorithms, and ``extra`` algorithms (a user's, by name or reference,
+    :mod:`dcnlab.controller.multicast.registry`) on the same patterns as C-MR4LMS."""
+    extra = [a for a in dict.fromkeys(extra) if a not in ALGOS]
     if quick:
-        out = [Task(p, a) for p in QUICK_PATTERNS for a in ALGOS if a != "mr4lms" or p in QUICK_MR4LMS]
+        out = [Task(p, a) for p in QUICK_PATTERNS for a in (*ALGOS, *extra) if a != "mr4lms" or p in QUICK_MR4LMS]
     else:
-        out = [Task(p, a) for p in PATTERNS_1PPN + PATTERNS_4PPN for a in ALGOS]
+        out = [Task(p, a) for p in PATTERNS_1PPN + PATTERNS_4PPN for a in (*ALGOS, *extra)]
     # longest first: the MR4LMS-like baseline on the 4-ppn patterns dominates
     weight = {"mr4lms": 100, "global": 2}
     return sorted(out, key=lambda t: -(weight.get(t.algo, 1) * (4 if "ppn=4" in t.pattern else 1)))
@@ -135,7 +138,18 @@ def run_all(tasks: list[Task], workers: int | None, cluster: Any = None) -> list
             bar.set_postfix(f"{row['pattern']} {row['algo']} {row['seconds']:.1f}s")
             rows.append(row)
     order = {p: i for i, p in enumerate(PATTERNS_1PPN + PATTERNS_4PPN)}
-    return sorted(rows, key=lambda r: (order[r["pattern"]], ALGOS.index(r["algo"])))
+    return sorted(rows, key=lambda r: (order[r["pattern"]], algo_rank(r["algo"])))
+
+
+def algo_rank(algo: str) -> tuple[int, str]:
+    """dcnlab's algorithms in their order, then a user's by name."""
+    return (ALGOS.index(algo), "") if algo in ALGOS else (len(ALGOS), algo)
+
+
+def algo_name(algo: str) -> str:
+    """An algorithm in words: dcnlab's by :data:`ALGO_NAMES`, a user's by its registered name or the last part
+    of its reference."""
+    return ALGO_NAMES.get(algo, algo.rsplit(":", 1)[-1] if ":" in algo else algo)
 
 
 # -- the paper's statements -------------------------------------------------------------
@@ -262,7 +276,7 @@ def table(rows: list[dict[str, Any]]) -> str:
     cells = []
     for r in rows:
         kept = f"{r['trees']}" + ("" if not r["refused"] else f"+{r['refused']}r")
-        cells.append((_pattern(r["pattern"]), SHORT_ALGO.get(r["algo"], r["algo"]), r["groups_in"], kept,
+        cells.append((_pattern(r["pattern"]), SHORT_ALGO.get(r["algo"], algo_name(r["algo"])), r["groups_in"], kept,
                       f"{r['efi_max']}/{_num(r['efi_avg'])}", f"{r['tfi_max']}/{_num(r['tfi_avg'])}",
                       r["entries_per_port_max"], f"{_num(r['seconds'])}/{_num(r.get('cpu_seconds', 0.0))}"))
     return format_table(

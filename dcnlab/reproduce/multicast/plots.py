@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from dcnlab.reproduce.multicast.model import (
-    ALGO_NAMES,
     ALGOS,
+    algo_name,
+    algo_rank,
     COLORS,
     PATTERNS_1PPN,
     PATTERNS_4PPN,
@@ -26,7 +27,7 @@ def plot(rows: list[dict[str, Any]], out: Path) -> list[Path]:
 
     plt = plotstyle.pyplot()
     written = []
-    algos = [a for a in ALGOS if a != "global"]
+    algos = [a for a in ALGOS if a != "global"] + sorted({r["algo"] for r in rows} - set(ALGOS), key=algo_rank)
     colours = dict(zip(algos, plotstyle.colors(len(algos))))
     for ppn, fig_no in ((1, 9), (4, 10)):
         sub = [r for r in rows if r["ppn"] == ppn and r["algo"] in algos]
@@ -48,7 +49,7 @@ def plot(rows: list[dict[str, Any]], out: Path) -> list[Path]:
             for i, a in enumerate(present):
                 vals = [next((r[key] for r in sub if r["pattern"] == p and r["algo"] == a), np.nan) for p in pats]
                 ax.bar(xs + (i - (len(present) - 1) / 2) * width, vals, width, color=colours[a],
-                       label=ALGO_NAMES[a])
+                       label=algo_name(a))
                 top = max([top] + [v for v in vals if np.isfinite(v)])
                 low = min([low] + [v for v in vals if np.isfinite(v) and v > 0])
             ax.set_title(head)
@@ -58,8 +59,8 @@ def plot(rows: list[dict[str, Any]], out: Path) -> list[Path]:
                 plotstyle.log_scale(ax)
                 ax.set_ylim(low / 2 if math.isfinite(low) else 0.5, top * 3 if top > 0 else 10)
             ax.grid(alpha=0.3, axis="y")
-        missing = [ALGO_NAMES[a] for a in algos if a not in present]
-        handles = [Patch(color=colours[a], label=ALGO_NAMES[a]) for a in present]
+        missing = [algo_name(a) for a in algos if a not in present]
+        handles = [Patch(color=colours[a], label=algo_name(a)) for a in present]
         plotstyle.legend_below(fig, handles, ncol=len(handles), fontsize=9)
         for ax in axes[-1]:
             ax.set_xlabel("communication pattern (process grid or random groups)")

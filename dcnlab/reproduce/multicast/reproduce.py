@@ -19,7 +19,7 @@ def reproduce(args: argparse.Namespace) -> int:
     from dcnlab.results.outputs import output_dir
 
     out = output_dir(args.out, "--out")     # before the runs: a bad --out fails at once
-    tasks = model.tasks_for(args.quick)
+    tasks = model.tasks_for(args.quick, getattr(args, "algo", None) or ())
     from dcnlab.sweep import pool
 
     with pool.connect(getattr(args, "cluster", None)) as cluster:
@@ -47,8 +47,11 @@ def write_outputs(out: Path, rows: list[dict[str, Any]], quick: bool, wall: floa
     from dcnlab.results.outputs import writing
 
     cs = model.claims(rows)
+    from dcnlab.controller.multicast.registry import get
     data = {"spec": SPEC, "colors": COLORS, "quick": quick, "wall_seconds": wall, "rows": rows,
-            "claims": [c.__dict__ for c in cs]}
+            "claims": [c.__dict__ for c in cs],
+            "algorithms": [{"name": a, "origin": get(a).origin, "summary": get(a).summary}
+                           for a in sorted({r["algo"] for r in rows}, key=model.algo_rank)]}
     with writing(out, "--out"):
         (out / "multicast.json").write_text(json.dumps(data, indent=1) + "\n")
         pngs = plots.plot(rows, out)
