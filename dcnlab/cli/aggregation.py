@@ -194,6 +194,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for option in ("--rounds", "--workers", "--only", "--cluster"):
         exclusive(args, option, "--emulate", why="the BMv2 experiment has its own jobs (see --help)")
     exclusive(args, "--workers", "--cluster", why="the cluster's workers run the rounds")
+    needs(args, "--algo", args.emulate, "with --emulate: the model sweeps run the papers' batch engines (a "
+                                        "plug-in's trees are planned by plan aggregation --algo)")
     if args.emulate:
         from dcnlab.emu import preflight
         from dcnlab.reproduce.aggregation.model import dataplane_missing
@@ -230,6 +232,9 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--topo", action="append", choices=specs, metavar="SPEC",
                    help=f"with --emulate: fabric to emulate, repeatable (default: all of {', '.join(specs)})")
     p.add_argument("--json", action="store_true", help="print one JSON object (results, with the table's lines)")
+    algorithm_option(p, "aggregation", append=True, metavar="ALGO",
+                     help="with --emulate: also run this tree builder in every job beside the papers' (repeatable): "
+                          "an installed plug-in, package.module:name, file.py:name, or list")
     p.set_defaults(func=cmd_reproduce)
 
 

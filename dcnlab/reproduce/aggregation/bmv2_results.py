@@ -27,6 +27,11 @@ SPECS = ("bcube:n=4,k=1", "bcube:n=3,k=2", "fattree:k=4")
 
 
 LABELS = {"incast": "incast (IRS)"}
+"""Algorithms in words where the name is not enough; a reference shows its object's name."""
+
+
+def label(algo: str) -> str:
+    return LABELS.get(algo, algo.rsplit(":", 1)[-1] if ":" in algo else algo)
 
 
 class EmulationError(UserError):
@@ -54,6 +59,9 @@ class EmuConfig:
     incast_senders: int = 8
     shuffle_senders: int = 6
     shuffle_receivers: int = 3
+    extra_algorithms: tuple[str, ...] = ()
+    """A user's tree builders (:mod:`dcnlab.controller.aggregation.registry`: plug-ins or references) run beside the
+    papers' in every job that their fabric kind allows (a shuffle: the union of their trees)."""
 
     def validate(self) -> None:
         if not 16 <= self.keys <= 65536:
@@ -85,14 +93,17 @@ def scenarios(fabric: Any, cfg: EmuConfig) -> list[Scenario]:
 
     inc: tuple[str, ...]
     shu: tuple[str, ...]
+    from dcnlab.controller.aggregation import registry
+
+    mine = tuple(a for a in cfg.extra_algorithms if fabric.kind in registry.fabrics_of(registry.get(a)))
     if isinstance(fabric, BCube):
-        inc, shu = ("irs", "m2", "unicast", "none"), ("srs", "incast", "m2", "unicast", "none")
+        inc, shu = ("irs", "m2", "unicast", *mine, "none"), ("srs", "incast", "m2", "unicast", *mine, "none")
         if (fabric.n, fabric.k) == (4, 1):
             return [Scenario("incast", (PAPER_RECEIVER,), PAPER_SENDERS, inc),
                     Scenario("shuffle", PAPER_GROUP, PAPER_SENDERS, shu)]
         members = [f"v{i}" for i in range(fabric.num_hosts())]
     else:
-        inc, shu = ("updown", "unicast", "kmb", "none"), ("updown", "unicast", "none")
+        inc, shu = ("updown", "unicast", "kmb", *mine, "none"), ("updown", "unicast", *mine, "none")
         members = [h.name for h in fabric.hosts()]
     rng = np.random.default_rng(cfg.seed)
     need = max(1 + cfg.incast_senders, cfg.shuffle_receivers + cfg.shuffle_senders)
@@ -207,7 +218,7 @@ class EmuResult:
             rows = []
             for j in f.jobs:
                 meas, model = f.savings(j)
-                rows.append((j.kind, LABELS.get(j.algorithm, j.algorithm), "yes" if j.exact else "NO", j.model_bytes,
+                rows.append((j.kind, label(j.algorithm), "yes" if j.exact else "NO", j.model_bytes,
                              j.measured_bytes, f"{100 * j.error:+.1f}", "yes" if j.agrees(tol) else "NO",
                              f"{100 * j.total_error:+.1f}", f"{100 * meas:.1f} ({100 * model:.1f})",
                              f"{_secs(j.completion_s)} ({j.model_completion_s:.2f})",
@@ -217,12 +228,12 @@ class EmuResult:
                  Column("BMv2", "B", ">"), Column("diff", "%", ">"), Column("agree", f"±{100 * tol:g}%"),
                  Column("+retx", "%", ">"), Column("saving", "%, model", ">"), Column("time", "s, model", ">"),
                  Column("retx/lost", "frames", ">")], rows, label_columns=2, max_width=MAX_WIDTH - 2).splitlines()]
-            off = [f"{j.kind} {LABELS.get(j.algorithm, j.algorithm)}" for j in f.jobs if not j.agrees(tol)]
+            off = [f"{j.kind} {label(j.algorithm)}" for j in f.jobs if not j.agrees(tol)]
             if off:
                 lines += textwrap.wrap(f"  <-- off by more than {100 * tol:g}%: {', '.join(off)}", MAX_WIDTH,
                                        subsequent_indent="  ")
             lines += textwrap.wrap("  busiest links: " + "; ".join(
-                f"{j.kind} {LABELS.get(j.algorithm, j.algorithm)} {j.busiest_link} {j.busiest_bytes / 1e3:.1f} kB "
+                f"{j.kind} {label(j.algorithm)} {j.busiest_link} {j.busiest_bytes / 1e3:.1f} kB "
                 f"({j.busiest_units} streams in the model)"
                 for j in f.jobs) + "; acknowledgement bytes on the model's links: " + ", ".join(
                 str(j.control_bytes) for j in f.jobs), MAX_WIDTH, subsequent_indent="    ")
@@ -256,7 +267,7 @@ def plot(result: EmuResult, path: Path) -> None:
     fig, axes = plt.subplots(rows, 2, figsize=(14, 3.9 * rows + 0.8), squeeze=False, layout="constrained",
                              sharey="col")
     for (ax_b, ax_t), f in zip(axes, result.fabrics):
-        names = [f"{j.kind}\n{LABELS.get(j.algorithm, j.algorithm)}" for j in f.jobs]
+        names = [f"{j.kind}\n{label(j.algorithm)}" for j in f.jobs]
         xs = list(range(len(f.jobs)))
         ax_b.bar([x - 0.2 for x in xs], [j.model_bytes / 1e3 for j in f.jobs], 0.4, label="model", color="tab:grey")
         ax_b.bar([x + 0.2 for x in xs], [j.measured_bytes / 1e3 for j in f.jobs], 0.4, label="BMv2 counters",

@@ -86,6 +86,9 @@ def config_from_args(args: argparse.Namespace) -> bmv2.EmuConfig:
     topo = getattr(args, "topo", None)
     if topo:
         cfg = dataclasses.replace(cfg, specs=tuple(topo) if isinstance(topo, (list, tuple)) else (topo,))
+    extra = getattr(args, "algo", None)
+    if extra:
+        cfg = dataclasses.replace(cfg, extra_algorithms=tuple(dict.fromkeys(extra)))
     return cfg
 
 
@@ -97,6 +100,7 @@ def run_bmv2(args: argparse.Namespace) -> int:
     from dcnlab.results.outputs import output_dir, writing
 
     cfg = config_from_args(args)
+    quick = dataclasses.replace(cfg, extra_algorithms=()) == bmv2.QUICK
     out_arg = getattr(args, "out", None)
     out = output_dir(bmv2.DEFAULT_OUT if out_arg in (None, "results/aggregation") else out_arg, "--out")  # before the run
 
@@ -109,9 +113,9 @@ def run_bmv2(args: argparse.Namespace) -> int:
     emu, waited = result.to_json(), None
     if not getattr(args, "topo", None):      # 000's waiting time, on the largest BCube (waiting.py)
         from dcnlab.reproduce.aggregation import waiting as aggregation_waiting
-        waited = aggregation_waiting.run_and_write(cfg == bmv2.QUICK, getattr(args, "seed", None), out, say)
+        waited = aggregation_waiting.run_and_write(quick, getattr(args, "seed", None), out, say)
         emu["waiting"] = waited.to_json()
-    write_summary(out, None, cfg == bmv2.QUICK, emu, bmv2.emulation_note(result),
+    write_summary(out, None, quick, emu, bmv2.emulation_note(result),
                   model_why="--emulate runs the BMv2 experiment instead of the model")
     if getattr(args, "json", False):
         print(json.dumps(emu, default=str))
