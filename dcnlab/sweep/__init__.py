@@ -2,6 +2,7 @@
 (:mod:`~dcnlab.sweep.pool`), the Dask worker plugin that warms the engine's kernels
 (:mod:`~dcnlab.sweep.warm_plugin`), and the progress display of long work (:mod:`~dcnlab.sweep.progress`).
 
-May import: the API, the emulation and everything below them (in practice only :mod:`dcnlab.topos` and the
-controller's engine); not :mod:`dcnlab.figures`, :mod:`dcnlab.results` nor anything above.
+May import: the API, the emulation and everything below them (in practice only :mod:`dcnlab.topos`; the worker
+plugin needs ``dask.distributed``, imported only with ``--cluster``); not :mod:`dcnlab.figures`,
+:mod:`dcnlab.results` nor anything above.
 """
