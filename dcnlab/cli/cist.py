@@ -67,7 +67,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     graph = SwitchGraph.from_fabric(fabric) if isinstance(fabric, Dragonfly) else None
     given = parse_failures(args.fail, graph) if args.fail and graph is not None else None
     if algo in ("generic", "algorithm3"):
-        plan = plan_from_partition(fabric, cist_partition(fabric, graph), algo, graph)
+        plan = plan_from_partition(fabric, cist_partition(fabric, graph), algo, graph)  # type: ignore[arg-type]
     else:
         from dcnlab.controller.cist.registry import plan_with
         plan = plan_with(fabric, algo, graph)

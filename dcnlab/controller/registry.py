@@ -151,6 +151,7 @@ class Registry:
         self.interface = interface
         self._check = check
         self._builtins: dict[str, Algorithm] = {}
+        self._a = ("an " if mechanism[0] in "aeiou" else "a ") + mechanism
 
     # -- dcnlab's own -------------------------------------------------------------------------------
     def add(self, name: str, obj: Any, summary: str | None = None, **options: Any) -> Algorithm:
@@ -184,7 +185,7 @@ class Registry:
     def _checked(self, algo: Algorithm, what: str) -> Algorithm:
         problem = self._check(algo.obj) if self._check is not None else None
         if problem:
-            raise PluginError(f"{what}: {quote(algo.name)} cannot be a {self.mechanism} algorithm: {problem} "
+            raise PluginError(f"{what}: {quote(algo.name)} cannot be {self._a} algorithm: {problem} "
                               f"(the interface: {self.interface})")
         return algo
 
@@ -199,7 +200,7 @@ class Registry:
         for ep in _entry_points(self.group):
             if ep.name == name:
                 return self._from_entry_point(ep, what)
-        raise PluginError(f"{what}: {quote(name)} is not a {self.mechanism} algorithm; valid: "
+        raise PluginError(f"{what}: {quote(name)} is not {self._a} algorithm; valid: "
                           f"{', '.join(self.names())}, package.module:name, file.py:name or list")
 
     def resolve(self, names: Iterable[str], what: str = "--algo") -> list[Algorithm]:

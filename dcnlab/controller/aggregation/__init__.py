@@ -31,14 +31,14 @@ from dcnlab.controller.aggregation.forest import Forest, InvalidTree
 from dcnlab.controller.aggregation.irs import irs_forest
 from dcnlab.controller.aggregation.labels import LabelSpace
 from dcnlab.controller.aggregation.mib import m2_family
-from dcnlab.controller.aggregation import optimal
+from dcnlab.controller.aggregation import optimal, registry
 from dcnlab.controller.aggregation.optimal import bcube_hop_graph
 from dcnlab.controller.aggregation.optimal_run import Deadline, solve_by
 from dcnlab.controller.aggregation.shuffle import ReceiverGroup, srs_groups
 from dcnlab.controller.aggregation.steiner import kmb_forest
 from dcnlab.controller.aggregation.tree import AggregationTree, Hop, NodePlan, natural_sorted
 from dcnlab.controller.aggregation.unicast import unicast_forest
-from dcnlab.controller.registry import PluginError
+from dcnlab.controller.registry import PluginError, is_reference
 from dcnlab.topos.bcube import BCube
 from dcnlab.topos.errors import UserError
 from dcnlab.topos.inputs import quote
@@ -169,13 +169,17 @@ def incast_tree(fabric: Fabric, receiver: str, senders: Sequence[str], algo: str
 def plugin_tree(fabric: Fabric, receiver: str, senders: Sequence[str], algo: str, delta: float = 0.0,
                 seed: int = 0, checked: bool = False) -> AggregationTree:
     """The tree of a user's builder (:mod:`.registry`: an installed plug-in or a reference), validated."""
-    from dcnlab.controller.aggregation import registry
-
-    a = registry.get(algo)
-    if a.builtin or fabric.kind not in registry.fabrics_of(a):
+    def refuse() -> AggregationError:
         valid = list(algorithms_for(fabric)) + [p for p in registry.REGISTRY.plugins()
                                                 if fabric.kind in registry.fabrics_of(registry.get(p))]
-        raise AggregationError(f"algorithm {quote(algo)} does not apply to {fabric.kind}; valid: {', '.join(valid)}")
+        return AggregationError(f"algorithm {quote(algo)} does not apply to {fabric.kind}; valid: "
+                                f"{', '.join(valid)}, package.module:name or file.py:name")
+
+    if not is_reference(algo) and algo not in registry.REGISTRY.plugins():
+        raise refuse()
+    a = registry.get(algo)
+    if a.builtin or fabric.kind not in registry.fabrics_of(a):
+        raise refuse()
     if not checked:
         resolve(fabric, [receiver], senders)
     parent = registry.plugin_parent(a, fabric, receiver, senders, seed)
@@ -207,11 +211,11 @@ def _check_parent(fabric: Fabric, parent: Mapping[str, str], receiver: str, send
     if receiver in parent:
         raise InvalidTree(f"the receiver {receiver} has a parent ({parent[receiver]})")
     for s in senders:
-        node, steps = s, 0
-        while node != receiver:
-            if node not in parent:
-                raise InvalidTree(f"sender {s} does not reach the receiver {receiver} (stops at {node})")
-            node, steps = parent[node], steps + 1
+        at, steps = s, 0
+        while at != receiver:
+            if at not in parent:
+                raise InvalidTree(f"sender {s} does not reach the receiver {receiver} (stops at {at})")
+            at, steps = parent[at], steps + 1
             if steps > len(parent):
                 raise InvalidTree(f"a cycle through {s}")
     if bcube:
@@ -332,7 +336,6 @@ def shuffle_plan(fabric: Fabric, receivers: Sequence[str], senders: Sequence[str
     if isinstance(fabric, FatTree):
         valid = tuple(a for a in valid if a not in ("srs", "incast"))
     if algo not in valid and algo not in SHUFFLE_ALGORITHMS:
-        from dcnlab.controller.aggregation import registry
         if fabric.kind in registry.fabrics_of(registry.get(algo)):      # a plug-in: the union of its trees
             valid += (algo,)
     if algo not in valid:
@@ -416,6 +419,16 @@ def _no_aggregation(fabric: Fabric, receivers: Sequence[str], senders: Sequence[
     return ShufflePlan(plan.topo, "none", plan.senders, plan.receivers, delta, plan.trees, plan.routes, cost,
                        links, ())
 
+
+def _builtin(name: str) -> Callable[..., dict[str, str]]:
+    def build(fabric: Fabric, receiver: str, senders: Sequence[str], seed: int = 0) -> dict[str, str]:
+        return incast_tree(fabric, receiver, senders, name, seed=seed).parent
+    build.__doc__ = f"dcnlab's {name} (:func:`incast_tree`) as a builder of the registry's interface."
+    return build
+
+
+for _name in registry.BUILTINS:
+    registry.add_builtin(_name, _builtin(_name))
 
 __all__ = ["ALGORITHMS", "BCUBE_ALGORITHMS", "FATTREE_ALGORITHMS", "SHUFFLE_ALGORITHMS", "AggregationError",
            "AggregationTree", "Forest", "Hop", "NodePlan", "ReceiverGroup", "ShufflePlan", "incast_tree",

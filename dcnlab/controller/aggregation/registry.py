@@ -21,7 +21,7 @@ fat-tree ``updown``, ``unicast``, ``kmb``, ``optimal``. They build through :func
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from dcnlab.controller.registry import Algorithm, PluginError, Registry, callable_check
@@ -45,16 +45,16 @@ _BUILTINS = {
 }
 
 
-def _builtin(name: str):
-    def build(fabric: Fabric, receiver: str, senders: Sequence[str], seed: int = 0) -> Mapping[str, str]:
-        from dcnlab.controller.aggregation import incast_tree
-        return incast_tree(fabric, receiver, senders, name, seed=seed).parent
+BUILTINS = {name: kinds for name, (kinds, _) in _BUILTINS.items()}
+"""dcnlab's own builders and the fabric kinds each applies to. The package registers them
+(:mod:`dcnlab.controller.aggregation` builds them with :func:`~dcnlab.controller.aggregation.incast_tree`, this
+module imports nothing of the package: no circle)."""
+
+
+def add_builtin(name: str, build: Callable[..., Mapping[str, str]]) -> None:
+    """Register dcnlab's own builder ``name`` (its summary and fabric kinds are this module's)."""
     build.fabrics = _BUILTINS[name][0]  # type: ignore[attr-defined]
-    return build
-
-
-for _name, (_kinds, _summary) in _BUILTINS.items():
-    REGISTRY.add(_name, _builtin(_name), _summary)
+    REGISTRY.add(name, build, _BUILTINS[name][1])
 
 
 def get(name: str, what: str = "--algo") -> Algorithm:

@@ -39,7 +39,7 @@ aggregation tree results from the Steiner-tree algorithm": one KMB tree per rece
   trees have at most 2 (1 - 1/l) times the servers of the optimum, and on these instances KMB beats
   IRS by 9-12 points (``dcnlab reproduce aggregation``; on small BCubes its mean ratio to the exact
   optimum is about 1.02, IRS's about 1.1). :mod:`.steiner_readings` builds the other trees the text
-  allows and ``dcnlab.experiments.readings`` measures them at the paper's settings: aggregating only at
+  allows and ``dcnlab.report.readings`` measures them at the paper's settings: aggregating only at
   members, the server-and-switch graph, other shortest paths and an overlay of MST paths all stay
   within 1-8 points of this KMB; only one KMB tree over all ``m + n`` shuffle members, each receiver
   using its part of it (003 Definition 3's subgraph), comes near 003's figures (about 32% on

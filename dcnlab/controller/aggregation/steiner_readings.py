@@ -100,7 +100,7 @@ READINGS: dict[str, SteinerReading] = {r.name: r for r in (
     SteinerReading("mst-overlay", "(f) MST of members as an overlay: one path per MST edge, no merging",
                    aggregate="members", paths="overlay"),
 )}
-"""The readings measured by ``dcnlab.experiments.readings``; ``"kmb"`` is today's baseline."""
+"""The readings measured by ``dcnlab.report.readings``; ``"kmb"`` is today's baseline."""
 
 DEFAULT = "kmb"
 

@@ -45,7 +45,7 @@ the whole fabric.
   ``mr4lms-strict`` in :mod:`.planning` sets both.  The defaults stay: 001 describes MR4LMS only in
   outline (its ref. [15]); it never says that a merge fixes the color, and it gives per-port tables as
   the reason C-MR4LMS needed a modified OpenSM, not as a property of MR4LMS.  Both readings are measured
-  beside the default by ``dcnlab.experiments.readings``.
+  beside the default by ``dcnlab.report.readings``.
 * Per-link color use is a bit mask, and the masks of a candidate tree are combined per level (the L0
   up-links depend only on the L1 index, the L1 up-links on the TN, the top links on the top switch), so
   each candidate costs a few mask operations rather than a graph traversal.

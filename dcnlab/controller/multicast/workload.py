@@ -11,7 +11,7 @@ Pattern syntax (``--pattern``):
   a permutation of the directions (``xyz``, the default, ``zyx``, ``yxz``, ...: every line of the first
   direction, then the next), or ``shuffle`` (a random order, drawn from ``:seed=S``, default 0).  The
   MGIDs (layers) do not depend on the order; which groups merge does, and MR4LMS's merges snowball
-  differently (:mod:`dcnlab.experiments.open_settings`).
+  differently (:mod:`dcnlab.results.open_settings`).
 * ``random:G`` with optional ``:seed=S`` and ``:ppn=P`` — every process of every terminal joins one of G
   groups uniformly at random ("processes randomly join a group").  **Decision**: the groups are split into
   P layers (group g in layer g mod P) and process n of each terminal joins a group of layer n, so a
