@@ -170,6 +170,33 @@ def test_multicast_groups_trees_from_the_plan_result():
         assert list(t["roles"].values()).count("root") == 1
 
 
+def test_a_running_multicast_data_planes_groups_become_trees_and_the_page_hears_of_new_ones():
+    from dcnlab.controller.multicast.dataplane import MulticastDataplane
+    from dcnlab.controller.multicast.hierarchy import hierarchy_for
+    from dcnlab.view.trees import dataplane_trees
+
+    class Nothing:
+        def write(self, updates):
+            pass
+    h = hierarchy_for(parse_spec("fattree:k=4"))
+    src = PlanSource(h.fabric)
+    assert src.trees()["version"] == src.rates()["trees"] == 0
+    for dual in (False, True):
+        dp = MulticastDataplane(Nothing(), h, 2, dual=dual)
+        dp.add_group(5, ["h0_0_0", "h1_0_0", "h3_0_1"])
+        dp.add_group(6, ["h2_0_0", "h2_1_1"])
+        src.set_trees(dataplane_trees(dp))
+        got = {t["id"]: t for t in src.trees()["trees"]}
+        assert set(got) == ({"mc5", "mc6", "mc5b", "mc6b"} if dual else {"mc5", "mc6"})
+        index = layout.link_index(src.topology())
+        for k, tree in enumerate(dp.group_trees(5)):
+            t = got["mc5" + ("b" if k else "")]
+            assert t["links"] == sorted(index[frozenset(p)] for p in tree.directed_links(h)) and not t["missing"]
+            assert {n for n, r in t["roles"].items() if r == "member"} == {"h0_0_0", "h1_0_0", "h3_0_1"}
+            assert t["roles"][tree.root(h)] == "root"
+    assert src.rates()["trees"] == src.trees()["version"] == 2        # the page reloads on a new version
+
+
 def test_trees_on_blocks_count_the_links_each_bundle_carries():
     from dcnlab.controller import aggregation as agg
     fabric = parse_spec("fattree:k=24")
@@ -248,7 +275,7 @@ def test_with_the_token_page_and_api_answer_and_nothing_writes(server):
     topo = json.loads(_get(base + "/api/topology" + t)[1])
     assert len(topo["nodes"]) == 36 and topo["live"] is False
     assert _get(base + "/static/view.js" + t)[0] == 200
-    assert json.loads(_get(base + "/api/trees" + t)[1]) == {"trees": []}
+    assert json.loads(_get(base + "/api/trees" + t)[1]) == {"trees": [], "version": 0}
     assert _get(base + "/api/switch/nope" + t)[0] == 404
     assert _get(base + "/api/link/e0_0/c0" + t)[0] == 404              # no such link
     assert _get(base + "/api/link/e0_0/a0_0" + t)[0] == 200

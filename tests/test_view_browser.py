@@ -56,6 +56,16 @@ def _ready(d, url: str) -> dict:
     return d.execute_script("return window.dcnlabView")
 
 
+def _shot(d, tmp_path, name: str):
+    """A screenshot in tmp_path, and also in $DCNLAB_VIEW_SHOTS if set (for the issue's note)."""
+    path = tmp_path / name
+    d.save_screenshot(str(path))
+    if os.environ.get("DCNLAB_VIEW_SHOTS"):
+        os.makedirs(os.environ["DCNLAB_VIEW_SHOTS"], exist_ok=True)
+        shutil.copy(path, os.path.join(os.environ["DCNLAB_VIEW_SHOTS"], name))
+    return path
+
+
 def _count(d, css: str) -> int:
     return int(d.execute_script(f"return document.querySelectorAll({css!r}).length"))
 
@@ -77,7 +87,7 @@ def test_model_plan_page_shows_every_switch_host_and_a_picked_tree(browser, tmp_
         Select(browser.find_element("id", "trees")).select_by_value(f"mc{group.mgid}")
         assert _count(browser, "line.link.tree") == len(result.tree(group.tree).links)
         assert _count(browser, "g.node.member") == len(group.members)
-        browser.save_screenshot(str(tmp_path / "fattree-k4-multicast-tree.png"))
+        _shot(browser, tmp_path, "fattree-k4-multicast-tree.png")
         # without the token the page is refused
         browser.get(srv.url.split("?")[0])
         assert "forbidden" in browser.page_source
@@ -117,7 +127,7 @@ def test_fattree_k8_page_load_and_update_cost(browser, tmp_path):
               }
               done(out);
             })();""")
-        browser.save_screenshot(str(tmp_path / "fattree-k8-busy.png"))
+        _shot(browser, tmp_path, "fattree-k8-busy.png")
     took = sorted(took)
     print(f"\nfat-tree k=8: page load {stats['loadMs']:.0f} ms; update median {took[len(took) // 2]:.2f} ms, "
           f"max {took[-1]:.2f} ms (384 links, every link's class changing)")
@@ -142,7 +152,7 @@ def test_fattree_k4_run_shows_rates_on_the_pinged_path_only(browser, tmp_path):
                 if len(busy) >= 6:
                     break
                 time.sleep(0.5)
-            browser.save_screenshot(str(tmp_path / "fattree-k4-ping.png"))
+            _shot(browser, tmp_path, "fattree-k4-ping.png")
         finally:
             ping.terminate()
             ping.wait()
@@ -152,3 +162,89 @@ def test_fattree_k4_run_shows_rates_on_the_pinged_path_only(browser, tmp_path):
         assert any(src in e for e in ends.values()) and any(dst in e for e in ends.values()), ends
         assert all(all(on_path(n) for n in e) for e in ends.values()), ends       # none elsewhere
         assert stats["loadMs"] is not None
+
+
+SEND_FRAMES = """
+import socket, sys, time
+iface, frame, pps, seconds = sys.argv[1], bytes.fromhex(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+with socket.socket(socket.AF_PACKET, socket.SOCK_RAW) as s:
+    s.bind((iface, 0))
+    n, t0 = 0, time.monotonic()
+    while n < pps * seconds:
+        s.send(frame)
+        n += 1
+        time.sleep(max(0.0, t0 + n / pps - time.monotonic()))
+print(n)
+"""
+
+
+@pytest.mark.bmv2
+def test_multicast_tree_on_bmv2_is_highlighted_exactly_on_the_links_its_packets_cross(browser, tmp_path):
+    """C-MR4LMS on a fat-tree k=4 (no unicast routes: only the group's frames move): the page, opened before
+    the group exists, gets the group's tree once installed; the links it highlights for the group are the
+    links the page's rates (interfaces' counters) show busy, and the counters over the whole sending agree."""
+    import subprocess
+    import sys
+
+    from selenium.webdriver.support.ui import Select
+
+    import dcnlab
+    from dcnlab.controller.multicast.dataplane import MulticastDataplane
+    from dcnlab.traffic.multicast_agent import KIND_MULTICAST, SHIM, SHIM_OFFSET, multicast_frame
+    from dcnlab.view.trees import dataplane_trees
+
+    mgid, members, pps, size, seconds = 5, ["h0_0_0", "h0_1_1", "h1_0_0", "h2_1_0", "h3_0_1"], 50, 1000, 600
+    fabric = parse_spec("fattree:k=4")
+    h = dcnlab.multicast.hierarchy_for(fabric)
+    with dcnlab.Network(fabric, routes=False, view=True) as net:
+        _ready(browser, net.view.url)
+        assert _count(browser, "#trees option") == 1                  # "none": no group yet
+        dp = MulticastDataplane(net.controller, h, 2, dual=False)
+        dp.add_group(mgid, members)
+        net.view.source.set_trees(dataplane_trees(dp))
+        end = time.monotonic() + GUARD
+        while _count(browser, "#trees option") < 2 and time.monotonic() < end:   # the page reloads its trees
+            time.sleep(0.2)
+        Select(browser.find_element("id", "trees")).select_by_value(f"mc{mgid}")
+        lit = {int(e.get_attribute("data-id")) for e in browser.find_elements("css selector", "line.link.tree")}
+        topo = net.view.source.topology()
+        ends = {frozenset((l["a"], l["b"])): l["id"] for l in topo["links"]}
+        (tree,) = dp.group_trees(mgid)
+        assert lit == {ends[frozenset(p)] for p in tree.directed_links(h)}, "page's tree != data plane's tree"
+        assert _count(browser, "g.node.member") == len(members) and _count(browser, "g.node.root") == 1
+
+        sender = net.hosts[members[0]]
+        frame = bytearray(multicast_frame(sender.mac, sender.ip, size))
+        frame[SHIM_OFFSET:SHIM_OFFSET + SHIM.size] = SHIM.pack(KIND_MULTICAST, dp.color(mgid), mgid)
+        before = net.link_packets()
+        proc = sender.popen([sys.executable, "-S", "-c", SEND_FRAMES, sender.iface, bytes(frame).hex(), str(pps),
+                             str(seconds)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        expected = pps * size            # B/s each tree link carries (one copy per frame, away from the sender)
+        busy: dict = {}
+        try:
+            end = time.monotonic() + GUARD
+            while time.monotonic() < end:     # until two samples in a row show the whole tree busy
+                rates = browser.execute_script("return window.dcnlabView.rates") or {}
+                busy = {int(i): max(v[0], v[1]) for i, v in rates.get("links", {}).items()}
+                if {i for i, v in busy.items() if v > expected / 2} >= lit:
+                    break
+                time.sleep(0.5)
+            time.sleep(1.5)                   # one more sample, taken while the frames flow at full rate
+            rates = browser.execute_script("return window.dcnlabView.rates") or {}
+            busy = {int(i): max(v[0], v[1]) for i, v in rates.get("links", {}).items()}
+            _shot(browser, tmp_path, "fattree-k4-bmv2-multicast.png")
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+        time.sleep(0.5)
+        after = net.link_packets()
+        carried = {l for l, v in busy.items() if v > expected / 2}
+        assert carried == lit, f"busy {sorted(carried)} vs tree {sorted(lit)}: {busy}"
+        assert all(v < expected / 20 for l, v in busy.items() if l not in lit), busy      # no others carry them
+        # the counters over the whole sending: each tree link carried the frames, in the predicted direction
+        sent = {k: after[k] - before[k] for k in after}
+        frames = max(sent[(members[0], "e0_0")], 1)
+        model = set(dp.predicted_copies(sender.name, mgid))
+        crossed = {k for k, n in sent.items() if n >= frames * 0.9}
+        assert crossed == model, (sorted(crossed ^ model), frames)
+        assert all(n < frames / 10 for k, n in sent.items() if k not in model and k[0] in net.switches), sent

@@ -35,7 +35,7 @@ class Source:
     def __init__(self, fabric: Fabric, trees: Sequence[ViewTree] = (), max_nodes: int | None = None) -> None:
         self.fabric = fabric
         self._topo = make_topology(fabric) if max_nodes is None else make_topology(fabric, max_nodes)
-        self._trees = resolve(trees, self._topo)
+        self._trees = resolve(trees, self._topo) | {"version": 0}
         self._links = {frozenset((l.a, l.b)) for l in fabric.links()} if not self._topo["aggregated"] else set()
 
     def topology(self) -> dict[str, Any]:
@@ -44,8 +44,14 @@ class Source:
     def trees(self) -> dict[str, Any]:
         return self._trees
 
+    def set_trees(self, trees: Sequence[ViewTree]) -> None:
+        """Replace the trees (an experiment added or moved groups); the page sees the new ``trees`` version
+        in its next rates and reloads them, keeping the picked tree if it is still there."""
+        self._trees = resolve(trees, self._topo) | {"version": self._trees["version"] + 1}
+
     def rates(self) -> dict[str, Any]:
-        return {"dt": 0, "links": {}, "state": {}, "max": 0.0, "note": "model backend: no traffic"}
+        return {"dt": 0, "links": {}, "state": {}, "max": 0.0, "note": "model backend: no traffic",
+                "trees": self._trees["version"]}
 
     def switch(self, name: str) -> dict[str, Any]:
         return {"switch": name, "note": "model backend: no switch to read"}
@@ -98,7 +104,7 @@ class LiveSource(Source):
             return super().rates() | {"note": self.sampler.error or "first sample pending"}
         if self._cache is None or self._cache[0] is not last:
             self._cache = (last, rates_mod.rates(self._topo, prev, last))
-        out = dict(self._cache[1])
+        out = dict(self._cache[1]) | {"trees": self._trees["version"]}
         if self.sampler.error:
             out["note"] = self.sampler.error
         return out

@@ -4,7 +4,8 @@
   tree's links, the root; groups merged on one tree share it; dual plans add each backup tree);
 * aggregation: an :class:`~dcnlab.controller.aggregation.tree.AggregationTree` or a shuffle plan ->
   the physical links its hops cross, receiver / senders / aggregating nodes marked;
-* CISTs: a :class:`~dcnlab.controller.cist.plan.CistPlan` -> one tree per CIST, its root marked.
+* CISTs: a :class:`~dcnlab.controller.cist.plan.CistPlan` -> one tree per CIST, its root marked;
+* a running multicast data plane (:func:`dataplane_trees`): the groups it has installed, as they are now.
 
 A :class:`ViewTree` names node pairs; :func:`resolve` turns them into the drawn link ids (or, on an
 aggregated drawing, block bundles with how many of the tree's links each carries).
@@ -56,6 +57,22 @@ def multicast_trees(h: Any, result: Any, limit: int = MAX_TREES) -> list[ViewTre
             b = result.tree(g.backup, 1)
             out.append(ViewTree(f"mc{g.mgid}b", "multicast", f"group {g.mgid} backup: color {b.color}, root "
                                 f"{b.root(h)}", pairs(b), {**roles, b.root(h): "root"}))
+    return out
+
+
+def dataplane_trees(dp: Any, limit: int = MAX_TREES) -> list[ViewTree]:
+    """The groups a running :class:`~dcnlab.controller.multicast.dataplane.MulticastDataplane` has
+    installed: per group its tree in each plane (the second one of dual mode is ``backup``), from the
+    data plane's own planner state, so what the page highlights is what the switches replicate on."""
+    h, out = dp.h, []
+    for mgid in sorted(dp.groups())[:limit]:
+        roles = {m: "member" for m in dp.members(mgid)}
+        for k, tree in enumerate(dp.group_trees(mgid)):
+            mates = len(tree.groups) - 1
+            out.append(ViewTree(f"mc{mgid}" + ("b" if k else ""), "multicast",
+                                f"group {mgid}{' backup' if k else ''}: color {tree.color}, root {tree.root(h)}, "
+                                f"{len(tree.links)} links{f', shared with {mates} more' if mates else ''}",
+                                tuple(tree.directed_links(h)), {**roles, tree.root(h): "root"}))
     return out
 
 

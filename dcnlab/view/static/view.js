@@ -30,7 +30,7 @@
 
   const stats = { loadMs: null, updateMs: [], switches: 0, hosts: 0, links: 0 };
   window.dcnlabView = stats;
-  let topo = null, trees = [], linkEls = [], nodeEls = new Map();
+  let topo = null, trees = [], linkEls = [], haloEls = [], nodeEls = new Map();
   let load = [], state = [], inTree = [], treeRoles = new Map(), selected = null;
 
   function linkClass(i) {
@@ -49,12 +49,16 @@
   function draw() {
     const svg = $("fabric");
     svg.setAttribute("viewBox", `0 0 ${topo.width} ${topo.height}`);
+    // a picked tree is a halo under its links, so their load colours stay visible on it
+    const gh = make("g", { id: "halos" }, svg);
     const gl = make("g", { id: "links" }, svg), gn = make("g", { id: "nodes" }, svg);
     const pos = new Map(topo.nodes.map((n) => [n.id, n]));
     for (const l of topo.links) {
       const a = pos.get(l.a), b = pos.get(l.b);
       const e = make("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "link l0", "data-id": l.id }, gl);
-      if (l.count) e.style.strokeWidth = String(1 + Math.log2(l.count));
+      const h = make("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "halo" }, gh);
+      if (l.count) { e.style.strokeWidth = String(1 + Math.log2(l.count)); h.style.strokeWidth = String(9 + Math.log2(l.count)); }
+      haloEls[l.id] = h;
       linkEls[l.id] = e; load[l.id] = 0; state[l.id] = ""; inTree[l.id] = false;
       e.addEventListener("click", (ev) => { ev.stopPropagation(); showLink(l); });
     }
@@ -106,7 +110,7 @@
     const box = $("legend");
     box.textContent = "load (busier direction):";
     LEGEND.forEach((s, i) => { make("span", { class: `sw l${i}` }, box, null); box.append(s); });
-    make("span", { class: "sw tree" }, box, null); box.append("tree");
+    make("span", { class: "sw tree" }, box, null); box.append("picked tree (halo)");
     box.append("  – – cut   ··· shaped");
   }
 
@@ -117,7 +121,22 @@
     for (const [n] of treeRoles) nodeEls.get(n)?.classList.remove(treeRoles.get(n));
     treeRoles = new Map(Object.entries(t ? t.roles : {}));
     for (const [n, r] of treeRoles) nodeEls.get(n)?.classList.add(r);
-    for (let i = 0; i < linkEls.length; i++) { inTree[i] = on.has(i); refreshLink(i); }
+    for (let i = 0; i < linkEls.length; i++) {
+      if (inTree[i] !== on.has(i)) haloEls[i].setAttribute("class", on.has(i) ? "halo on" : "halo");
+      inTree[i] = on.has(i); refreshLink(i);
+    }
+  }
+
+  // the trees, again when /api/rates says they changed (an experiment added a group); the pick is kept
+  let treesVersion = null;
+  async function loadTrees() {
+    const got = await api("/api/trees"), sel = $("trees"), keep = sel.value;
+    treesVersion = got.version; trees = got.trees; trees.active = null;
+    while (sel.options.length > 1) sel.remove(1);
+    for (const t of trees) { const o = text("option", t.label, sel); o.value = t.id; }
+    sel.value = trees.some((t) => t.id === keep) ? keep : "";
+    pickTree(sel.value);
+    stats.trees = trees.length;
   }
 
   function applyRates(r) {
@@ -131,6 +150,9 @@
     const ms = performance.now() - t;
     stats.updateMs.push(ms); if (stats.updateMs.length > 100) stats.updateMs.shift();
     stats.rates = r;
+    if (r.trees !== undefined && treesVersion !== null && r.trees !== treesVersion) {
+      treesVersion = r.trees; loadTrees().catch((e) => { $("status").textContent = String(e); });
+    }
     const el = $("status");
     el.className = r.note && topo.live ? "bad" : "";
     el.textContent = (topo.live ? `live, every ${r.dt || "–"} s, busiest ${fmt(r.max, "B/s")}` : "model backend, no traffic")
@@ -200,10 +222,8 @@
       $("title").textContent = topo.spec + (topo.aggregated ? ` (${topo.nodes_total} nodes as ${topo.nodes.length} blocks)` : "");
       document.title = `dcnlab view: ${topo.spec}`;
       draw(); legend();
-      trees = (await api("/api/trees")).trees; trees.active = null;
-      const sel = $("trees");
-      for (const t of trees) { const o = text("option", t.label, sel); o.value = t.id; }
-      sel.addEventListener("change", () => pickTree(sel.value));
+      await loadTrees();
+      $("trees").addEventListener("change", () => pickTree($("trees").value));
       $("fabric").addEventListener("click", () => { select(null); });
       await poll();
       stats.loadMs = performance.now() - t0;
