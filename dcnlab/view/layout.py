@@ -2,7 +2,7 @@
 
 * fat-tree: rows core / agg / edge / host, pods side by side (a gap between pods);
 * BCube: levels of switches above the servers, then their hosts (a gap per top-digit group);
-* Dragonfly: groups on a circle, routers inside each group (:func:`dcnlab.topos.layout.circular_groups`);
+* Dragonfly: groups on a circle, routers on a small circle inside each group, hosts just outside them;
 * midplane: its layers as rows;
 * anything else (a user's topology file): networkx's Kamada-Kawai layout (spring above 300 nodes).
 
@@ -66,10 +66,25 @@ def _layered(fabric: Fabric) -> tuple[dict[str, tuple[float, float]], float, flo
 
 
 def _circle(fabric: Fabric) -> tuple[dict[str, tuple[float, float]], float, float]:
-    from dcnlab.topos.layout import circular_groups
-    raw = circular_groups(fabric)
-    nodes = len(raw)
-    size = max(700.0, 14.0 * nodes)
+    """Dragonfly: groups on a big circle (radius 1), each group's routers on a small circle around its
+    centre, their hosts just outside them on the same ray; the small circles, hosts included, take 80% of
+    the gap between two groups' centres, so that neighbouring groups never overlap."""
+    groups, a = int(fabric.params["a"]) * int(fabric.params["h"]) + 1, int(fabric.params["a"])
+    gap = 2 * math.sin(math.pi / groups) if groups > 1 else 1.0
+    small = 0.8 * gap / 2 / 1.35                      # routers' radius; hosts at 1.35 times it
+    raw: dict[str, tuple[float, float]] = {}
+    for n in fabric.nodes():
+        i, j = n.label[0], n.label[1]
+        out = 2 * math.pi * i / groups
+        cx, cy = math.cos(out), math.sin(out)
+        ang = out + 2 * math.pi * j / a               # router 0 faces outwards
+        r = small
+        if not n.forwards:
+            hosts = int(fabric.params["p"])
+            ang += (n.label[2] - (hosts - 1) / 2) * min(0.35, 2 * math.pi / a / max(hosts, 1) / 1.5)
+            r = small * 1.35
+        raw[n.name] = (cx + r * math.cos(ang), cy + r * math.sin(ang))
+    size = max(700.0, 14.0 * len(raw))
     return _fit(raw, size, size), size, size
 
 
@@ -109,6 +124,13 @@ def detailed(fabric: Fabric) -> dict[str, Any]:
     group = group_of(fabric)
     nodes = [{"id": n.name, "x": round(pos[n.name][0], 1), "y": round(pos[n.name][1], 1), "role": n.role.value,
               "layer": n.layer, "group": group(n)} for n in fabric.nodes()]
+    if fabric.kind == "dragonfly":      # a host's label points away from its router
+        router = {l.b if fabric.node(l.a).forwards else l.a: l.a if fabric.node(l.a).forwards else l.b
+                  for l in fabric.links() if not (fabric.node(l.a).forwards and fabric.node(l.b).forwards)}
+        for n in nodes:
+            if n["id"] in router:
+                rx, ry = pos[router[n["id"]]]
+                n["ang"] = round(math.degrees(math.atan2(n["y"] - ry, n["x"] - rx)), 1)
     links = [{"id": i, "a": l.a, "b": l.b, "a_port": l.a_port, "b_port": l.b_port}
              for i, l in enumerate(fabric.links())]
     return {"spec": fabric.spec, "kind": fabric.kind, "aggregated": False, "width": round(width, 1),

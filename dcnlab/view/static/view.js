@@ -66,7 +66,10 @@
       const g = make("g", { class: `node ${n.role}`, transform: `translate(${n.x},${n.y})`, "data-id": n.id }, gn);
       if (n.role === "host") {
         make("circle", { r: 3.5 }, g);
-        make("text", { transform: "translate(-3,7) rotate(90)" }, g).textContent = n.id;
+        const flip = n.ang !== undefined && Math.abs(n.ang) > 90;     // radial labels read left to right
+        make("text", n.ang === undefined ? { transform: "translate(-3,7) rotate(90)" }
+          : { transform: `rotate(${flip ? n.ang + 180 : n.ang}) translate(${flip ? -6 : 6},3)`,
+              "text-anchor": flip ? "end" : "start" }, g).textContent = n.id;
         stats.hosts++;
       } else if (n.role === "block") {
         const label = `${n.id} (${n.count})`, w = 5.6 * label.length + 8;
