@@ -22,6 +22,7 @@ CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1600,900")
 GUARD = 120.0      # hang guard for the page to get ready (it takes well under a second idle)
+RUNS = 5           # page loads measured at fat-tree k=8
 
 pytestmark = [
     pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="chromium is not installed (apt-get install chromium)"),
@@ -95,8 +96,10 @@ def test_model_plan_page_shows_every_switch_host_and_a_picked_tree(browser, tmp_
 
 
 def test_fattree_k8_page_load_and_update_cost(browser, tmp_path):
-    """Fat-tree k=8 (80 switches, 128 hosts, 384 links) with every link's rate changing each update:
-    the times are printed (load, and per update the in-place attribute changes), not asserted."""
+    """Fat-tree k=8 (80 switches, 128 hosts, 384 links) with every link's rate changing each update, in 5
+    page loads: per load, the time from navigation to a drawn page (Performance API), and the median of
+    20 updates (one /api/rates answer applied; then with the browser's style and layout forced; then to
+    the next animation frame). Printed (``-s``), not asserted: a measurement, not a pass condition."""
     from dcnlab.view import rates as r
 
     fabric = parse_spec("fattree:k=8")
@@ -104,34 +107,56 @@ def test_fattree_k8_page_load_and_update_cost(browser, tmp_path):
     ticks = {"n": 0}
 
     class Busy(PlanSource):
-        def rates(self):           # every link busy, at a load that moves through the classes each second
+        def rates(self):           # every link busy, at a load that moves through the classes each call
             ticks["n"] += 1
             before = r.Sample(0.0, {(l.a, l.b): (0, 0) for l in links})
             after = r.Sample(1.0, {(l.a, l.b): (10 ** ((i + ticks["n"]) % 9), 1) for i, l in enumerate(links)})
             return r.rates(self._topo, before, after) | {"note": ""}
+    loads, applies, styled, framed = [], [], [], []
     with ViewServer(Busy(fabric)) as srv:
-        stats = _ready(browser, srv.url)
-        assert _count(browser, "g.node.switch") == 80 and _count(browser, "g.node.host") == 128
-        assert _count(browser, "line.link") == 384
         browser.set_script_timeout(GUARD)
-        took = browser.execute_async_script("""
-            const done = arguments[arguments.length - 1];
-            (async () => {
-              const out = [];
-              for (let i = 0; i < 20; i++) {
-                const q = '/api/rates?token=' + new URLSearchParams(location.search).get('token');
-                const r = await (await fetch(q)).json();
-                const t = performance.now();
-                window.dcnlabView.apply(r);
-                out.push(performance.now() - t);
-              }
-              done(out);
-            })();""")
+        for _ in range(RUNS):
+            stats = _ready(browser, srv.url)
+            assert _count(browser, "g.node.switch") == 80 and _count(browser, "g.node.host") == 128
+            assert _count(browser, "line.link") == 384
+            took = browser.execute_async_script("""
+                const done = arguments[arguments.length - 1];
+                const frame = () => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+                (async () => {
+                  const out = [];
+                  for (let i = 0; i < 20; i++) {
+                    const q = '/api/rates?token=' + new URLSearchParams(location.search).get('token');
+                    const r = await (await fetch(q)).json();
+                    await frame();
+                    const t = performance.now();
+                    window.dcnlabView.apply(r);
+                    const applied = performance.now() - t;
+                    void document.documentElement.offsetHeight;    // style and layout of the changed links, now
+                    const styled = performance.now() - t;
+                    await new Promise((ok) => requestAnimationFrame(ok));
+                    out.push([applied, styled, performance.now() - t]);
+                  }
+                  done(out);
+                })();""")
+            assert len(took) == 20
+            loads.append(stats["readyMs"])
+            applies.append(_median([a for a, _, _ in took]))
+            styled.append(_median([b for _, b, _ in took]))
+            framed.append(_median([c for _, _, c in took]))
         _shot(browser, tmp_path, "fattree-k8-busy.png")
-    took = sorted(took)
-    print(f"\nfat-tree k=8: page load {stats['loadMs']:.0f} ms; update median {took[len(took) // 2]:.2f} ms, "
-          f"max {took[-1]:.2f} ms (384 links, every link's class changing)")
-    assert len(took) == 20
+    print(f"\nfat-tree k=8 (80 switches, 128 hosts, 384 links), {RUNS} page loads: "
+          f"load {_spread(loads, 0)} ms; one update (every link's class changing): "
+          f"apply {_spread(applies, 2)} ms, apply + style and layout {_spread(styled, 2)} ms, "
+          f"to the next frame {_spread(framed, 1)} ms (vsync included)")
+
+
+def _median(xs):
+    xs = sorted(xs)
+    return (xs[(len(xs) - 1) // 2] + xs[len(xs) // 2]) / 2
+
+
+def _spread(xs, digits: int) -> str:
+    return f"median {_median(xs):.{digits}f} (min {min(xs):.{digits}f}, max {max(xs):.{digits}f})"
 
 
 @pytest.mark.bmv2

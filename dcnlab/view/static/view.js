@@ -229,7 +229,8 @@
       $("trees").addEventListener("change", () => pickTree($("trees").value));
       $("fabric").addEventListener("click", () => { select(null); });
       await poll();
-      stats.loadMs = performance.now() - t0;
+      stats.loadMs = performance.now() - t0;            // from the script's start
+      stats.readyMs = performance.now();                // from the navigation's start (Performance API)
       document.body.dataset.ready = "1";
     } catch (e) {
       $("status").textContent = String(e); $("status").className = "bad";
