@@ -203,6 +203,26 @@ def test_trees_on_blocks_count_the_links_each_bundle_carries():
     tree = agg.incast_tree(fabric, "h0_0_0", ["h1_0_0", "h2_3_4", "h5_1_1"], "updown")
     (t,) = resolve(aggregation_trees(tree), layout.topology(fabric))["trees"]
     assert sum(t["bundles"].values()) == tree.links and t["roles"]["pod0/host"] == "receiver"
+    assert sum(sum(c.values()) for c in t["members"].values()) == len(aggregation_trees(tree)[0].roles)
+    assert t["members"]["pod0/host"] == {"receiver": 1}
+
+
+def test_bcube_blocks_are_fans_whose_bundles_run_under_no_other_block():
+    topo = layout.topology(parse_spec("bcube:n=4,k=5"))
+    assert topo["aggregated"]
+    pos = {n["id"]: (n["x"], n["y"]) for n in topo["nodes"]}
+    labels = {n["id"]: n["label"] for n in topo["nodes"]}
+    assert labels["group1/level3"] == "L3" and labels["group1/server"] == "group1" and labels["level5"] == "level5"
+
+    def dist(p, a, b):            # from point p to the segment a-b
+        (px, py), (ax, ay), (bx, by) = p, a, b
+        t = max(0.0, min(1.0, ((px - ax) * (bx - ax) + (py - ay) * (by - ay)) / ((bx - ax) ** 2 + (by - ay) ** 2)))
+        return ((px - ax - t * (bx - ax)) ** 2 + (py - ay - t * (by - ay)) ** 2) ** 0.5
+    for l in topo["links"]:
+        for n, p in pos.items():
+            if n not in (l["a"], l["b"]):
+                assert dist(p, pos[l["a"]], pos[l["b"]]) > 20, (l, n)
+    assert all(0 <= x <= topo["width"] and 0 <= y <= topo["height"] for x, y in pos.values())
 
 
 # -- switch read-back -------------------------------------------------------------------------------------

@@ -2,7 +2,10 @@
 
 A fat-tree's pod becomes its agg, edge and host blocks (core switches in ``k/2`` blocks, one per agg
 index they serve), a Dragonfly group its routers and hosts, a BCube's top-digit group one block
-per level below the top, its servers and hosts (the top level's switches one block). One pass over
+per level below the top, its servers and hosts (the top level's switches one block). A BCube group is
+drawn as a fan: its level and host blocks on a half circle around its servers, so that every bundle
+is a spoke of its own and none runs under another block; the groups in two rows around the top
+level's block (:func:`_fans`). One pass over
 the nodes and one over the links (BCube(8,5): 720,896 nodes and 1.8 million links, a few seconds).
 """
 
@@ -34,9 +37,11 @@ def aggregated(fabric: Fabric) -> dict[str, Any]:
     for l in fabric.links():
         a, b = block_of[l.a], block_of[l.b]
         bundles[(a, b) if natural_key(a) <= natural_key(b) else (b, a)] += 1
-    pos, width, height = (_circle if fabric.kind == "dragonfly" else _rows)(fabric, info)
+    draw = _circle if fabric.kind == "dragonfly" else _fans if fabric.kind == "bcube" else _rows
+    pos, width, height = draw(fabric, info)
     nodes = [{"id": b, "x": round(pos[b][0], 1), "y": round(pos[b][1], 1), "role": "block", "layer": info[b][1],
-              "group": info[b][0], "of": info[b][2], "count": members[b]} for b in sorted(info, key=natural_key)]
+              "group": info[b][0], "of": info[b][2], "count": members[b], "label": _label(fabric, b, info[b])}
+             for b in sorted(info, key=natural_key)]
     links = [{"id": i, "a": a, "b": b, "count": c} for i, ((a, b), c) in enumerate(sorted(bundles.items()))]
     return {"spec": fabric.spec, "kind": fabric.kind, "aggregated": True, "width": round(width, 1),
             "height": round(height, 1), "nodes": nodes, "links": links, "nodes_total": len(block_of),
@@ -70,3 +75,46 @@ def _circle(fabric: Fabric, info: dict[str, tuple[str, str, str]]) -> tuple[dict
         rr = r if layer == "host" else r - 45
         pos[b] = (c + rr * math.cos(ang), c + rr * math.sin(ang))
     return pos, size, size
+
+
+FAN_RADIUS = 130.0
+FAN_WIDTH = 2 * FAN_RADIUS + 100.0
+SPOKE = 110.0
+"""From the top level's block (in the middle) to each row of server blocks."""
+
+
+def _label(fabric: Fabric, block: str, info: tuple[str, str, str]) -> str:
+    """Short text on a block (its id is in the tooltip): on a BCube group's fan ``L<j>`` and ``hosts``
+    around the group's servers, named by the group."""
+    group, layer, _ = info
+    if fabric.kind != "bcube" or block == group:
+        return block
+    return group if layer == "server" else "hosts" if layer == "host" else "L" + layer[len("level"):]
+
+
+def _fans(fabric: Fabric, info: dict[str, tuple[str, str, str]]) -> tuple[dict[str, tuple[float, float]], float, float]:
+    """The top level's block in the middle, the groups' server blocks in a row above it and one below, each
+    group's other blocks (its levels, then its hosts) on a half circle facing away from the middle: the top
+    level's bundles (spokes to every group's servers) and a group's own bundles never cross."""
+    k = int(fabric.params["k"])
+    groups = sorted({g for g, layer, _ in info.values() if g != layer}, key=natural_key)
+    per_row = max(math.ceil(len(groups) / 2), 1)
+    mid = MARGIN + FAN_RADIUS + 30 + SPOKE
+    pos: dict[str, tuple[float, float]] = {}
+    centre: dict[str, tuple[float, float, int]] = {}
+    for i, g in enumerate(groups):
+        row, col = divmod(i, per_row)
+        centre[g] = (MARGIN + (col + 0.5) * FAN_WIDTH, mid - SPOKE if row == 0 else mid + SPOKE, -1 if row == 0 else 1)
+    width = 2 * MARGIN + per_row * FAN_WIDTH
+    for b, (g, layer, _) in info.items():
+        if g == layer:                                       # the top level
+            pos[b] = (width / 2, mid)
+            continue
+        cx, cy, away = centre[g]
+        if layer == "server":
+            pos[b] = (cx, cy)
+            continue
+        i = k if layer == "host" else int(layer[len("level"):])
+        a = (i + 0.5) * math.pi / (k + 1)
+        pos[b] = (cx - FAN_RADIUS * math.cos(a), cy + away * FAN_RADIUS * math.sin(a))
+    return pos, width, 2 * mid

@@ -98,7 +98,8 @@ def cist_trees(plan: Any) -> list[ViewTree]:
 
 def resolve(trees: Sequence[ViewTree], topo: dict[str, Any]) -> dict[str, Any]:
     """The ``/api/trees`` object: per tree its drawn link ids (``links``; on blocks ``bundles``:
-    ``{id: count}``), its nodes' roles by drawn node, and the pairs no link joins (``missing``)."""
+    ``{id: count}``), its nodes' roles by drawn node (on blocks also ``members``: per block how many
+    nodes of each role it holds), and the pairs no link joins (``missing``)."""
     block_of: dict[str, str] | None = topo.get("_block_of")
     out = []
     if block_of is None:
@@ -119,11 +120,16 @@ def resolve(trees: Sequence[ViewTree], topo: dict[str, Any]) -> dict[str, Any]:
                 if i is not None:
                     counts[i] += 1
             roles: dict[str, str] = {}
+            members: dict[str, Counter[str]] = {}
             for n, r in t.roles.items():
                 blk = block_of.get(n)
-                if blk is not None and roles.get(blk) not in ("root", "receiver"):
+                if blk is None:
+                    continue
+                members.setdefault(blk, Counter())[r] += 1
+                if roles.get(blk) not in ("root", "receiver"):
                     roles[blk] = r
             out.append({"id": t.id, "kind": t.kind, "label": t.label, "links": sorted(counts),
-                        "bundles": {str(k): v for k, v in counts.items()}, "roles": roles, "missing": []})
+                        "bundles": {str(k): v for k, v in counts.items()}, "roles": roles,
+                        "members": {b: dict(c) for b, c in members.items()}, "missing": []})
     return {"trees": out}
 

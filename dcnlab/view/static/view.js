@@ -57,7 +57,7 @@
       const a = pos.get(l.a), b = pos.get(l.b);
       const e = make("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "link l0", "data-id": l.id }, gl);
       const h = make("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "halo" }, gh);
-      if (l.count) { e.style.strokeWidth = String(1 + Math.log2(l.count)); h.style.strokeWidth = String(9 + Math.log2(l.count)); }
+      if (l.count) { e.style.strokeWidth = String(1 + Math.log2(l.count) / 2); h.style.strokeWidth = String(9 + Math.log2(l.count) / 2); }
       haloEls[l.id] = h;
       linkEls[l.id] = e; load[l.id] = 0; state[l.id] = ""; inTree[l.id] = false;
       e.addEventListener("click", (ev) => { ev.stopPropagation(); showLink(l); });
@@ -72,7 +72,7 @@
               "text-anchor": flip ? "end" : "start" }, g).textContent = n.id;
         stats.hosts++;
       } else if (n.role === "block") {
-        const label = `${n.id} (${n.count})`, w = 5.6 * label.length + 8;
+        const label = `${n.label || n.id} (${n.count})`, w = 5.6 * label.length + 8;
         make("rect", { x: -w / 2, y: -12, width: w, height: 24, rx: 3 }, g);
         make("text", { x: 0, y: 4, "text-anchor": "middle" }, g).textContent = label;
       } else {
@@ -186,6 +186,8 @@
   async function showNode(n) {
     select("n" + n.id);
     const p = panel(n.role === "block" ? `${n.id}: ${n.count} ${n.of} nodes` : `${n.id} (${n.role})`);
+    const held = trees.active && trees.active.members && trees.active.members[n.id];
+    if (held) pre(p, `picked tree: ${Object.entries(held).map(([r, c]) => `${c} ${r}${c > 1 ? "s" : ""}`).join(", ")} in this block`);
     if (n.role === "host" || n.role === "block") return;
     pre(p, "reading back…");
     const d = await api(`/api/switch/${encodeURIComponent(n.id)}`).catch((e) => ({ error: String(e) }));
@@ -208,6 +210,8 @@
     const p = panel(`${l.a} — ${l.b}${l.count ? ` (${l.count} links)` : ""}`);
     const r = stats.rates && stats.rates.links[l.id];
     if (r) pre(p, `${l.a} → ${l.b}: ${fmt(r[0], "B/s")}, ${fmt(r[2], "pkt/s")}\n${l.b} → ${l.a}: ${fmt(r[1], "B/s")}, ${fmt(r[3], "pkt/s")}`);
+    const carried = trees.active && trees.active.bundles && trees.active.bundles[l.id];
+    if (carried) pre(p, `picked tree: ${carried} of its links in this bundle`);
     if (l.count || !topo.live) return;
     const d = await api(`/api/link/${encodeURIComponent(l.a)}/${encodeURIComponent(l.b)}`).catch((e) => ({ error: String(e) }));
     if (d.error || d.note) { pre(p, d.error || d.note); return; }
