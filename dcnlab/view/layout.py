@@ -122,15 +122,17 @@ def detailed(fabric: Fabric) -> dict[str, Any]:
     """The ``/api/topology`` object of a fabric drawn node by node."""
     pos, width, height = positions(fabric)
     group = group_of(fabric)
-    nodes = [{"id": n.name, "x": round(pos[n.name][0], 1), "y": round(pos[n.name][1], 1), "role": n.role.value,
-              "layer": n.layer, "group": group(n)} for n in fabric.nodes()]
+    angle: dict[str, float] = {}
     if fabric.kind == "dragonfly":      # a host's label points away from its router
         router = {l.b if fabric.node(l.a).forwards else l.a: l.a if fabric.node(l.a).forwards else l.b
                   for l in fabric.links() if not (fabric.node(l.a).forwards and fabric.node(l.b).forwards)}
-        for n in nodes:
-            if n["id"] in router:
-                rx, ry = pos[router[n["id"]]]
-                n["ang"] = round(math.degrees(math.atan2(n["y"] - ry, n["x"] - rx)), 1)
+        for node in fabric.nodes():
+            if node.name in router:
+                (x, y), (rx, ry) = pos[node.name], pos[router[node.name]]
+                angle[node.name] = round(math.degrees(math.atan2(y - ry, x - rx)), 1)
+    nodes = [{"id": n.name, "x": round(pos[n.name][0], 1), "y": round(pos[n.name][1], 1), "role": n.role.value,
+              "layer": n.layer, "group": group(n)} | ({"ang": angle[n.name]} if n.name in angle else {})
+             for n in fabric.nodes()]
     links = [{"id": i, "a": l.a, "b": l.b, "a_port": l.a_port, "b_port": l.b_port}
              for i, l in enumerate(fabric.links())]
     return {"spec": fabric.spec, "kind": fabric.kind, "aggregated": False, "width": round(width, 1),
