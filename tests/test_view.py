@@ -115,6 +115,15 @@ def test_rates_from_two_samples_each_direction_and_a_counter_reset_is_zero():
     assert rates(topo, None, after)["links"] == {}
 
 
+def test_a_switch_that_forwards_less_than_it_gets_shows_the_difference():
+    topo = layout.topology(parse_spec("fattree:k=4"))
+    before = Sample(0.0, {("h0_0_0", "e0_0"): (0, 0), ("e0_0", "a0_0"): (0, 0), ("a0_0", "c0"): (0, 0)})
+    after = Sample(2.0, {("h0_0_0", "e0_0"): (0, 200), ("e0_0", "a0_0"): (0, 200), ("a0_0", "c0"): (0, 120)})
+    nodes = rates(topo, before, after)["nodes"]
+    assert nodes["e0_0"] == [100.0, 100.0] and nodes["a0_0"] == [100.0, 60.0]      # a0_0 lost 40 pkt/s
+    assert nodes["h0_0_0"] == [0.0, 100.0] and nodes["c0"] == [60.0, 0.0] and "e0_1" not in nodes
+
+
 def test_rates_on_blocks_sum_their_links():
     fabric = parse_spec("fattree:k=24")
     topo = layout.topology(fabric)

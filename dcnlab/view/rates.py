@@ -85,7 +85,23 @@ def rates(topo: dict[str, Any], before: Sample | None, after: Sample) -> dict[st
     busy = {i: [round(x, 1) for x in r] for i, r in out.items() if any(r)}
     return {"dt": round(dt, 3), "links": {str(i): r for i, r in busy.items()},
             "state": {str(i): s for i, s in state.items()},
-            "max": max((max(r[0], r[1]) for r in busy.values()), default=0.0)}
+            "max": max((max(r[0], r[1]) for r in busy.values()), default=0.0),
+            "nodes": node_rates(before, after, dt) if block_of is None else {}}
+
+
+def node_rates(before: Sample | None, after: Sample, dt: float) -> dict[str, list[float]]:
+    """Per node with traffic: ``[packets/s in, packets/s out]`` over its links. A switch whose out falls
+    short of its in dropped (or consumed) the difference, whatever its program counts; a multicast
+    switch's out exceeds its in by its copies."""
+    if before is None or dt <= 0:
+        return {}
+    io: dict[str, list[float]] = {}
+    for (a, b), (_, npk) in after.counts.items():
+        d = max(npk - before.counts.get((a, b), (0, npk))[1], 0) / dt
+        if d:
+            io.setdefault(b, [0.0, 0.0])[0] += d
+            io.setdefault(a, [0.0, 0.0])[1] += d
+    return {n: [round(x, 1) for x in v] for n, v in io.items()}
 
 
 def link_detail(sample: Sample | None, previous: Sample | None, a: str, b: str) -> dict[str, Any]:

@@ -115,6 +115,7 @@
     LEGEND.forEach((s, i) => { make("span", { class: `sw l${i}` }, box, null); box.append(s); });
     make("span", { class: "sw tree" }, box, null); box.append("picked tree (halo)");
     box.append("  – – cut   ··· shaped");
+    make("span", { class: "sw lossy" }, box, null); box.append("switch out < 90% of in");
   }
 
   function pickTree(id) {
@@ -149,6 +150,12 @@
       const x = busy[i], s = st[i] || "";
       const c = x ? loadClass(Math.max(x[0], x[1])) : 0;
       if (c !== load[i] || s !== state[i]) { load[i] = c; state[i] = s; refreshLink(i); }
+    }
+    // a switch that forwards less than 90% of what it gets (at least 10 pkt/s short) is outlined as losing
+    const nodes = r.nodes || {};
+    for (const [id, g] of nodeEls) {
+      const io = nodes[id], lossy = !!io && g.classList.contains("switch") && io[0] - io[1] > Math.max(10, 0.1 * io[0]);
+      if (g.classList.contains("lossy") !== lossy) g.classList.toggle("lossy", lossy);
     }
     const ms = performance.now() - t;
     stats.updateMs.push(ms); if (stats.updateMs.length > 100) stats.updateMs.shift();
@@ -188,6 +195,10 @@
     const p = panel(n.role === "block" ? `${n.id}: ${n.count} ${n.of} nodes` : `${n.id} (${n.role})`);
     const held = trees.active && trees.active.members && trees.active.members[n.id];
     if (held) pre(p, `picked tree: ${Object.entries(held).map(([r, c]) => `${c} ${r}${c > 1 ? "s" : ""}`).join(", ")} in this block`);
+    const io = stats.rates && stats.rates.nodes && stats.rates.nodes[n.id];
+    if (io && topo.live) pre(p, `in ${fmt(io[0], "pkt/s")}, out ${fmt(io[1], "pkt/s")}` + (n.role === "host" ? ""
+      : io[1] < io[0] ? `: ${fmt(io[0] - io[1], "pkt/s")} (${(100 * (io[0] - io[1]) / io[0]).toFixed(0)}%) dropped or consumed here`
+      : io[1] > io[0] ? `: ${fmt(io[1] - io[0], "pkt/s")} more out (copies)` : ""));
     if (n.role === "host" || n.role === "block") return;
     pre(p, "reading back…");
     const d = await api(`/api/switch/${encodeURIComponent(n.id)}`).catch((e) => ({ error: String(e) }));
