@@ -222,3 +222,42 @@ def test_tenant_fairness(bed, mode):
     run, tries = _until_ok(bed, plan, check)
     total = run.emu.mean_rates(cfg.settle_c, plan.duration_s).sum() / (8 * CFG.frame_bytes)
     assert 0.5 * CFG.rate_pps <= total <= 1.02 * CFG.rate_pps, (total, tries)
+
+
+def test_fifo_parking_lot_shares_by_offered_load(bed):
+    """(a) without CC, issue 25 §1: BMv2's bottleneck is one FIFO and A and B share one host NIC, so the FIFO
+    shares by offered load, A+B : D : E = 1 : 1 : 1, and (A+B)/D is 1 as in the model of that testbed
+    (``model_config``: FIFO, shared input). Measured over 7 runs whose senders reached line rate: BMv2's
+    (A+B)/D within 0.3-5% of the senders' own offered (A+B)/D, and 1.07-1.20 (the higher ones under load
+    averages of 40-58, where D's and E's senders offered 650-880 of 1000 packets/s); so 6% to the offered
+    ratio and :data:`checks.PARKING_TOLERANCE` (15%) to 1, on runs that :func:`bp.disturbed` accepts."""
+    cfg = replace(CFG, phase_a=3.0, settle_a=1.0)
+    plan = bp.fairness_plan(cfg, "off")
+
+    def check(run):
+        if bp.disturbed(run):
+            return False, bp.disturbed(run)
+        got = checks.parking_ratio(run.emu.mean_rates(*checks.fairness_window(plan)))
+        offered = checks.parking_ratio(checks.offered_pps(run))
+        return abs(got - offered) <= 0.06 and abs(got - 1) <= checks.PARKING_TOLERANCE, (round(got, 3), round(offered, 3))
+
+    run, _ = _until_ok(bed, plan, check)
+    assert checks.parking_ratio(run.model.mean_rates(*checks.fairness_window(plan))) == pytest.approx(1.0, abs=0.01)
+
+
+def test_fairness_with_cc_after_the_newcomer_settles(bed):
+    """(a) with CC, issue 25 §1: from 1 s after E's start the four flows share fairly. Measured (3-s phases, a
+    5-s window, loads 7-10): slowest/fastest 0.934, 0.890, 0.880 and Jain's index of the mean rates
+    0.997-0.999 (the model: 0.989 and 1.000); the window from E's start instead measured 0.78-0.81 (the
+    model 0.853: E's start transient). So slowest/fastest >= 0.85 and Jain >= 0.99."""
+    cfg = replace(CFG, phase_a=3.0, settle_a=1.0)
+    plan = bp.fairness_plan(cfg, "cc")
+
+    def check(run):
+        rates = run.emu.mean_rates(*checks.fairness_window(plan))
+        mm, jain = float(rates.min() / rates.max()), checks._mean_rate_jain(plan, run.emu)
+        return mm >= 0.85 and jain >= 0.99, (round(mm, 3), round(jain, 4), bp.disturbed(run))
+
+    run, _ = _until_ok(bed, plan, check)
+    m = run.model.mean_rates(*checks.fairness_window(plan))
+    assert m.min() / m.max() >= 0.98

@@ -46,14 +46,16 @@ def test_plans_cover_the_issue():
 def test_fairness_schedule_and_parking_lot_routes():
     p = bp.fairness_plan(CFG, "off")
     assert [(f.name, f.start_s, f.stop_s, f.cc) for f in p.flows] == [
-        ("A->C", 0, 15, False), ("B->C", 3, 18, False), ("D->C", 6, 21, False), ("E->C", 9, 24, False)]
+        ("A->C", 0, 30, False), ("B->C", 6, 36, False), ("D->C", 12, 42, False), ("E->C", 18, 48, False)]
     assert p.meta["routes"]["A->C"] == p.meta["routes"]["B->C"] == (0, 5001)
-    assert bp.model_config(p, CFG).link.arbitration == "round_robin"
-    assert bp.model_config(bp.fairness_plan(CFG, "cc"), CFG).link.arbitration == "fifo"
+    # the model of the testbed as it is: one FIFO egress queue, A and B on one host NIC (issue 25 §1)
+    for mode in ("off", "cc", "meter"):
+        link = bp.model_config(bp.fairness_plan(CFG, mode), CFG).link
+        assert (link.arbitration, link.shared_input) == ("fifo", True)
     meter = bp.fairness_plan(CFG, "meter")
     final = {}
     for m in meter.meters:
-        if m.time_s <= 9:
+        if m.time_s <= 18:
             final[m.tenant] = m.rate_bps
     assert set(final) == {"A->C", "B->C", "D->C", "E->C"}
     assert all(v == pytest.approx(CFG.link_bps / 4) for v in final.values())
@@ -139,7 +141,10 @@ def test_measured_result_summaries_and_outputs(tmp_path):
     assert s["fairness"]["cc"]["jain_of_mean_rates"] == pytest.approx(1.0)
     # A and B at 200 while D and E run at 400: the parking-lot split (A+B = D = E) has Jain 0.9
     assert s["fairness"]["off"]["jain_of_mean_rates"] == pytest.approx(0.9)
-    assert by[("(a) 4 senders, CC off", "Jain of mean rates, 4 active")]["ok"] is None      # reported only
+    # (A+B)/D = 1 on BMv2's FIFO with A and B on one NIC, and in the model of it (issue 25 §1)
+    park = by[("(a) 4 senders, CC off", "(A+B) / mean(D, E), 4 active")]
+    assert park["ok"] and park["emulation"].startswith("1.000") and park["model"] == "1.000"
+    assert s["fairness"]["off"]["parking"] == pytest.approx(1.0)
     phases = s["tenants"]["cc"]["phases"]
     # tenant 2's flows at 400 each: the ratio follows the flow count; the check reports it
     assert [round(p["ratio"], 2) for p in phases] == [1.0, 0.5, 0.33, 0.5, 1.0]
@@ -227,3 +232,19 @@ def test_disturbed_runs_are_recognised_by_their_losses():
     assert bp.disturbed(run(50)) == ""                       # 5%: a newcomer's start
     assert "17% of the packets lost" in bp.disturbed(run(200))
     assert bp.disturbed(run(5000, cc=False)) == ""           # meters and CC off drop by design
+
+
+def test_fairness_window_skips_the_newcomers_start():
+    """Issue 25 §1: the model at BMv2's setting (6-s phases) gives slowest/fastest 0.927 over the whole window
+    from E's start (E, at line rate, has not come down yet) and 0.995 from 1 s after it; without CC the FIFO
+    with A and B on one NIC gives (A+B)/D = 1 (2 with NICs of their own)."""
+    plan = bp.fairness_plan(CFG, "cc")
+    m = bp.predict(plan, CFG)
+    t0, t1 = checks.fairness_window(plan)
+    assert (t0, t1) == (3 * CFG.phase_a + CFG.settle_a, 5 * CFG.phase_a)
+    settled, whole = m.mean_rates(t0, t1), m.mean_rates(3 * CFG.phase_a, t1)
+    assert settled.min() / settled.max() == pytest.approx(0.995, abs=0.005)
+    assert whole.min() / whole.max() == pytest.approx(0.927, abs=0.01)
+    off = bp.fairness_plan(CFG, "off")
+    assert checks.parking_ratio(bp.predict(off, CFG).mean_rates(*checks.fairness_window(off))) == pytest.approx(1.0,
+                                                                                                           abs=0.01)

@@ -82,7 +82,10 @@ class EmuConfig:
     ccti_limit: int = 255
     aggregate: int = 4
     sample_s: float = 0.1
-    phase_a: float = 3.0
+    phase_a: float = 6.0
+    settle_a: float = 1.0
+    """(a) is measured from ``3 * phase_a + settle_a`` to ``5 * phase_a``: E, the fourth flow, starts at line rate at
+    ``3 * phase_a`` and converges within about a second (plans.py, "Settling in (a)")."""
     duration_b: float = 20.0
     warmup_b: float = 4.0
     duration_b_meter: float = 6.0
@@ -108,6 +111,8 @@ class EmuConfig:
             v = getattr(self, name)
             if not (math.isfinite(v) and 0.5 <= v <= 600):
                 raise CongestionParamError(f"{name}={v} is out of range; valid: 0.5..600 s")
+        if not 0 <= self.settle_a < 2 * self.phase_a:
+            raise CongestionParamError(f"settle_a={self.settle_a} is out of range; valid: 0..2 * phase_a")
         if not 0 <= self.warmup_b < self.duration_b:
             raise CongestionParamError(f"warmup_b={self.warmup_b} is out of range; valid: 0..duration_b")
         if self.max_load is not None and not (math.isfinite(self.max_load) and self.max_load > 0):
