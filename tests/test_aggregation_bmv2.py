@@ -13,6 +13,8 @@ import time
 
 import pytest
 
+import netcheck
+
 from dcnlab.controller.aggregation import incast_tree
 from dcnlab.controller.aggregation.dataplane import (
     FORWARD,
@@ -52,9 +54,10 @@ def net(tmp_path_factory):
     root = tmp_path_factory.mktemp("aggregation-runs")
     old = os.environ.get("DCNLAB_RUN_ROOT")
     os.environ["DCNLAB_RUN_ROOT"] = str(root)
-    links = set(os.listdir("/sys/class/net"))
+    links = netcheck.root_interfaces()
+    fabric = parse_spec(SPEC)
     try:
-        with FabricNetwork(parse_spec(SPEC), NetOptions(queue_depth=1024)) as n:
+        with FabricNetwork(fabric, NetOptions(queue_depth=1024)) as n:
             yield n
             n.check_switches()
     finally:
@@ -63,7 +66,7 @@ def net(tmp_path_factory):
         else:
             os.environ["DCNLAB_RUN_ROOT"] = old
     assert leftovers(root) == []
-    assert set(os.listdir("/sys/class/net")) == links, "the machine's own namespace changed"
+    netcheck.assert_none_left(links, (x.name for x in fabric.nodes()))
 
 
 @pytest.fixture(scope="module")
@@ -267,7 +270,8 @@ def test_fattree_switches_aggregate_an_exact_incast(tmp_path, monkeypatch):
 
 def test_waiting_time_m2_against_none_matches_the_link_bound_model(tmp_path, monkeypatch):
     """000's waiting time on BMv2 (quick setting: BCube(4,1), 6 senders, 2 runs): M2 finishes sooner than no
-    aggregation, every result is exact, and no loss-free completion beats the link-bound model by more than
+    aggregation by the link-bound model's saving (within 10 points), every result is exact, and no loss-free
+    completion beats the link-bound model by more than
     the shaper's burst (its token bucket lets the burst through at line rate, so a job of a few chunks per
     link beats the rate: 0.85 seen on a 0.24-s job). How much slower than the model a job is depends on the
     machine's load, so it is reported (summary_lines: measured against model), not asserted."""
@@ -283,4 +287,9 @@ def test_waiting_time_m2_against_none_matches_the_link_bound_model(tmp_path, mon
             assert 0.75 * j.model_s <= j.completion_s, j
     p = res.point(6)
     assert p["saving"] > 20, p
+    # issue 25 §1: with every sender starting on time, BMv2's saving is the link-bound model's. Measured on this
+    # setting over 4 runs: 50.0, 70.6, 52.2, 52.2% against 50.0, 66.7, 50.0, 50.0% (0-4 points); on BCube(4,2)
+    # single runs fell up to 21 points short (a BMv2 node the loaded machine did not schedule), so the mean of
+    # two runs is held to 10 points
+    assert abs(p["saving"] - p["model_saving"]) <= 10, p
     assert leftovers(tmp_path / "runs") == []

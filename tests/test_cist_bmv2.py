@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 
 import pytest
+
+import netcheck
 
 from dcnlab.controller.cist import plan_cists
 from dcnlab.controller.cist.dataplane import BASELINE_TREE, BroadcastDataplane
@@ -28,11 +29,11 @@ def isolated_runs(tmp_path, monkeypatch):
     restarted switches included)."""
     root = tmp_path / "runs"
     monkeypatch.setenv("DCNLAB_RUN_ROOT", str(root))
-    links = set(os.listdir("/sys/class/net"))
+    links = netcheck.root_interfaces()
     yield
     if root.is_dir():
         assert leftovers(root) == []
-    assert set(os.listdir("/sys/class/net")) == links, "the machine's own namespace changed"
+    netcheck.assert_none_left(links)
 
 
 # 12 of the 36 hosts send (every host receives): the fabric's 2 cores are shared, and a broadcast costs

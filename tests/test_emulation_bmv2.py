@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+import netcheck
+
 import interrupts
 
 from dcnlab.controller.runtime import TableEntry
@@ -29,11 +31,11 @@ def isolated_runs(tmp_path, monkeypatch):
     """Each test gets its own run root; afterwards none of its runs may have left anything."""
     root = tmp_path / "runs"
     monkeypatch.setenv("DCNLAB_RUN_ROOT", str(root))
-    root_links = set(os.listdir("/sys/class/net"))
+    root_links = netcheck.root_interfaces()
     yield
     if root.is_dir():
         assert leftovers(root) == []
-    assert set(os.listdir("/sys/class/net")) == root_links, "the machine's own namespace changed"
+    netcheck.assert_none_left(root_links)
 
 
 def assert_clean(net: FabricNetwork) -> None:
