@@ -157,6 +157,8 @@ class JobResult:
     model_completion_s: float = 0.0
     """The link-bound model of this job's completion: ``busiest_units`` x one stream's chunks at the link rate
     (:func:`dcnlab.controller.aggregation.waiting.link_seconds`; 0 on unshaped links)."""
+    start_skew_s: float = 0.0
+    """How long after the common start the last sender sent its first chunk (every tree waits for it)."""
 
     @property
     def error(self) -> float:
