@@ -31,7 +31,7 @@ def tenant_tolerance(cfg: EmuConfig) -> float:
     """The tenant-ratio tolerance for the measurement window of ``cfg``'s CC phases."""
     return TENANT_TOLERANCE if cfg.phase_c - cfg.settle_c >= SHORT_WINDOW_S else SHORT_WINDOW_TENANT_TOLERANCE
 PARKING_TOLERANCE = 0.45
-"""(a) without CC: (A+B)/D on BMv2 against the model's 1: 1.003-1.40 over 8 undisturbed runs (plans.py "Parking lot
+"""(a) without CC: (A+B)/D on BMv2 against the model's 1: 1.07-1.40 over 5 undisturbed runs, 1.06-1.40 over 9 (plans.py "Parking lot
 in (a)"); the FIFO with A and B on inputs of their own would give 2."""
 MIN_OFFERED = 0.9
 """(a) without CC: a sender host that sent less than this fraction of the NIC rate measured a starved sender."""
