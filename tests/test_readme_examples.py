@@ -10,7 +10,9 @@ import pytest
 
 from dcnlab.cli import build_parser, main
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+PLUGINS = ROOT / "examples" / "plugins"
 EMULATING = re.compile(r"--emulate|^(run|clean|compile|lab)\b|^bench (emu|chaos)\b")
 LONG = re.compile(r"^reproduce\b|^bench\b|--view\b")   # --view serves until Ctrl-C: tests/test_view*.py run it
 
@@ -34,10 +36,34 @@ def test_the_readme_has_examples():
     assert len(COMMANDS) >= 8 and "--version" in COMMANDS
 
 
+@pytest.fixture
+def example_plugins(tmp_path_factory, monkeypatch):
+    """The README's "Your own algorithm" section first runs ``pip install -e examples/plugins``: here the same
+    entry points, declared the way that install declares them (a .dist-info made from the package's
+    pyproject.toml), with the package importable."""
+    import tomllib
+
+    from dcnlab.controller import registry
+
+    meta = tomllib.loads((PLUGINS / "pyproject.toml").read_text())["project"]
+    site = tmp_path_factory.mktemp("site")
+    dist = site / f"{meta['name'].replace('-', '_')}-{meta['version']}.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {meta['name']}\nVersion: {meta['version']}\n")
+    (dist / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in eps.items())
+        for group, eps in meta["entry-points"].items()))
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    monkeypatch.syspath_prepend(str(site))
+    registry._entry_points.cache_clear()
+    yield
+    registry._entry_points.cache_clear()
+
+
 @pytest.mark.parametrize("argv", COMMANDS)
-def test_readme_example(argv, tmp_path, monkeypatch, capsys):
+def test_readme_example(argv, tmp_path, monkeypatch, capsys, example_plugins):
     words = shlex.split(argv)
-    if argv == "--version":
+    if argv == "--version" or words[-2:] == ["--algo", "list"]:
         with pytest.raises(SystemExit) as e:
             main(words)
         assert e.value.code == 0
