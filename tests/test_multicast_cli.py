@@ -85,7 +85,7 @@ def test_cli_starts_without_heavy_imports():
 def test_reproduce_runner(monkeypatch, tmp_path, capsys):
     """The pool, the table, the claims and the plots, on three quick paper-scale runs."""
     tasks = [multicast_model.Task("181x181", a) for a in ("cmr4lms-fixed", "cmr4lms-dynamic", "mr4lms")]
-    monkeypatch.setattr(multicast_model, "tasks_for", lambda quick: tasks)
+    monkeypatch.setattr(multicast_model, "tasks_for", lambda quick, extra=(): tasks)
     code = multicast_reproduce.reproduce(Namespace(quick=True, out=str(tmp_path), workers=2))
     out = capsys.readouterr().out
     assert code == 0 and "181x181" in out and "paper statement" in out
