@@ -141,8 +141,9 @@ def test_measured_result_summaries_and_outputs(tmp_path):
     assert s["fairness"]["cc"]["jain_of_mean_rates"] == pytest.approx(1.0)
     # A and B at 200 while D and E run at 400: the parking-lot split (A+B = D = E) has Jain 0.9
     assert s["fairness"]["off"]["jain_of_mean_rates"] == pytest.approx(0.9)
-    # (A+B)/D = 1 on BMv2's FIFO with A and B on one NIC, and in the model of it (issue 25 §1)
-    park = by[("(a) 4 senders, CC off", "(A+B) / mean(D, E), 4 active")]
+    # (A+B)/D reported beside the model of the testbed (FIFO, A and B on one NIC: 1); the check is that every
+    # flow is served (issue 25 §1: BMv2's FIFO gave 1.07-4.73)
+    park = by[("(a) 4 senders, CC off", "(A+B) / mean(D, E), 4 active; smallest share")]
     assert park["ok"] and park["emulation"].startswith("1.000") and park["model"] == "1.000"
     assert s["fairness"]["off"]["parking"] == pytest.approx(1.0)
     phases = s["tenants"]["cc"]["phases"]
