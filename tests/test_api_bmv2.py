@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import ports
+
 import dcnlab
 from dcnlab.controller.runtime.client import SwitchClient
 from dcnlab.emu.cleanup import leftovers
@@ -95,7 +97,7 @@ def _listeners(pid: int) -> list[str]:
 def test_grpc_tcp_listens_on_loopback_only_and_hands_over():
     """--grpc-tcp serves each switch on 127.0.0.1:PORT+i and nothing else; with controller=False a
     client on that port becomes primary and carries traffic."""
-    port = 50151
+    port = ports.free_block(4, 50151)
     with dcnlab.Network(LAB / "topology.json", grpc_tcp=port, controller=False, routes=False) as net:
         listening = _listeners(os.getpid())
         assert sorted(listening) == [f"127.0.0.1:{port}", f"127.0.0.1:{port + 1}"], listening

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import interrupts
+import ports
 
 from dcnlab.emu.cleanup import leftovers
 from dcnlab.cli import main
@@ -100,7 +101,10 @@ def test_the_labs_own_controller_over_grpc_tcp(lab):
     for sw in data["switches"].values():
         sw.pop("runtime_json")
     topo.write_text(json.dumps(data))
-    p = _dcnlab("lab", str(lab), "--grpc-tcp", "--no-controller",
+    # the tutorials' 50051.. unless another run on this machine holds them (a second suite did: "Address
+    # already in use"); the lab's controller.py takes the first port as --port
+    base = ports.free_block(4)
+    p = _dcnlab("lab", str(lab), "--grpc-tcp", str(base), "--no-controller",
                 "--exec", "h1 ! ping -c 1 -W 1 10.0.3.3",                    # no routes yet
                 "--exec", "h1 timeout 60 sh -c 'until [ -e controller.done ]; do sleep 0.05; done'",
                 "--exec", "h1 ping -c 2 -W 1 -i 0.2 10.0.3.3",
@@ -116,9 +120,9 @@ def test_the_labs_own_controller_over_grpc_tcp(lab):
             pytest.fail("".join(seen) + p.communicate()[1])
         text = "".join(seen)
         for i, sw in enumerate(("s1", "s2", "s3", "s4")):
-            assert f"{sw:<10} device_id {i:<3} 127.0.0.1:{50051 + i}" in text
-        ctl = subprocess.run([sys.executable, "controller.py"], cwd=lab, capture_output=True, text=True,
-                             timeout=60)
+            assert f"{sw:<10} device_id {i:<3} 127.0.0.1:{base + i}" in text
+        ctl = subprocess.run([sys.executable, "controller.py", "--port", str(base)], cwd=lab, capture_output=True,
+                             text=True, timeout=60)
         (lab / "controller.done").touch()
         out, err = p.communicate(timeout=60)
     finally:
