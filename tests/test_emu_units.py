@@ -16,7 +16,7 @@ from as_nobody import run_cli_as_nobody
 from dcnlab.emu import bmv2, links, netns
 from dcnlab.emu.cleanup import clean
 from dcnlab.emu.network import FabricNetwork, NetOptions
-from dcnlab.emu.rundir import TAG_VAR, RunDir, all_runs
+from dcnlab.emu.rundir import SHORT_SOCKET_ROOT, TAG_VAR, RunDir, all_runs
 from dcnlab.cli.errors import UserError
 from dcnlab.topos import parse_spec
 
@@ -151,8 +151,20 @@ def run_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     root = tmp_path if os.geteuid() == 0 else Path(tempfile.mkdtemp(prefix="dcnlab-runs-"))
     monkeypatch.setenv("DCNLAB_RUN_ROOT", str(root))
     yield root
+    # a run under pytest's long tmp path keeps its sockets in /run/dcnlab/<id>: these runs never start, so
+    # nothing tears them down; without this every suite left three empty directories there
+    for run in root.iterdir() if root.is_dir() else ():
+        _remove_socket_dir(run.name)
     if root != tmp_path:
         shutil.rmtree(root)
+
+
+def _remove_socket_dir(run_id: str) -> None:
+    d = SHORT_SOCKET_ROOT / run_id
+    if d.is_dir():
+        for sock in d.glob("*.sock"):
+            sock.unlink(missing_ok=True)
+        d.rmdir()
 
 
 def test_run_dir_is_root_only_and_unique(run_root):
