@@ -31,9 +31,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from dcnlab.controller.multicast.baselines import _Bulk
 from dcnlab.controller.multicast.hierarchy import Hierarchy
 from dcnlab.controller.multicast.tree import TreeRecord, TreeState, shape, tree_links
-from dcnlab.topos.errors import UserError
 
 
 @runtime_checkable
@@ -66,15 +66,14 @@ class Placement:
     color: int
 
 
-class TreeRouter:
-    """Base of a router that places each group on a tree of its own (override :meth:`place`)."""
+class TreeRouter(_Bulk):
+    """Base of a router that places each group on a tree of its own (override :meth:`place`); the book of
+    groups and refusals, and the checks of a new group, are the baselines' (:class:`.baselines._Bulk`)."""
 
     def __init__(self, h: Hierarchy, colors: int) -> None:
-        self.h, self.colors = h, colors
-        self.refused: dict[int, str] = {}
-        self._members: dict[int, frozenset[int]] = {}
+        super().__init__(h)
+        self.colors = colors
         self._trees: dict[int, TreeState] = {}
-        self._tree_of: dict[int, int] = {}
         self._used: dict[int, int] = {}
         """Per link id, the colors in use there as a bit mask."""
         self._shaped: tuple[frozenset[int], list[int], list[dict[int, int]], int] | None = None
@@ -112,14 +111,7 @@ class TreeRouter:
     # -- the Router interface ----------------------------------------------------------------------------
     def add_group(self, mgid: int, hosts: Iterable[int]) -> bool:
         members = frozenset(hosts)
-        if mgid in self._members or mgid in self.refused:
-            raise UserError(f"multicast: group with mgid {mgid} already exists")
-        if not members:
-            raise UserError(f"multicast: group {mgid} has no members")
-        bad = [x for x in members if not 0 <= x < self.h.num_hosts]
-        if bad:
-            raise UserError(f"multicast: group {mgid}: terminal index {bad[0]} is out of range "
-                            f"0..{self.h.num_hosts - 1}")
+        self._check_new(mgid, members)
         where = self.place(mgid, members)
         if where is None:
             self.refused[mgid] = f"group {mgid}: {type(self).__name__} found no free color on any tree"
@@ -135,9 +127,3 @@ class TreeRouter:
 
     def trees(self) -> list[TreeRecord]:
         return [t.record() for t in self._trees.values()]
-
-    def groups(self) -> dict[int, frozenset[int]]:
-        return dict(self._members)
-
-    def tree_id(self, mgid: int) -> int:
-        return self._tree_of[mgid]
