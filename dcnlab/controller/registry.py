@@ -15,8 +15,8 @@ interface, documented there. dcnlab registers its own algorithms in it; a user's
 
 A name is looked up among the built-ins first, then the entry points: an installed plug-in cannot change
 what a built-in name means (:meth:`Registry.listing` shows such a plug-in as hidden). A reference is used
-as written, so a table row or a plot series says exactly what ran. :attr:`Algorithm.ref` is how another
-process (a pool worker, a Dask worker) finds the same algorithm again.
+as written, so a table row or a plot series says exactly what ran, and another process (a pool worker, a Dask
+worker) finds the same algorithm again by that name.
 
 Everything that goes wrong while finding or loading an algorithm is a
 :class:`~dcnlab.topos.errors.UserError` of one line naming the algorithm and what is valid.
@@ -27,7 +27,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
@@ -59,11 +59,6 @@ class Algorithm:
     builtin: bool = False
     options: tuple[tuple[str, Any], ...] = ()
     """Fixed keyword options a built-in entry passes to ``obj`` (e.g. ``scope="group"``)."""
-
-    @property
-    def ref(self) -> str:
-        """How another process finds this algorithm again: its name or its reference."""
-        return self.name
 
 
 def _summary(obj: Any, fallback: str = "") -> str:
@@ -202,10 +197,6 @@ class Registry:
                 return self._from_entry_point(ep, what)
         raise PluginError(f"{what}: {quote(name)} is not {self._a} algorithm; valid: "
                           f"{', '.join(self.names())}, package.module:name, file.py:name or list")
-
-    def resolve(self, names: Iterable[str], what: str = "--algo") -> list[Algorithm]:
-        """Every name looked up (all errors before any work); duplicates kept once."""
-        return [self.get(n, what) for n in dict.fromkeys(names)]
 
     def listing(self) -> list[tuple[str, str, str]]:
         """``(name, origin, summary)`` of every algorithm installed, built-ins first; a plug-in that fails to
