@@ -20,6 +20,7 @@ Entry points: :func:`start` (any source), :func:`for_network` (a running
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from collections.abc import Callable
@@ -97,6 +98,7 @@ def add_view_option(p: argparse.ArgumentParser, what: str) -> None:
 
 def wrap_plan(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """A ``plan`` command that, with ``--view``, serves its result after printing it, until Ctrl-C."""
+    @functools.wraps(func)
     def run(args: argparse.Namespace) -> int:
         code = func(args)
         planned = getattr(args, "planned", None)
