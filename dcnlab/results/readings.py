@@ -39,7 +39,7 @@ UNITS = tuple(KINDS)
 class Reading:
     """One reading of one headline, measured at the paper's setting.
 
-    ``headline``: the block's name, built from what ran (``001-mr4lms-random-300`` when 300 groups ran).
+    ``headline``: the block's name, built from what ran (``001-mr4lms-random-100`` when 100 groups ran).
     ``unit``: what ``value`` and ``paper`` are in (``%``, ``ratio``, ``groups``, ``Mb/s``, ``s``, ...).
     ``kind``: the verdict rule (``percent``: ±3 points, ``ratio``: within 10% of the paper's, ``count``:
     exact); it may be left out for the units ``%``, ``ratio`` and ``count`` (:data:`KINDS`).
