@@ -9,7 +9,8 @@ returning an object with ``add_flow(FlowSpec) -> [FlowUpdate]``, ``remove_flow(n
 ``meter_rates() -> [MeterRate]`` (:mod:`~dcnlab.controller.congestion.policy`; subclassing
 :class:`~dcnlab.controller.congestion.policy.TenantPolicy` and overriding ``_per_bottleneck`` or
 ``target_shares`` is the short way). A user's policies are found by the entry point group
-``dcnlab.congestion`` or by ``--policy package.module:name``. Every update is checked before it is used
+``dcnlab.congestion`` or by ``--policy package.module:name``. ``make`` also gets ``base_timer`` (the senders'
+``CCTI_Timer`` before any push) when it takes it (:data:`OPTIONAL`). Every update is checked before it is used
 (:func:`check_updates`, :func:`check_meters`): IB field ranges (``CCTI_Increase`` 1..255, ``CCTI_Timer``
 1..65535), known flows and tenants, meters above zero and within the bottleneck.
 
@@ -52,8 +53,24 @@ def get(name: str, what: str = "--policy") -> Algorithm:
     return REGISTRY.get(name, what)
 
 
+OPTIONAL = ("base_timer",)
+"""Keywords ``make`` gets only when it takes them (or ``**kwargs``): ``base_timer`` is the senders' CCTI_Timer
+before any push (the BMv2 experiment's 20 or 30; the model's flows start at 150)."""
+
+
+def _takes(obj: Any, name: str) -> bool:
+    import inspect
+
+    try:
+        params = inspect.signature(obj).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in params)
+
+
 def make_policy(algo: str | Algorithm, tenants: Sequence[Any], **kwargs: Any) -> Any:
     a = algo if isinstance(algo, Algorithm) else get(algo)
+    kwargs = {k: v for k, v in kwargs.items() if k not in OPTIONAL or a.builtin or _takes(a.obj, k)}
     try:
         policy = a.obj(tenants, **kwargs)
     except Exception as e:

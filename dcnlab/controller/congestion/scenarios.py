@@ -89,16 +89,21 @@ class Scenario:
 
 def policy_schedule(flows: Sequence[FlowDef], tenants: Sequence[Tenant], config: ModelConfig,
                     control_delay_s: float = 0.0,
-                    policy_name: str = "tenant-fair") -> tuple[list[ParamChange], list[MeterChange]]:
+                    policy_name: str = "tenant-fair",
+                    base_timer: int | None = None) -> tuple[list[ParamChange], list[MeterChange]]:
     """Replay the flows' arrivals and departures through the policy ``policy_name`` (:mod:`.registry`: a
-    built-in, an installed plug-in or a reference); return its pushes and meter settings, every one checked."""
+    built-in, an installed plug-in or a reference); return its pushes and meter settings, every one checked.
+
+    ``base_timer``: the senders' ``CCTI_Timer`` before any push, for a policy that takes it
+    (:func:`.registry.make_policy`; the BMv2 experiment's 20 or 30); None leaves the policy's default (150)."""
     from dcnlab.controller.congestion import registry
 
     link_bps, switch, receiver = config.link.rate_bps, config.switch, config.receiver
     packet_bytes = config.pacer.packet_bytes
     rates = {"bottleneck": link_bps}
+    extra = {} if base_timer is None else {"base_timer": base_timer}
     policy = registry.make_policy(policy_name, tenants, bottleneck_rates=rates, switch=switch, receiver=receiver,
-                                  packet_bytes=packet_bytes)
+                                  packet_bytes=packet_bytes, **extra)
     active: set[str] = set()
     by_name = {f.name: f for f in flows}
     events = sorted([(f.start_s, 1, f.name) for f in flows]

@@ -98,37 +98,17 @@ RX_PORTS = {"C": 5001, "A": 5001, "B": 5002}
 
 
 def _schedule(flows: Sequence[FlowDef], tenants: Sequence[Tenant], cfg: EmuConfig, pushes: bool,
-              meters: bool) -> tuple[list[ParamChange], list[MeterChange]]:
-    """Replay arrivals and departures through the policy: its pushes (if ``pushes``) and meter rates
-    (if ``meters``; emulated bits/s) at each event."""
-    inc_policy = TenantPolicy(tenants, base_timer=cfg.ccti_timer, switch=cfg.switch_params(),
-                              receiver=ReceiverParams(cfg.becn_every), packet_bytes=cfg.frame_bytes)
-    meter_policy = TenantPolicy(tenants)       # its target shares; the rates are in emulated bits/s here
-    by_name = {f.name: f for f in flows}
-    events = sorted([(f.start_s, 1, f.name) for f in flows]
-                    + [(f.stop_s, 0, f.name) for f in flows if math.isfinite(f.stop_s)])
-    changes: list[ParamChange] = []
-    out_meters: list[MeterChange] = []
-    current: dict[str, float] = {}
-    for t, kind, name in events:
-        spec = FlowSpec(name, by_name[name].tenant)
-        if kind:
-            ups = inc_policy.add_flow(spec)
-            meter_policy.add_flow(spec)
-        else:
-            ups = inc_policy.remove_flow(name)
-            meter_policy.remove_flow(name)
-        if pushes:
-            for u in ups:
-                changes.append(ParamChange(t, u.flow, replace(by_name[u.flow].params, ccti_increase=u.ccti_increase,
-                                                              ccti_timer=u.ccti_timer)))
-        if meters:
-            now = {t: share * cfg.link_bps for t, share in meter_policy.target_shares().items()}
-            for tenant in sorted(set(current) | set(now)):
-                if current.get(tenant) != now.get(tenant):
-                    out_meters.append(MeterChange(t, tenant, now.get(tenant)))
-            current = now
-    return changes, out_meters
+              meters: bool, policy: str = "tenant-fair") -> tuple[list[ParamChange], list[MeterChange]]:
+    """Replay arrivals and departures through ``policy`` (:func:`~dcnlab.controller.congestion.scenarios.policy_schedule`,
+    which checks every value): its pushes (if ``pushes``) and meter rates (if ``meters``; emulated bits/s) at each
+    event. The policy sees the link it stands for, in IB time (:func:`model_config`: 8 Gb/s, 1024-byte packets),
+    and the senders' ``CCTI_Timer`` as its base; its meter rates are scaled onto the emulated bottleneck."""
+    ib = model_config(None, cfg)
+    changes, ib_meters = sc.policy_schedule(flows, tenants, ib, policy_name=policy, base_timer=cfg.ccti_timer)
+    scale = cfg.link_bps
+    out_meters = [MeterChange(m.time_s, m.tenant, None if m.rate_bps is None else m.rate_bps / ib.link.rate_bps * scale)
+                  for m in ib_meters]
+    return (changes if pushes else []), (out_meters if meters else [])
 
 
 def fairness_plan(cfg: EmuConfig, mode: str) -> sc.Scenario:
@@ -194,7 +174,7 @@ def plans(cfg: EmuConfig) -> list[sc.Scenario]:
     return out
 
 
-def model_config(plan: sc.Scenario, cfg: EmuConfig) -> ModelConfig:
+def model_config(plan: sc.Scenario | None, cfg: EmuConfig) -> ModelConfig:
     """The fluid model set up like the emulation, in IB time: one FIFO egress queue of ``queue_depth`` packets, the
     flows of one host (A and B of (a)) on one input link at the NIC rate (``Link.shared_input``), as the testbed runs
     them (module docstring, "Parking lot in (a)")."""
