@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import time
 
@@ -273,3 +274,32 @@ def test_multicast_tree_on_bmv2_is_highlighted_exactly_on_the_links_its_packets_
         crossed = {k for k, n in sent.items() if n >= frames * 0.9}
         assert crossed == model, (sorted(crossed ^ model), frames)
         assert all(n < frames / 10 for k, n in sent.items() if k not in model and k[0] in net.switches), sent
+
+
+def test_tenants_flows_of_a_congestion_plan_are_drawn_in_their_colours_with_rates(browser, tmp_path):
+    """``dcnlab plan congestion --model --view``'s source: every flow a line of its tenant's colour along its
+    path (into the receiver over the bottleneck), its rate written on it, a legend row per tenant with its
+    share of the bottleneck."""
+    from dcnlab import view
+    from dcnlab.reproduce.congestion.plan import plan
+    data = plan([("tenant1", 1.0, 1), ("tenant2", 1.0, 3)], 8e9, 0.2, "reset", True)
+    src = view.plan_source(("congestion", parse_spec("dragonfly:p=5,a=1,h=1"), data))
+    with ViewServer(src) as srv:
+        _ready(browser, srv.url)
+        flows = src.flows()["flows"]
+        assert _count(browser, "g.flow") == 4
+        colour = {}
+        for f in flows:
+            g = browser.find_element("css selector", f'g.flow[data-flow="{f["id"]}"]')
+            assert _count(browser, f'g.flow[data-flow="{f["id"]}"] line') == len(f["links"]) == 2
+            colour[f["tenant"]] = colour.get(f["tenant"], set()) | {browser.execute_script(
+                "return getComputedStyle(arguments[0].querySelector('line')).stroke", g)}
+            rate = g.find_element("css selector", "text.rate").text
+            assert rate.endswith("Gb/s") and float(rate.split()[0]) == pytest.approx(f["rate_bps"] / 1e9, abs=0.01)
+        assert all(len(c) == 1 for c in colour.values()) and colour["tenant1"] != colour["tenant2"]
+        rows = browser.find_elements("css selector", "#tenants div.tenant")
+        assert [r.get_attribute("data-tenant") for r in rows] == ["tenant1", "tenant2"]
+        for r, t in zip(rows, src.flows()["tenants"]):
+            shown = re.search(r"([0-9.]+)% of the bottleneck", r.text)
+            assert shown and float(shown.group(1)) == pytest.approx(100 * t["share"], abs=0.051), r.text
+        _shot(browser, tmp_path, "s4-congestion-flows.png")

@@ -173,6 +173,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise UserError(f"--model: {total:,} flows x {seconds:g} s = {total * seconds:,.0f} flow-seconds of IB time; "
                         f"the model runs at most {MAX_MODEL_FLOW_SECONDS:,} (about 10 ms of CPU each)")
     data = congestion_plan.plan(specs, args.rate * GBPS, seconds, timer_mode, args.model)
+    from dcnlab.topos.spec import parse_spec     # for --view: the flows on the BMv2 experiment's fabric
+    args.planned = ("congestion", parse_spec(reproduce.BMV2_SPEC), data)
     if args.json:
         print(json.dumps(data))
         return 0

@@ -30,8 +30,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     psub = p.add_subparsers(dest="plan_cmd", required=True, metavar="MECHANISM")
     _register(psub, "add_plan_parser")
     from dcnlab import view
-    for name in ("multicast", "aggregation", "cist"):      # --view: the plan's trees in the browser
-        view.add_view_option(psub.choices[name], "the plan (its fabric and trees)")
+    for name in ("multicast", "aggregation", "cist", "congestion"):   # --view: the plan's trees/flows in the browser
+        view.add_view_option(psub.choices[name], "the plan (its fabric and trees, or its tenants' flows)")
         psub.choices[name].set_defaults(func=view.wrap_plan(psub.choices[name].get_default("func")))
     from dcnlab.cli import cluster as cluster_cmd
     cluster_cmd.add_plan_parser(psub)     # not a mechanism: a fabric over N machines (dcnlab run --servers)

@@ -7,6 +7,7 @@ call into it; it imports nothing from those two. Its modules:
 * :mod:`~dcnlab.view.layout`, :mod:`~dcnlab.view.blocks`: positions per family, blocks for big fabrics;
 * :mod:`~dcnlab.view.rates`: per-link rates from two samples of the interfaces' counters;
 * :mod:`~dcnlab.view.trees`: the planners' results as link sets;
+* :mod:`~dcnlab.view.flows`: tenants' flows with their rates under congestion control;
 * :mod:`~dcnlab.view.sources`: a plan (model backend) or a running fabric, as JSON-ready objects;
 * :mod:`~dcnlab.view.attach`: a run another process keeps up (``dcnlab view RUN_DIR``);
 * :mod:`~dcnlab.view.server`: the HTTP server (127.0.0.1 only, a token in the URL, read-only);
@@ -54,7 +55,8 @@ def for_network(emu: Any, port: int | None = None, say: Callable[[str], None] | 
 def plan_source(planned: tuple[Any, ...]) -> PlanSource:
     """A :class:`PlanSource` from what a ``plan`` command left in ``args.planned``:
     ``("multicast", hierarchy, PlanResult)``, ``("aggregation", fabric, tree or shuffle plan)`` or
-    ``("cist", fabric, CistPlan, Failures or None)``."""
+    ``("cist", fabric, CistPlan, Failures or None)`` or ``("congestion", fabric, plan data)`` (the tenants'
+    flows laid onto the fabric by :func:`dcnlab.view.flows.plan_flows`)."""
     from dcnlab.view import trees as t
     from dcnlab.view.sources import PlanSource
     kind = planned[0]
@@ -69,6 +71,14 @@ def plan_source(planned: tuple[Any, ...]) -> PlanSource:
         if failed is not None:
             cut |= {(l.a, l.b) for l in fabric.links() if l.a in failed.switches or l.b in failed.switches}
         return PlanSource(fabric, t.cist_trees(plan), cut)
+    if kind == "congestion":
+        from dcnlab.view.flows import plan_flows
+        fabric = planned[1]
+        flows, tenants, neck, rate = plan_flows(fabric, planned[2])
+        src = PlanSource(fabric)
+        src.set_flows(flows, tenants, neck, rate, "model: rates from the fluid model" if "model_utilization"
+                      in planned[2] else "plan: rates at the policy's target shares")
+        return src
     raise ValueError(f"unknown plan kind {kind!r}")
 
 

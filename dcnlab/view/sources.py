@@ -18,6 +18,7 @@ from typing import Any
 
 from dcnlab.topos.model import Fabric
 from dcnlab.view import rates as rates_mod
+from dcnlab.view.flows import ViewFlow, ViewTenant, resolve_flows
 from dcnlab.view.layout import topology as make_topology
 from dcnlab.view.trees import ViewTree, resolve
 
@@ -36,6 +37,7 @@ class Source:
         self.fabric = fabric
         self._topo = make_topology(fabric) if max_nodes is None else make_topology(fabric, max_nodes)
         self._trees = resolve(trees, self._topo) | {"version": 0}
+        self._flows: dict[str, Any] = {"flows": [], "tenants": [], "version": 0}
         self._links = {frozenset((l.a, l.b)) for l in fabric.links()} if not self._topo["aggregated"] else set()
 
     def topology(self) -> dict[str, Any]:
@@ -49,9 +51,20 @@ class Source:
         in its next rates and reloads them, keeping the picked tree if it is still there."""
         self._trees = resolve(trees, self._topo) | {"version": self._trees["version"] + 1}
 
+    def flows(self) -> dict[str, Any]:
+        return self._flows
+
+    def set_flows(self, flows: Sequence[ViewFlow], tenants: Sequence[ViewTenant] = (),
+                  bottleneck: tuple[str, str] | None = None, bottleneck_bps: float | None = None,
+                  note: str = "") -> None:
+        """Replace the tenants' flows (:mod:`dcnlab.view.flows`); the page sees the new ``flows`` version in
+        its next rates and redraws them."""
+        self._flows = resolve_flows(flows, tenants, self._topo, bottleneck, bottleneck_bps, note) | {
+            "version": self._flows["version"] + 1}
+
     def rates(self) -> dict[str, Any]:
         return {"dt": 0, "links": {}, "state": {}, "max": 0.0, "note": "model backend: no traffic",
-                "trees": self._trees["version"]}
+                "trees": self._trees["version"], "flows": self._flows["version"]}
 
     def switch(self, name: str) -> dict[str, Any]:
         return {"switch": name, "note": "model backend: no switch to read"}
@@ -104,7 +117,7 @@ class LiveSource(Source):
             return super().rates() | {"note": self.sampler.error or "first sample pending"}
         if self._cache is None or self._cache[0] is not last:
             self._cache = (last, rates_mod.rates(self._topo, prev, last))
-        out = dict(self._cache[1]) | {"trees": self._trees["version"]}
+        out = dict(self._cache[1]) | {"trees": self._trees["version"], "flows": self._flows["version"]}
         if self.sampler.error:
             out["note"] = self.sampler.error
         return out

@@ -51,7 +51,9 @@
     svg.setAttribute("viewBox", `0 0 ${topo.width} ${topo.height}`);
     // a picked tree is a halo under its links, so their load colours stay visible on it
     const gh = make("g", { id: "halos" }, svg);
-    const gl = make("g", { id: "links" }, svg), gn = make("g", { id: "nodes" }, svg);
+    const gl = make("g", { id: "links" }, svg);
+    make("g", { id: "flows" }, svg);                 // tenants' flows, over the links, under the nodes
+    const gn = make("g", { id: "nodes" }, svg);
     const pos = new Map(topo.nodes.map((n) => [n.id, n]));
     for (const l of topo.links) {
       const a = pos.get(l.a), b = pos.get(l.b);
@@ -143,6 +145,59 @@
     stats.trees = trees.length;
   }
 
+  // tenants' flows (/api/flows): each flow a line of its tenant's colour along its path, side by side with the
+  // other flows on a shared link, its rate written on its first link; a legend per tenant with its share
+  let flowsVersion = null;
+  async function loadFlows() {
+    const got = await api("/api/flows");
+    flowsVersion = got.version;
+    drawFlows(got);
+  }
+  function drawFlows(got) {
+    const g = $("flows"), box = $("tenants");
+    g.textContent = ""; box.textContent = "";
+    stats.flows = got.flows.length; stats.tenants = got.tenants.length;
+    if (!got.flows.length && !got.tenants.length) { box.hidden = true; return; }
+    const pos = new Map(topo.nodes.map((n) => [n.id, n])), byId = new Map(topo.links.map((l) => [l.id, l]));
+    const on = new Map();                                  // link id -> flows crossing it, in order
+    for (const f of got.flows) for (const [id] of f.links) { if (!on.has(id)) on.set(id, []); on.get(id).push(f.id); }
+    for (const f of got.flows) {
+      const fg = make("g", { class: `flow t${f.colour}`, "data-flow": f.id, "data-tenant": f.tenant }, g);
+      f.links.forEach(([id, fwd], k) => {
+        const l = byId.get(id), a = pos.get(fwd ? l.a : l.b), b = pos.get(fwd ? l.b : l.a);
+        const mates = on.get(id), slot = mates.indexOf(f.id) - (mates.length - 1) / 2;
+        const dx = b.x - a.x, dy = b.y - a.y, len = Math.hypot(dx, dy) || 1;
+        const ox = -dy / len * 3.2 * slot, oy = dx / len * 3.2 * slot;
+        make("line", { x1: a.x + ox, y1: a.y + oy, x2: b.x + ox, y2: b.y + oy }, fg);
+        if (k === 0) {
+          const t = make("text", { x: a.x + dx * 0.45 + ox + 4, y: a.y + dy * 0.45 + oy, class: "rate" }, fg);
+          t.textContent = fmt(f.rate_bps, "b/s");
+        }
+      });
+      make("title", {}, fg).textContent = `${f.id} (${f.tenant}): ${fmt(f.rate_bps, "b/s")}`;
+      fg.addEventListener("click", (ev) => { ev.stopPropagation(); showFlow(f); });
+    }
+    box.hidden = false;
+    const neck = got.bottleneck || {};
+    text("div", `tenants' flows${neck.rate_bps ? `, bottleneck ${(neck.nodes || []).join("→")} ${fmt(neck.rate_bps, "b/s")}` : ""}`
+      + (got.note ? ` (${got.note})` : ""), box).className = "head";
+    for (const t of got.tenants) {
+      const row = text("div", "", box); row.className = "tenant"; row.dataset.tenant = t.name;
+      make("span", { class: `sw t${t.colour}` }, row, null);
+      row.append(`${t.name} (weight ${t.weight}): ${t.flows} flow${t.flows === 1 ? "" : "s"}, ${fmt(t.rate_bps, "b/s")}`
+        + (t.share !== null ? `, ${(100 * t.share).toFixed(1)}% of the bottleneck` : "")
+        + (t.target_share !== null && t.target_share !== undefined ? ` (target ${(100 * t.target_share).toFixed(1)}%)` : "")
+        + (t.meter_bps ? `, meter ${fmt(t.meter_bps, "b/s")}` : ""));
+    }
+  }
+  function showFlow(f) {
+    const p = panel(`flow ${f.id} (${f.tenant})`);
+    pre(p, `${f.src} → ${f.dst}: ${fmt(f.rate_bps, "b/s")}`);
+    if (f.ccti !== null) pre(p, `CCTI ${f.ccti}` + (f.ccti_increase !== null ? `, CCTI_Increase ${f.ccti_increase}` : ""));
+    if (f.meter_bps) pre(p, `tenant's meter ${fmt(f.meter_bps, "b/s")}`);
+    pre(p, `path: ${f.links.map(([id, fwd]) => { const l = topo.links.find((x) => x.id === id); return fwd ? `${l.a}→${l.b}` : `${l.b}→${l.a}`; }).join(", ")}`);
+  }
+
   function applyRates(r) {
     const t = performance.now();
     const busy = r.links || {}, st = r.state || {};
@@ -160,6 +215,9 @@
     const ms = performance.now() - t;
     stats.updateMs.push(ms); if (stats.updateMs.length > 100) stats.updateMs.shift();
     stats.rates = r;
+    if (r.flows !== undefined && flowsVersion !== null && r.flows !== flowsVersion) {
+      flowsVersion = r.flows; loadFlows().catch((e) => { $("status").textContent = String(e); });
+    }
     if (r.trees !== undefined && treesVersion !== null && r.trees !== treesVersion) {
       treesVersion = r.trees; loadTrees().catch((e) => { $("status").textContent = String(e); });
     }
@@ -241,6 +299,7 @@
       document.title = `dcnlab view: ${topo.spec}`;
       draw(); legend();
       await loadTrees();
+      await loadFlows();
       $("trees").addEventListener("change", () => pickTree($("trees").value));
       $("fabric").addEventListener("click", () => { select(null); });
       await poll();

@@ -1,0 +1,97 @@
+"""The live view's newer data, without a browser: tenants' flows with their rates, drop counters as losses
+per second, and a block opened into its members."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+import pytest
+
+from dcnlab import view
+from dcnlab.topos.spec import parse_spec
+from dcnlab.view.flows import ViewFlow, ViewTenant, plan_flows, resolve_flows, shortest_path
+from dcnlab.view.layout import topology
+from dcnlab.view.server import ViewServer
+from dcnlab.view.sources import PlanSource
+
+
+# -- tenants' flows ------------------------------------------------------------------------------------
+def _plan(model: bool = False, tenants=(("tenant1", 1.0, 1), ("tenant2", 1.0, 3))):
+    from dcnlab.reproduce.congestion.plan import plan
+    return plan(list(tenants), 8e9, 0.1, "reset", model)
+
+
+def test_plan_flows_lie_on_the_bmv2_fabric_into_the_receiver_with_the_policys_rates():
+    fabric = parse_spec("dragonfly:p=5,a=1,h=1")
+    data = _plan()
+    flows, tenants, neck, rate = plan_flows(fabric, data)
+    assert [f.id for f in flows] == ["tenant1.f0", "tenant2.f0", "tenant2.f1", "tenant2.f2"]
+    receiver = fabric.host_name(0)
+    assert neck == (fabric.host_attachment(0)[0], receiver) and rate == 8e9
+    assert [f.path[0] for f in flows] == [fabric.host_name(i) for i in (1, 2, 3, 4)]    # a sender per flow
+    assert all(f.path[-1] == receiver and f.path[-2] == neck[0] for f in flows)
+    # equal weights: tenant1's one flow gets half the bottleneck, tenant2's three a sixth each
+    assert flows[0].rate_bps == pytest.approx(4e9) and flows[1].rate_bps == pytest.approx(8e9 / 6)
+    assert flows[0].ccti < flows[1].ccti                # the faster flow paces at a smaller CCT index
+    assert {f.ccti_increase for f in flows[1:]} == {data["tenants"][1]["ccti_increase"]}
+    assert [t.meter_bps for t in tenants] == [pytest.approx(4e9), pytest.approx(4e9)]
+
+
+def test_resolved_flows_cross_drawn_links_in_their_direction_and_tenants_sum_their_shares():
+    fabric = parse_spec("fattree:k=4")
+    topo = topology(fabric)
+    path = shortest_path(fabric, "h0_0_0", "h0_1_0")
+    assert path[0] == "h0_0_0" and path[-1] == "h0_1_0" and len(path) == 5      # host, edge, agg, edge, host
+    flows = [ViewFlow("a.f0", "a", path, 3e9, 10, 1), ViewFlow("b.f0", "b", path[::-1], 1e9, 40, 3, 2e9),
+             ViewFlow("b.f1", "b", path[::-1], 1e9, 40, 3, 2e9)]
+    got = resolve_flows(flows, [ViewTenant("a", 1, 0.6), ViewTenant("b", 2, 0.4, 2e9)], topo,
+                        ("e0_1", "h0_1_0"), 8e9)
+    ends = {l["id"]: (l["a"], l["b"]) for l in topo["links"]}
+    f0 = got["flows"][0]
+    assert [(ends[i] if fwd else ends[i][::-1]) for i, fwd in f0["links"]] == list(zip(path, path[1:]))
+    assert [[i, not fwd] for i, fwd in got["flows"][1]["links"]] == f0["links"][::-1]
+    assert [t["colour"] for t in got["tenants"]] == [0, 1] and got["flows"][2]["colour"] == 1
+    a, b = got["tenants"]
+    assert (a["flows"], a["rate_bps"], a["share"]) == (1, 3e9, 0.375)
+    assert (b["flows"], b["rate_bps"], b["share"], b["meter_bps"]) == (2, 2e9, 0.25, 2e9)
+    assert got["bottleneck"]["link"] == f0["links"][-1][0] and got["missing"] == []
+
+
+def test_flows_on_blocks_are_bundles_and_a_plan_source_serves_them_with_a_version():
+    fabric = parse_spec("fattree:k=16")
+    src = PlanSource(fabric, max_nodes=100)
+    assert src.topology()["aggregated"]
+    path = shortest_path(fabric, "h0_0_0", "h1_0_0")
+    assert src.rates()["flows"] == 0
+    src.set_flows([ViewFlow("t.f0", "t", path, 1e9)], [ViewTenant("t")], bottleneck_bps=1e9)
+    got = src.flows()
+    assert got["version"] == 1 and src.rates()["flows"] == 1
+    names = {l["id"]: {l["a"], l["b"]} for l in src.topology()["links"]}
+    drawn = [names[i] for i, _ in got["flows"][0]["links"]]
+    assert drawn[0] == {"pod0/host", "pod0/edge"} and drawn[-1] == {"pod1/edge", "pod1/host"}
+    assert got["tenants"][0]["share"] == 1.0
+
+
+def test_plan_congestion_view_serves_the_tenants_flows(monkeypatch, capsys):
+    from dcnlab.cli import main
+    served = {}
+
+    def fake_wait():
+        url = capsys.readouterr().err.split("view: ")[1].split()[0]
+        base, token = url.split("/?token=")
+        with urllib.request.urlopen(f"{base}/api/flows?token={token}", timeout=30) as r:
+            served["flows"] = json.loads(r.read())
+    monkeypatch.setattr(view, "wait", fake_wait)
+    assert main(["plan", "congestion", "--tenant", "x:1:1", "--tenant", "y:3:2", "--view"]) == 0
+    got = served["flows"]
+    assert [f["tenant"] for f in got["flows"]] == ["x", "y", "y"]
+    assert [t["share"] for t in got["tenants"]] == [pytest.approx(0.25), pytest.approx(0.75)]
+    assert all(f["links"] for f in got["flows"]) and got["bottleneck"]["link"] is not None
+
+
+def test_a_view_server_answers_flows_behind_its_token():
+    src = PlanSource(parse_spec("fattree:k=4"))
+    with ViewServer(src) as srv:
+        with urllib.request.urlopen(f"http://127.0.0.1:{srv.port}/api/flows?token={srv.token}", timeout=30) as r:
+            assert json.loads(r.read())["flows"] == []
