@@ -91,7 +91,7 @@ from dcnlab.controller.congestion.fluid import (
     ParamChange,
 )
 from dcnlab.controller.congestion.params import PacerParams, ReceiverParams
-from dcnlab.controller.congestion.policy import FlowSpec, Tenant, TenantPolicy
+from dcnlab.controller.congestion.policy import Tenant
 from dcnlab.reproduce.congestion.bmv2.config import IB_PACKET_BYTES, EmuConfig
 
 RX_PORTS = {"C": 5001, "A": 5001, "B": 5002}
