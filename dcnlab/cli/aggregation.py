@@ -194,8 +194,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for option in ("--rounds", "--workers", "--only", "--cluster"):
         exclusive(args, option, "--emulate", why="the BMv2 experiment has its own jobs (see --help)")
     exclusive(args, "--workers", "--cluster", why="the cluster's workers run the rounds")
-    needs(args, "--algo", args.emulate, "with --emulate: the model sweeps run the papers' batch engines (a "
-                                        "plug-in's trees are planned by plan aggregation --algo)")
     if args.emulate:
         from dcnlab.emu import preflight
         from dcnlab.reproduce.aggregation.model import dataplane_missing
@@ -206,7 +204,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return reproduce.run_bmv2(args)
     if args.topo:
         raise UserError("--topo: only with --emulate (the model backend runs the papers' BCubes)")
-    from dcnlab.reproduce.aggregation import reproduce
+    from dcnlab.reproduce.aggregation import model, plugins, reproduce
+    plugins.worker_refs(args.algo or (), args.only or model.PARTS)   # one line, before --out is touched
     return reproduce.reproduce(args)
 
 
@@ -233,8 +232,10 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
                    help=f"with --emulate: fabric to emulate, repeatable (default: all of {', '.join(specs)})")
     p.add_argument("--json", action="store_true", help="print one JSON object (results, with the table's lines)")
     algorithm_option(p, "aggregation", append=True, metavar="ALGO",
-                     help="with --emulate: also run this tree builder in every job beside the papers' (repeatable): "
-                          "an installed plug-in, package.module:name, file.py:name, or list")
+                     help="also run this tree builder beside the papers' (repeatable): in the model's incast parts "
+                          "(000-k, 000-size, gap: its rows in the table, its series in the plots, its figures and "
+                          "origin in summary.json), or with --emulate in every BMv2 job; an installed plug-in, "
+                          "package.module:name, file.py:name, or list")
     p.set_defaults(func=cmd_reproduce)
 
 

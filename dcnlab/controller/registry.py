@@ -71,6 +71,15 @@ def is_reference(text: str) -> bool:
     return ":" in text
 
 
+def portable(name: str) -> str:
+    """``name`` as another process finds the same algorithm by it (a pool or Dask worker with another working
+    directory): a ``file.py:name`` reference with its path made absolute, anything else as it is."""
+    target, colon, attr = name.rpartition(":")
+    if colon and (target.endswith(".py") or "/" in target):
+        return f"{Path(target).resolve()}:{attr}"
+    return name
+
+
 def _load_file(path_text: str, what: str) -> Any:
     why = file_problem(path_text)
     if why is not None:

@@ -143,11 +143,27 @@ def _shuffle_round(n: int, k: int, m: int, seed: Sequence[int], deltas: Sequence
             "cpu_seconds": time.process_time() - c0}
 
 
-def _incast_round(n: int, k: int, m: int, seed: Sequence[int]) -> dict[str, Any]:
+def score_forest(forest: Any, out: dict[str, Any], algo: str, m: int) -> None:
+    """The 000 figures of one incast tree ``forest`` as ``algo``'s entries of ``out`` (:func:`_incast_round`):
+    the one scorer of the papers' trees and a plug-in's."""
+    from dcnlab.controller.aggregation.waiting import busiest_link
+
+    out["traffic"][algo] = float(forest.costs()[0])
+    out["links"][algo] = int(forest.links()[0])
+    out["aggregators"][algo] = int(forest.aggregators()[0])
+    out["new_servers"][algo] = int(forest.sizes()[0]) - 1 - m
+    out["busiest"][algo] = int(busiest_link(forest)[0])
+    out["receiver_input"][algo] = float(forest.receiver_input()[0])
+
+
+def _incast_round(n: int, k: int, m: int, seed: Sequence[int], plugins: Sequence[tuple[str, str]] = ()
+                  ) -> dict[str, Any]:
+    """One incast; ``plugins``: ``(name, reference)`` of user builders run on the same draw
+    (:mod:`dcnlab.reproduce.aggregation.plugins`)."""
     from dcnlab.controller.aggregation import engine
     from dcnlab.controller.aggregation.labels import LabelSpace
     from dcnlab.controller.aggregation.mib import m2_family
-    from dcnlab.controller.aggregation.waiting import busiest_link, none_busiest
+    from dcnlab.controller.aggregation.waiting import none_busiest
 
     space = LabelSpace(n, k)
     pick = _draw(space.N, m + 1, seed)
@@ -160,22 +176,24 @@ def _incast_round(n: int, k: int, m: int, seed: Sequence[int]) -> dict[str, Any]
         t0 = time.perf_counter()
         forests[algo] = m2_family(space, r, s, algo)
         seconds[algo] = time.perf_counter() - t0
+    if plugins:
+        from dcnlab.reproduce.aggregation.plugins import plugin_forest
+        for name, ref in plugins:
+            t0 = time.perf_counter()
+            forests[name] = plugin_forest(space, r, s.tolist(), ref, int(seed[-1]))
+            seconds[name] = time.perf_counter() - t0
     out: dict[str, Any] = {"traffic": {}, "links": {}, "aggregators": {}, "new_servers": {}, "seconds": seconds,
                            "busiest": {}, "receiver_input": {}}
     for algo, f in forests.items():
-        out["traffic"][algo] = float(f.costs()[0])
-        out["links"][algo] = int(f.links()[0])
-        out["aggregators"][algo] = int(f.aggregators()[0])
-        out["new_servers"][algo] = int(f.sizes()[0]) - 1 - m
-        out["busiest"][algo] = int(busiest_link(f)[0])
-        out["receiver_input"][algo] = float(f.receiver_input()[0])
+        score_forest(f, out, algo, m)
     out["traffic"]["none"] = float(2 * space.layer(space.relabel(s, r)).sum())
     out["busiest"]["none"] = none_busiest(space, r, s, spread=DEFAULT_SETTING_000["wait-model"] == "link-bound-ecmp")
     out["receiver_input"]["none"] = float(m)
     return out
 
 
-def _gap_round(n: int, k: int, m: int, seed: Sequence[int]) -> dict[str, Any]:
+def _gap_round(n: int, k: int, m: int, seed: Sequence[int], plugins: Sequence[tuple[str, str]] = ()
+               ) -> dict[str, Any]:
     import numpy as np
 
     from dcnlab.controller.aggregation import engine
@@ -194,11 +212,18 @@ def _gap_round(n: int, k: int, m: int, seed: Sequence[int]) -> dict[str, Any]:
             "unicast": float(engine.unicast_costs(space, ra, s, seed=int(seed[-1])).traffic[0, 0]),
             "kmb": float(2 * (engine.kmb_costs(space, ra, s)[0] - 1)),
             **{a: float(m2_family(space, r, s, a).costs()[0]) for a in ("m2", "mib", "mc")}}
+    if plugins:
+        from dcnlab.reproduce.aggregation.plugins import plugin_forest
+        for name, ref in plugins:     # Forest.costs: the cost of M2's trees above
+            cost[name] = float(plugin_forest(space, r, s.tolist(), ref, int(seed[-1])).costs()[0])
     return {"traffic": cost, "seconds": time.perf_counter() - t0}
 
 
-def _task(part: str, point: Any, rnd: int, seed: int, steiner: str | None = None) -> tuple[str, Any, int, dict[str, Any]]:
-    """One round of ``part``; ``steiner``: the Steiner-based reading (default: :data:`DEFAULT_SETTING_003`'s)."""
+def _task(part: str, point: Any, rnd: int, seed: int, steiner: str | None = None,
+          plugins: Sequence[tuple[str, str]] = ()) -> tuple[str, Any, int, dict[str, Any]]:
+    """One round of ``part``; ``steiner``: the Steiner-based reading (default: :data:`DEFAULT_SETTING_003`'s);
+    ``plugins``: ``(name, reference)`` of user tree builders, run in the incast parts
+    (:data:`dcnlab.reproduce.aggregation.plugins.PARTS`)."""
     sd = (seed, PARTS.index(part), int(point), rnd)
     steiner = steiner or DEFAULT_SETTING_003["steiner-baseline"]
     if part == "003-k":
@@ -208,12 +233,12 @@ def _task(part: str, point: Any, rnd: int, seed: int, steiner: str | None = None
     elif part == "003-delta":
         res = _shuffle_round(8, 5, int(point), sd, DELTAS, ("srs", "unicast"), False)
     elif part == "000-k":
-        res = _incast_round(6, int(point), 120, sd)
+        res = _incast_round(6, int(point), 120, sd, plugins)
     elif part == "000-size":
-        res = _incast_round(4, 8, int(point), sd)
+        res = _incast_round(4, 8, int(point), sd, plugins)
     else:
         n, k = GAP_SPACES[int(point) // 100]
-        res = _gap_round(n, k, int(point) % 100, sd)
+        res = _gap_round(n, k, int(point) % 100, sd, plugins)
     return part, point, rnd, res
 
 
@@ -317,7 +342,7 @@ def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any],
                 for key in ("traffic", "links", "aggregators", "new_servers", "busiest", "receiver_input")
                 if key in rs[0]}
             per_point[str(p)]["m2_worse_than_irs"] = _mean([float(r["traffic"]["m2"] > r["traffic"]["irs"]) for r in rs])
-            per_point[str(p)]["seconds"] = {a: _mean([r["seconds"][a] for r in rs]) for a in ("m2", "mib", "mc")}
+            per_point[str(p)]["seconds"] = {a: _mean([r["seconds"][a] for r in rs]) for a in rs[0]["seconds"]}
         overall = {
             "m2 vs irs": 100 * _mean([1 - v["traffic"]["m2"] / v["traffic"]["irs"] for v in per_point.values()]),
             "m2 vs unicast": 100 * _mean([1 - v["traffic"]["m2"] / v["traffic"]["unicast"] for v in per_point.values()]),
@@ -325,6 +350,12 @@ def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any],
             "irs saving vs none": 100 * _mean([1 - v["traffic"]["irs"] / v["traffic"]["none"] for v in per_point.values()]),
             "m2 worse than irs (share of rounds)": 100 * _mean([v["m2_worse_than_irs"] for v in per_point.values()]),
         }
+        for a in plugin_names(rs[0]["traffic"]):    # a user's builder beside M2 (plugins.py)
+            for base in ("irs", "m2", "unicast"):
+                overall[f"{a} vs {base}"] = 100 * _mean([1 - v["traffic"][a] / v["traffic"][base]
+                                                         for v in per_point.values()])
+            overall[f"{a} saving vs none"] = 100 * _mean([1 - v["traffic"][a] / v["traffic"]["none"]
+                                                          for v in per_point.values()])
         if "busiest" in rs[0]:      # 000's waiting time, link-bound model, over the table's columns
             cols = [str(c) for c in WAIT_COLUMNS[part] if str(c) in per_point] or list(per_point)
             overall["m2 wait vs none"] = 100 * _mean([1 - per_point[c]["busiest"]["m2"] / per_point[c]["busiest"]["none"]
@@ -333,6 +364,11 @@ def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any],
     if part.startswith("003"):
         out["setting"] = dict(setting)
     return out
+
+
+def plugin_names(methods: Any) -> list[str]:
+    """The user's builders among an incast round's ``methods`` (keys beside :data:`INCAST_NAMES`'s)."""
+    return [a for a in methods if a not in INCAST_NAMES and a != "optimal"]
 
 
 def _trapezoid(xs: Sequence[float], ys: Sequence[float]) -> float:
@@ -359,10 +395,16 @@ def _measure(part: str, key: str) -> tuple[str, str]:
         m, p = key.split("@")
         return f"mean saving over δ, {SHUFFLE_NAMES[m]}, m=n={p}", "%"
     if part == "gap":
-        if key.endswith("/ optimum (mean ratio)"):
-            return f"cost / optimum, {INCAST_NAMES.get(key.split(' ')[0], key.split(' ')[0])}", "ratio"
+        if key.endswith(" / optimum (mean ratio)"):
+            a = key.removesuffix(" / optimum (mean ratio)")
+            return f"cost / optimum, {INCAST_NAMES.get(a, f'plug-in {a}')}", "ratio"
         return {"m2 worse than irs (share of rounds, %)": ("rounds where M2 costs more than IRS", "%"),
                 "m2 optimal (share of rounds, %)": ("rounds where M2 is optimal", "%")}.get(key, (key, ""))
+    for base, words in (("irs", "IRS-based"), ("m2", "M2-based"), ("unicast", "unicast-based")):
+        if key.endswith(f" vs {base}") and not key.startswith("m2 vs"):
+            return f"plug-in {key.removesuffix(f' vs {base}')} traffic below {words}", "%"
+    if key.endswith(" saving vs none") and key not in ("m2 saving vs none", "irs saving vs none"):
+        return f"plug-in {key.removesuffix(' saving vs none')} traffic saving vs none", "%"
     return {"m2 vs irs": ("M2 traffic below IRS-based", "%"),
             "m2 vs unicast": ("M2 traffic below unicast-based", "%"),
             "m2 saving vs none": ("M2 traffic saving vs none", "%"),

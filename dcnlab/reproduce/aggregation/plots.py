@@ -136,7 +136,9 @@ def charts(results: dict[str, Any], out: Path) -> list[Path]:
         SHUFFLE_METHODS,
         SHUFFLE_NAMES,
         _mean,
+        plugin_names,
     )
+    from dcnlab.reproduce.aggregation.plugins import label as plugin_label
 
     files = []
     for part in ("003-k", "003-size"):
@@ -193,10 +195,11 @@ def charts(results: dict[str, Any], out: Path) -> list[Path]:
         series = {a: [_mean([v["ratio_to_optimum"][a] for name, v in pts.items() if name.endswith(f"m={m}")])
                       for m in sizes] for a in algos}
         f = out / "gap-ratio.png"
+        names = {**INCAST_NAMES, **{a: plugin_label(a) for a in plugin_names(algos)}}
         line_chart(f, "Fang et al. (M2) and Guo et al. (IRS/SRS) trees against the exact optimum "
                       "(no figure in the papers):\nincasts on BCubes of at most 64 servers, mean over the fabrics",
                    "senders (count)", "tree cost / optimal cost (ratio)", [float(m) for m in sizes], series,
-                   names=INCAST_NAMES)
+                   names=names)
         files.append(f)
     figures = {("000-k", "traffic"): "Fig. 5(a)", ("000-k", "aggregators"): "Fig. 5(b)",
                ("000-k", "new_servers"): "Fig. 5(c)", ("000-k", "links"): "Fig. 5(d)",
@@ -217,6 +220,8 @@ def charts(results: dict[str, Any], out: Path) -> list[Path]:
             ov = results[part]["overall"]
             paper = results[part]["paper"].get("m2 vs irs")
             names = dict(INCAST_NAMES)
+            for a in plugin_names(pts[next(iter(pts))]["traffic"]):     # a user's builder (plugins.py)
+                names[a] = f"{plugin_label(a)} ({ov[f'{a} vs irs']:.1f}% below IRS-based)"
             names["m2"] += (f" ({ov['m2 vs irs']:.1f}% below IRS-based"
                             + (f"; paper about {paper:g}%)" if paper is not None else ")"))
             for key in ("traffic", "aggregators", "links", "new_servers", "receiver_input", "busiest"):

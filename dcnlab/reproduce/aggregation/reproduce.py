@@ -9,28 +9,31 @@ import dataclasses
 import json
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dcnlab.reproduce.aggregation import bmv2, model, plots
+from dcnlab.reproduce.aggregation import bmv2, model, plots, plugins
 
 NO_EMULATION = "not asked for (dcnlab reproduce aggregation --emulate runs the BMv2 experiment)"
 
 
-def write_outputs(out: Path, results: dict[str, Any], meta: dict[str, Any]) -> list[Path]:
-    """``aggregation.json``, the plots and ``summary.json`` (the papers' headlines) in ``out``."""
+def write_outputs(out: Path, results: dict[str, Any], meta: dict[str, Any], algos: Sequence[str] = ()) -> list[Path]:
+    """``aggregation.json``, the plots and ``summary.json`` (the papers' headlines) in ``out``; ``algos``: the
+    user's tree builders that ran beside the papers' schemes (their rows and origins in both JSON files)."""
     from dcnlab.results.outputs import writing
 
     with writing(out, "--out"):
         (out / "aggregation.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
         files = plots.charts(results, out)
-    write_summary(out, results, bool(meta.get("quick")))
+    write_summary(out, results, bool(meta.get("quick")), algorithms=plugins.rows(results, algos) if algos else None)
     return files
 
 
 def write_summary(out: Path, results: dict[str, Any] | None, quick: bool, emulation: dict[str, Any] | None = None,
-                  why: str = NO_EMULATION, model_why: str = "") -> Path:
-    """``summary.json``: the headlines of 003 and 000 (:func:`dcnlab.reproduce.aggregation.headlines.aggregation`)."""
+                  why: str = NO_EMULATION, model_why: str = "", algorithms: list[dict[str, Any]] | None = None) -> Path:
+    """``summary.json``: the headlines of 003 and 000 (:func:`dcnlab.reproduce.aggregation.headlines.aggregation`);
+    ``algorithms``: the plug-ins' rows (:func:`dcnlab.reproduce.aggregation.plugins.rows`), when any ran."""
     from dcnlab.reproduce.aggregation import headlines
     from dcnlab.results import summary
     from dcnlab.results.outputs import writing
@@ -38,8 +41,9 @@ def write_summary(out: Path, results: dict[str, Any] | None, quick: bool, emulat
     worked = headlines.bcube41_examples() if results is not None else None
     heads = headlines.aggregation(results, emulation, worked, why=model_why)
     with writing(out, "--out"):
+        extra: dict[str, Any] = {"algorithms": algorithms} if algorithms else {}
         return summary.write(out / "summary.json", ("000", "003"), heads, emulation is not None, why,
-                             mechanism="aggregation", quick=quick)
+                             mechanism="aggregation", quick=quick, **extra)
 
 
 def reproduce(args: argparse.Namespace) -> int:
@@ -53,8 +57,11 @@ def reproduce(args: argparse.Namespace) -> int:
 
     out = output_dir(args.out, "--out")     # before the rounds: a bad --out fails in a second, not an hour
     parts = args.only or list(model.PARTS)
+    refs = plugins.worker_refs(getattr(args, "algo", None) or (), parts)     # before the rounds, one line
     pl = model.plans(args.quick, args.rounds)
-    tasks = [(part, p, rnd, args.seed) for part in parts for p in pl[part].points for rnd in range(pl[part].rounds)]
+    tasks: list[tuple[Any, ...]] = [
+        (part, p, rnd, args.seed) + ((None, refs) if refs and part in plugins.PARTS else ())
+        for part in parts for p in pl[part].points for rnd in range(pl[part].rounds)]
     from dcnlab.sweep import pool
 
     with pool.connect(getattr(args, "cluster", None)) as cluster:
@@ -67,7 +74,10 @@ def reproduce(args: argparse.Namespace) -> int:
     meta = {"quick": args.quick, "seed": args.seed, "workers": n_workers,
             "cluster": cluster.address if cluster is not None else None,
             "wall_seconds": round(wall, 1), "load_average": os.getloadavg()}
-    files = write_outputs(out, results, meta)
+    names = [name for name, _ in refs]
+    if names:
+        meta["algorithms"] = plugins.describe(names)
+    files = write_outputs(out, results, meta, names)
     if getattr(args, "json", False):
         print(json.dumps({"meta": meta, "results": results, "table": model.table(results).splitlines()}))
         return 0

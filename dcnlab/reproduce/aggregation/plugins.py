@@ -1,0 +1,112 @@
+"""A user's tree builder in the model sweeps of ``dcnlab reproduce aggregation --algo A`` (issue 26 §1).
+
+The incast parts of the sweep (``000-k``, ``000-size``: 000's traffic, links, aggregators, new servers,
+busiest link and receiver input against k and the number of senders; ``gap``: cost against the exact
+optimum on small BCubes) run every ``--algo`` builder on the same draws as the papers' schemes, with the
+same seed as the unicast paths. Its tree is validated first, by the checks ``dcnlab plan aggregation --algo``
+applies (:func:`dcnlab.controller.aggregation.plugin_tree`: known servers, one hop per edge, no cycle,
+every sender reaching the receiver), then turned into a one-tree :class:`~dcnlab.controller.aggregation.forest.Forest`
+and scored by the very functions the built-ins' forests are scored by
+(:func:`dcnlab.reproduce.aggregation.model.score_forest`). The shuffle parts (003-*) do not run plug-ins:
+an incast builder has no shuffle of its own there (``plan aggregation --shuffle --algo A`` plans one).
+
+Workers get the plug-in by reference, never as an object: a name (entry point) or ``module:name`` as given,
+a ``file.py:name`` with its path made absolute, so that a pool or Dask worker with another working directory
+loads the same file (:func:`worker_refs`). Results are keyed by the name as the user wrote it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+PARTS = ("000-k", "000-size", "gap")
+"""The parts of :mod:`dcnlab.reproduce.aggregation.model` where a plug-in runs beside the papers' schemes."""
+
+
+def worker_refs(names: Sequence[str], parts: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """``(name as written, reference a worker resolves)`` of every ``--algo``, checked before any work: a
+    built-in (the sweeps run theirs already), a builder that does not apply to BCube, or parts without an
+    incast (``--only``) is one :class:`~dcnlab.topos.errors.UserError`."""
+    from dcnlab.controller.aggregation import registry
+    from dcnlab.controller.registry import portable
+    from dcnlab.topos.errors import UserError
+
+    out = []
+    for name in dict.fromkeys(names):
+        a = registry.get(name)
+        if a.builtin:
+            raise UserError(f"--algo {name}: a built-in; the model sweeps run the papers' schemes already (valid: "
+                            "an installed plug-in, package.module:name or file.py:name)")
+        if "bcube" not in registry.fabrics_of(a):
+            raise UserError(f"--algo {name}: builds trees for {', '.join(registry.fabrics_of(a)) or 'no fabric'} "
+                            "only; the model sweeps run BCubes (fat-tree builders run with --emulate)")
+        out.append((name, portable(name)))
+    if out and not set(parts) & set(PARTS):
+        raise UserError(f"--algo: a tree builder runs in the incast parts {', '.join(PARTS)}; --only "
+                        f"{' '.join(parts)} has none of them")
+    return tuple(out)
+
+
+def forest_of(space: Any, receiver: int, senders: Sequence[int], parent: dict[str, str]) -> Any:
+    """The :class:`~dcnlab.controller.aggregation.forest.Forest` of one validated tree ``{child: parent}`` of
+    server names (``v<i>``) towards ``receiver``, labels relative to it as the built-ins' (each hop's level:
+    the digit its servers differ in); checked by :meth:`Forest.validate`."""
+    import numpy as np
+
+    from dcnlab.controller.aggregation.forest import ForestBuilder, InvalidTree
+
+    rel = {int(c[1:]): int(p[1:]) for c, p in parent.items()}
+    order = sorted(rel)
+    sent = {int(s) for s in senders}
+    fb = ForestBuilder(space, np.array([receiver], dtype=np.int64))
+    labels = space.relabel(np.array(order, dtype=np.int64), receiver) if order else np.zeros(0, np.int64)
+    rows = fb.add(labels, np.zeros(len(order), np.int64), np.array([v in sent for v in order], dtype=bool))
+    index = {v: int(r) for v, r in zip(order, rows)}
+    index[receiver] = 0
+    parents = np.array([rel[v] for v in order], dtype=np.int64)
+    if not set(parents.tolist()) <= index.keys():
+        raise InvalidTree("a hop's parent neither is the receiver nor has a parent itself")
+    fb.link(rows, np.array([index[p] for p in parents.tolist()], dtype=np.int64),
+            space.differing_dim(np.array(order, dtype=np.int64), parents) if order else np.zeros(0, np.int64))
+    forest = fb.finish()
+    forest.validate(np.array([len(sent)]))
+    return forest
+
+
+def plugin_forest(space: Any, receiver: int, senders: Sequence[int], ref: str, seed: int) -> Any:
+    """Run the builder ``ref`` on BCube(n,k) (``space``), validate its tree and return its forest; a builder
+    that fails or returns an invalid tree is one :class:`~dcnlab.controller.registry.PluginError` naming it."""
+    from dcnlab.controller.aggregation import plugin_tree
+    from dcnlab.topos.spec import parse_spec
+
+    fabric = parse_spec(f"bcube:n={space.n},k={space.k}")
+    tree = plugin_tree(fabric, f"v{int(receiver)}", [f"v{int(s)}" for s in senders], ref, seed=seed, checked=True)
+    return forest_of(space, int(receiver), [int(s) for s in senders], tree.parent)
+
+
+def label(name: str) -> str:
+    """A plug-in's name for a plot's legend: a ``path/to/file.py:name`` reference without its folders."""
+    target, colon, attr = name.rpartition(":")
+    return f"plug-in {Path(target).name}:{attr}" if colon and (target.endswith(".py") or "/" in target) \
+        else f"plug-in {name}"
+
+
+def describe(names: Sequence[str]) -> list[dict[str, str]]:
+    """``{name, origin, summary}`` of each plug-in (for ``aggregation.json`` and ``summary.json``)."""
+    from dcnlab.controller.aggregation import registry
+
+    return [{"name": n, "origin": registry.get(n).origin, "summary": registry.get(n).summary} for n in names]
+
+
+def rows(results: dict[str, Any], names: Sequence[str]) -> list[dict[str, Any]]:
+    """Each plug-in's figures per part (the ``overall`` keys that name it), with its origin: ``summary.json``'s
+    ``algorithms``."""
+    out = []
+    for d in describe(names):
+        n = d["name"]
+        parts = {part: {k: v for k, v in res["overall"].items() if k.startswith(f"{n} ")}
+                 for part, res in results.items() if part in PARTS}
+        out.append({**d, "parts": {p: v for p, v in parts.items() if v}})
+    return out
