@@ -166,9 +166,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         # gRPC logs an INFO line on every fork while its threads run (each restarted switch, each CLI)
         os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
+    reproduce.plugin_refs(args.algo or ())      # one line, before --out is touched
     out = output_dir(args.out, "--out")
     data, lines, ok = reproduce.run(out, bool(args.quick), args.workers, args.seed, args.cluster, bool(args.emulate),
-                                    lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+                                    lambda m: print(f"  {m}", file=sys.stderr, flush=True), args.algo or ())
     if args.json:
         print(json.dumps(data))
     else:
@@ -188,4 +189,9 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
     add_cluster_option(p, "model instances (one task per Dragonfly)")
     p.add_argument("--seed", type=seed(), default=0, help="seed of the failure draws")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    algorithm_option(p, "cist", append=True, metavar="ALGO",
+                     help="also run this construction in the model sweep beside the paper's CISTs (repeatable; its "
+                          "trees checked first): its rows in the table, its lines in model-sweep.png, its survival "
+                          "and origin in summary.json; an installed plug-in, package.module:name, file.py:name, "
+                          "or list")
     p.set_defaults(func=cmd_reproduce)

@@ -80,6 +80,15 @@ def portable(name: str) -> str:
     return name
 
 
+def short_name(name: str) -> str:
+    """``name`` for a plot's legend or a table's row: a reference as ``attr() of file.py`` (its folders left
+    out) or ``attr() of package.module``, a registered name as it is."""
+    target, colon, attr = name.rpartition(":")
+    if not colon:
+        return name
+    return f"{attr}() of {Path(target).name if target.endswith('.py') or '/' in target else target}"
+
+
 def _load_file(path_text: str, what: str) -> Any:
     why = file_problem(path_text)
     if why is not None:

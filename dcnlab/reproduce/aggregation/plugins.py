@@ -18,7 +18,6 @@ loads the same file (:func:`worker_refs`). Results are keyed by the name as the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 PARTS = ("000-k", "000-size", "gap")
@@ -87,10 +86,10 @@ def plugin_forest(space: Any, receiver: int, senders: Sequence[int], ref: str, s
 
 
 def label(name: str) -> str:
-    """A plug-in's name for a plot's legend: a ``path/to/file.py:name`` reference without its folders."""
-    target, colon, attr = name.rpartition(":")
-    return f"plug-in {Path(target).name}:{attr}" if colon and (target.endswith(".py") or "/" in target) \
-        else f"plug-in {name}"
+    """A plug-in's name for a plot's legend (:func:`dcnlab.controller.registry.short_name`)."""
+    from dcnlab.controller.registry import short_name
+
+    return f"plug-in {short_name(name)}"
 
 
 def describe(names: Sequence[str]) -> list[dict[str, str]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dcnlab.controller.registry import short_name as plugin_label
 from dcnlab.reproduce.cist.model import short_spec
 from dcnlab.topos.errors import UserError
 
@@ -82,14 +83,27 @@ def plot_model(cases: list[dict[str, Any]], path: Path) -> None:
                              layout="constrained")
     for ax in axes.flat[len(cases):]:
         ax.set_axis_off()
-    series = (("cists", "mean", "k CISTs, mean over draws", "tab:blue", "-", "o"),
+    series: tuple[tuple[Any, ...], ...] = (("cists", "mean", "k CISTs, mean over draws", "tab:blue", "-", "o"),
               ("cists", "min", "k CISTs, worst draw", "tab:cyan", "--", "s"),
               ("single", "mean", "one BFS tree, mean over draws", "tab:red", "-", "^"),
               ("single", "min", "one BFS tree, worst draw", "tab:orange", "--", "v"))
+    names = list(dict.fromkeys(n for c in cases for n in c.get("algorithms", {})))    # user constructions
+    styles = plotstyle.series_styles(20)[4:]      # tab20 from its third pair of hues: clear of the four lines
+    for i, name in enumerate(names):
+        mean, worst = styles[(2 * i) % len(styles)], styles[(2 * i + 1) % len(styles)]
+        series += ((f"plug-in:{name}", "mean", f"plug-in {plugin_label(name)}: its trees, mean over draws",
+                    mean["color"], "-", mean["marker"]),
+                   (f"plug-in:{name}", "min", f"plug-in {plugin_label(name)}: its trees, worst draw",
+                    worst["color"], "--", worst["marker"]))
     for ax, c in zip(axes.flat, cases):
-        xs = [p["failures"] for p in c["sweep"]]
         for key, stat, label, colour, ls, marker in series:
-            ax.plot(xs, [p[f"{key}_{stat}"] for p in c["sweep"]], color=colour, linestyle=ls, marker=marker,
+            name = key.removeprefix("plug-in:")
+            run = c["algorithms"].get(name) if key != name else c
+            if run is None:
+                continue
+            xs = [p["failures"] for p in run["sweep"]]
+            col = "cists" if key != name else key
+            ax.plot(xs, [p[f"{col}_{stat}"] for p in run["sweep"]], color=colour, linestyle=ls, marker=marker,
                     markersize=5, markerfacecolor="none", label=label)
         ax.axvline(c["k"] - 1, color="grey", lw=1, ls=":")
         ax.set_title(f"{short_spec(c['spec'])}: {c['switches']} switches, k = {c['k']}", fontsize=9)
@@ -104,7 +118,7 @@ def plot_model(cases: list[dict[str, Any]], path: Path) -> None:
                                                                         "here)"))
     plotstyle.legend_below(fig, handles, ncol=3, fontsize=9)
     fig.suptitle(plotstyle.title("004", None, "broadcast over the k CISTs against one BFS tree under random "
-                                 "failures (model)"))
+                                 "failures (model)" + (", beside plug-in constructions" if names else "")))
     plotcheck.save(fig, path, dpi=120)
 
 

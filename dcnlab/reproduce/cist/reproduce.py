@@ -4,7 +4,7 @@ time against N (:mod:`~dcnlab.reproduce.cist.scaling`), with ``--emulate`` the B
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,10 +46,44 @@ def scaling_lines(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def plugin_refs(names: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """``(name as written, reference a worker resolves)`` of every ``--algo`` construction, checked before any
+    work: a built-in is one :class:`~dcnlab.topos.errors.UserError` (the sweep runs the paper's already)."""
+    from dcnlab.controller.cist.registry import get
+    from dcnlab.controller.registry import portable
+    from dcnlab.topos.errors import UserError
+
+    for name in names:
+        if get(name).builtin:
+            raise UserError(f"--algo {name}: a built-in; the model sweep runs the paper's CISTs already (valid: an "
+                            "installed plug-in, package.module:name or file.py:name)")
+    return tuple((n, portable(n)) for n in dict.fromkeys(names))
+
+
+def plugin_rows(cases: list[dict[str, Any]], names: Sequence[str]) -> list[dict[str, Any]]:
+    """Each plug-in's name, origin and, per instance, its trees' survival: ``summary.json``'s ``algorithms``."""
+    from dcnlab.controller.cist.registry import get
+
+    out = []
+    for n in names:
+        a = get(n)
+        per = {}
+        for c in cases:
+            r = c.get("algorithms", {}).get(n)
+            if r is not None:
+                per[c["spec"]] = {"k": r["k"], "diameters": r["diameters"], "build_seconds": r["build_seconds"],
+                                  "no_loss_below_k": r["no_loss_below_k"],
+                                  "adversary_lost_pairs": {kind: v["cists_lost"] for kind, v in r["adversary"].items()},
+                                  "sweep_mean_delivered": [p["cists_mean"] for p in r["sweep"]]}
+        out.append({"name": n, "origin": a.origin, "summary": a.summary, "instances": per})
+    return out
+
+
 def write_summary(out: Path, cases: list[dict[str, Any]] | None, emulations: list[dict[str, Any]] | None,
-                  quick: bool, why: str = "") -> Path:
+                  quick: bool, why: str = "", algorithms: list[dict[str, Any]] | None = None) -> Path:
     """``summary.json``: the headlines of 004 (:func:`dcnlab.reproduce.cist.headlines.cist`), with the
-    construction-time measurement of ``out/scaling.json`` when :func:`scaling_outputs` wrote one."""
+    construction-time measurement of ``out/scaling.json`` when :func:`scaling_outputs` wrote one;
+    ``algorithms``: the plug-ins' rows (:func:`plugin_rows`), when any ran."""
     from dcnlab.reproduce.cist import headlines
     from dcnlab.reproduce.cist import scaling as cist_scaling
     from dcnlab.results import summary
@@ -58,26 +92,30 @@ def write_summary(out: Path, cases: list[dict[str, Any]] | None, emulations: lis
         why = "ran on BMv2: broadcasts under failures on " + ", ".join(e["spec"] for e in emulations)
     scaling = cist_scaling.load(out)
     with writing(out, "--out"):
+        extra: dict[str, Any] = {"algorithms": algorithms} if algorithms else {}
         return summary.write(out / "summary.json", ("004",), headlines.cist(cases, emulations, scaling=scaling),
-                             emulations is not None, why or NO_EMULATION, mechanism="cist", quick=quick)
+                             emulations is not None, why or NO_EMULATION, mechanism="cist", quick=quick, **extra)
 
 
 def run(out: Path, quick: bool, workers: int | None, seed: int, cluster_address: str | None, emulate: bool,
-        say: Callable[[str], None]) -> tuple[dict[str, Any], list[str], bool]:
+        say: Callable[[str], None], algos: Sequence[str] = ()) -> tuple[dict[str, Any], list[str], bool]:
     """The model sweep on the pool (or the Dask cluster at ``cluster_address``), the construction time against N,
     with ``emulate`` the BMv2 experiment (``say`` gets its progress), and ``summary.json``, all in ``out``: the
-    results as JSON, the lines that say them, and whether every check held."""
+    results as JSON, the lines that say them, and whether every check held. ``algos``: user constructions
+    run in the model sweep beside the paper's (their trees checked by ``check_trees``; their rows in the
+    table, their lines in ``model-sweep.png``, their survival and origin in ``summary.json``)."""
     import json
     import os
 
     from dcnlab.sweep import pool
     from dcnlab.sweep.progress import Progress
 
+    refs = plugin_refs(algos)
     specs = model.QUICK_MODEL_SPECS if quick else model.MODEL_SPECS
     rounds = 5 if quick else 20
     with pool.connect(cluster_address) as cluster:     # before the work: an unreachable scheduler fails at once
         with Progress(len(specs), "model instances", unit="instance") as bar:
-            cases = model.model_cases(specs, rounds, workers or os.cpu_count() or 1, seed, bar, cluster)
+            cases = model.model_cases(specs, rounds, workers or os.cpu_count() or 1, seed, bar, cluster, refs)
         where = pool.describe(workers, cluster)
     with writing(out, "--out"):
         plots.plot_model(cases, out / "model-sweep.png")
@@ -106,5 +144,6 @@ def run(out: Path, quick: bool, workers: int | None, seed: int, cluster_address:
             emulations.append(result.to_json())
             ok = ok and result.ok
             lines += [""] + result.summary_lines() + [f"wrote {png} and {js}"]
-    lines.append(f"wrote {write_summary(out, cases, emulations if emulate else None, quick)}")
+    names = [n for n, _ in refs]
+    lines.append(f"wrote {write_summary(out, cases, emulations if emulate else None, quick, algorithms=plugin_rows(cases, names) if names else None)}")
     return {"model": cases, "scaling": scaling, "emulation": emulations, "ok": ok}, lines, ok
