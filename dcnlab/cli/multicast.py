@@ -148,7 +148,8 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     preflight.require("dcnlab reproduce multicast --emulate")
     out = output_dir(args.out, "--out")
     result, png, js, summ = reproduce.run_bmv2(out, args.quick, args.topo, args.colors, args.feed, args.cut,
-                                               lambda m: print(m, file=sys.stderr, flush=True))
+                                               lambda m: print(m, file=sys.stderr, flush=True),
+                                               tuple(args.algo or ()))
     print("\n".join(result.summary_lines()))
     print(f"wrote {js}, {png} and {summ}")
     return 0 if result.ok() else 1
@@ -165,7 +166,8 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
     algorithm_option(p, "multicast", append=True, metavar="ALGO",
                      help="also run this algorithm beside the paper's (repeatable): an installed plug-in, "
                           "package.module:name, file.py:name, or list; its rows join the table, the plots and "
-                          "multicast.json")
+                          "multicast.json; with --emulate it runs the BMv2 steady window on its own trees before "
+                          "C-MR4LMS (failover stays C-MR4LMS's)")
     p.add_argument("--emulate", action="store_true",
                    help="run the BMv2 experiment instead (issue 9 §8: small midplane, jobs joining and leaving, "
                         "exactly-once delivery, per-link copies vs the model, link cut with dual trees); needs root")

@@ -69,7 +69,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from dcnlab.controller.multicast.cmr4lms import CMR4LMS, Change
 from dcnlab.controller.multicast.dual import DualChange, DualCMR4LMS
@@ -203,7 +203,10 @@ class MulticastDataplane:
     remembers what was written, so a restarted switch gets its multicast state back on reconnect."""
 
     def __init__(self, controller: Writer, h: Hierarchy, colors: int, variant: str = "fixed", dual: bool = True,
-                 feed: str = "both", scope: str | None = None) -> None:
+                 feed: str = "both", scope: str | None = None, planner: Any = None) -> None:
+        """``planner``: another router instead of C-MR4LMS, one plane, groups added only
+        (:class:`dcnlab.controller.multicast.registry.RouterPlanner`); ``variant``, ``dual`` and ``scope`` then
+        do not apply."""
         if not 1 <= colors <= MAX_COLORS:
             raise UserError(f"multicast data plane: colors={colors} is out of range; valid: 1..{MAX_COLORS} "
                             f"(the shim's tree field has 8 bits)")
@@ -215,9 +218,14 @@ class MulticastDataplane:
         self.dual = dual
         self.feed = feed
         self.planner: CMR4LMS | DualCMR4LMS
-        if dual:
+        self.planes: tuple[CMR4LMS, ...]
+        if planner is not None:
+            self.dual = False
+            self.planner = planner
+            self.planes = (planner,)
+        elif dual:
             self.planner = DualCMR4LMS(h, colors, variant, scope, record_ops=True)
-            self.planes: tuple[CMR4LMS, ...] = self.planner.planes
+            self.planes = self.planner.planes
         else:
             self.planner = CMR4LMS(h, colors, variant, scope, record_ops=True)
             self.planes = (self.planner,)

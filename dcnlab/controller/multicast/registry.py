@@ -17,13 +17,15 @@ paper says), ``cmr4lms-dynamic/group`` (our extension: every TN of the TN group)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from dcnlab.controller.multicast.baselines import GlobalTree, MR4LMSLike, OpenSMLike
-from dcnlab.controller.multicast.cmr4lms import CMR4LMS
+from dcnlab.controller.multicast.cmr4lms import CMR4LMS, Change
 from dcnlab.controller.multicast.dual import DualCMR4LMS
 from dcnlab.controller.multicast.hierarchy import Hierarchy
 from dcnlab.controller.multicast.router import Router
+from dcnlab.controller.multicast.tree import TreeRecord
 from dcnlab.controller.registry import Algorithm, PluginError, Registry, callable_check
 from dcnlab.topos.errors import UserError
 
@@ -88,4 +90,90 @@ def make_router(h: Hierarchy, algo: str | Algorithm, colors: int, dual: bool = F
     return a.obj(h, colors)
 
 
-__all__ = ["DUAL", "INTERFACE", "REGISTRY", "Router", "get", "make_router"]
+class _Colors:
+    """The part of an MGID mapping :class:`~.dataplane.MulticastDataplane` asks for: a placed group's color."""
+
+    def __init__(self, planner: RouterPlanner) -> None:
+        self._planner = planner
+
+    def color_tnid(self, mgid: int) -> tuple[int, int]:
+        t = self._planner.group_tree(mgid)
+        return t.color, t.tnid
+
+
+class RouterPlanner:
+    """Any router of the registry as the one-plane planner :class:`~.dataplane.MulticastDataplane` drives
+    (``MulticastDataplane(..., planner=RouterPlanner(...))``): groups are added (no join, leave or failover: those
+    are C-MR4LMS's), and after every add the router's whole routing is checked
+    (:func:`~.validate.routing_problems`: trees, members covered, colors within C, one tree per (link, color)),
+    so that what reaches the switches is valid; a problem or an exception of a plug-in is one
+    :class:`PluginError` naming it. :meth:`clear` forgets every group (then ``sync()`` deletes their state)."""
+
+    def __init__(self, h: Hierarchy, algo: str | Algorithm, colors: int) -> None:
+        self.algo = algo if isinstance(algo, Algorithm) else get(algo)
+        self.h, self.colors = h, colors
+        self.mapping = _Colors(self)
+        self.clear()
+
+    def clear(self) -> None:
+        self.router = make_router(self.h, self.algo, self.colors)
+        self._trees: dict[int, TreeRecord] = {}
+        self._groups: dict[int, frozenset[int]] = {}
+        self._tree_of: dict[int, int] = {}
+        self._owner: dict[tuple[int, int], int] = {}
+
+    @property
+    def refused(self) -> dict[int, str]:
+        return dict(self.router.refused)
+
+    def add_group(self, mgid: int, hosts: Iterable[int]) -> Change:
+        from dcnlab.controller.multicast.validate import routing_problems
+
+        name = self.algo.name
+        try:
+            self.router.add_group(mgid, list(hosts))
+            trees = list(self.router.trees())
+            groups = {g: frozenset(m) for g, m in self.router.groups().items()}
+            tree_of = {g: self.router.tree_id(g) for g in groups}
+        except UserError:
+            raise
+        except Exception as e:
+            if self.algo.builtin:
+                raise
+            raise PluginError(f"multicast algorithm {name}: adding group {mgid} failed: {type(e).__name__}: {e}") \
+                from None
+        problems = routing_problems(self.h, trees, groups, tree_of, self.colors)
+        if problems:
+            raise PluginError(f"multicast algorithm {name}: {'; '.join(problems)}")
+        owner = {(lk, t.color): t.tid for t in trees for lk in t.links}
+        ops = tuple((lk, c, self._owner.get((lk, c)), owner.get((lk, c)))
+                    for lk, c in sorted(set(owner) | set(self._owner)) if owner.get((lk, c)) != self._owner.get((lk, c)))
+        self._trees, self._groups, self._tree_of, self._owner = {t.tid: t for t in trees}, groups, tree_of, owner
+        accepted = mgid in groups
+        return Change("add", mgid, None, accepted, "" if accepted else self.router.refused.get(mgid, "refused"),
+                      tuple(g for g in self._trees[tree_of[mgid]].groups if g != mgid) if accepted else (),
+                      (), tree_of.get(mgid), 0, ops)
+
+    def owner(self, link: int, color: int) -> int | None:
+        return self._owner.get((link, color))
+
+    def tree(self, tid: int) -> TreeRecord:
+        return self._trees[tid]
+
+    def group_tree(self, mgid: int) -> TreeRecord:
+        return self._trees[self._tree_of[mgid]]
+
+    def tree_id(self, mgid: int) -> int:
+        return self._tree_of[mgid]
+
+    def trees(self) -> list[TreeRecord]:
+        return list(self._trees.values())
+
+    def groups(self) -> dict[int, frozenset[int]]:
+        return dict(self._groups)
+
+    def members(self, mgid: int) -> frozenset[int]:
+        return self._groups[mgid]
+
+
+__all__ = ["DUAL", "INTERFACE", "REGISTRY", "Router", "RouterPlanner", "get", "make_router"]

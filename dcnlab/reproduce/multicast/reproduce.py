@@ -60,7 +60,7 @@ def write_outputs(out: Path, rows: list[dict[str, Any]], quick: bool, wall: floa
 
 
 def write_summary(out: Path, rows: list[dict[str, Any]] | None, quick: bool, ran: bool = False,
-                  why: str = NO_EMULATION, model_why: str = "") -> Path:
+                  why: str = NO_EMULATION, model_why: str = "", **extra: Any) -> Path:
     """``summary.json``: the headlines of 001 (:func:`dcnlab.reproduce.multicast.headlines.multicast`); the BMv2
     experiment (``ran``) checks delivery and the model's per-link copies, none of the paper's figures."""
     from dcnlab.reproduce.multicast import headlines
@@ -69,11 +69,11 @@ def write_summary(out: Path, rows: list[dict[str, Any]] | None, quick: bool, ran
 
     with writing(out, "--out"):
         return summary.write(out / "summary.json", ("001",), headlines.multicast(rows, model_why), ran, why,
-                             mechanism="multicast", quick=quick)
+                             mechanism="multicast", quick=quick, **extra)
 
 
 def run_bmv2(out: Path, quick: bool, topo: str | None, colors: int | None, feed: Any, cut: Any,
-             progress: Callable[[str], None]) -> tuple[Any, Path, Path, Path]:
+             progress: Callable[[str], None], algorithms: tuple[str, ...] = ()) -> tuple[Any, Path, Path, Path]:
     """The BMv2 experiment (issue 9 §8) with the command's options (None: the defaults), its JSON and PNG and
     ``summary.json`` in ``out``: (the result, the PNG, the JSON, the summary)."""
     from dataclasses import replace
@@ -82,12 +82,18 @@ def run_bmv2(out: Path, quick: bool, topo: str | None, colors: int | None, feed:
     from dcnlab.results.outputs import writing
 
     cfg = exp.EmuConfig()
-    cfg = replace(cfg, spec=topo or cfg.spec, colors=colors or cfg.colors, feed=feed or cfg.feed, cut=cut or cfg.cut)
+    cfg = replace(cfg, spec=topo or cfg.spec, colors=colors or cfg.colors, feed=feed or cfg.feed, cut=cut or cfg.cut,
+                  algorithms=tuple(algorithms))
     if quick:
         cfg = exp.quick(cfg)
     result = exp.run_experiment(cfg, progress=progress)
     with writing(out, "--out"):
         png, js = exp.write_outputs(result, out)
+    extra = {"algorithms": [{k: r[k] for k in ("algorithm", "origin", "groups", "placed", "trees",
+                                               "entries_per_switch_max", "entries_per_port_max",
+                                               "table_limit_per_port", "checks", "failover")}
+                            | {"delivered": r["window"]["delivered"], "receptions": r["window"]["receptions"]}
+                            for r in result.algorithms]} if result.algorithms else {}
     summ = write_summary(out, None, quick, True, exp.emulation_note(result),
-                         model_why="--emulate runs the BMv2 experiment instead of the model")
+                         model_why="--emulate runs the BMv2 experiment instead of the model", **extra)
     return result, png, js, summ

@@ -37,6 +37,8 @@ class EmuResult:
     total_seconds: float
     link_points: tuple[tuple[int, int], ...] = field(default=(), repr=False)
     """(model, measured) packets per directed link over the model-checked windows, for the plot."""
+    algorithms: tuple[dict, ...] = ()
+    """With ``--algo``: C-MR4LMS's steady window and each other router's (:mod:`.algorithms`), one row each."""
 
     def checks(self) -> dict[str, bool]:
         w = self.windows
@@ -50,6 +52,8 @@ class EmuResult:
             out["failover_detected"] = self.failover.detected
             if self.feed == "both":
                 out["failover_no_loss"] = fail.exact and fail.outsider_delivered == 0
+        if self.algorithms:
+            out["algorithms"] = all(all(r["checks"].values()) for r in self.algorithms)
         return out
 
     def ok(self) -> bool:
@@ -112,19 +116,45 @@ class EmuResult:
                                f"{f.lost_while_switching} lost")
             else:
                 lines += prose(f"failover  cut {f.link[0]}-{f.link[1]}: NOT detected within the timeout")
+        if self.algorithms:
+            lines += prose("routers   " + "; ".join(f"{r['algorithm']} ({r['origin']})" for r in self.algorithms))
+            lines += algorithm_lines(self.algorithms)
         checks = self.checks()
         lines += prose("checks    " + "  ".join(f"{k}={'PASS' if v else 'FAIL'}" for k, v in checks.items()))
         lines.append(f"time      bring-up {self.bringup_seconds:.1f} s, total {self.total_seconds:.1f} s")
         return lines
 
     def to_json(self) -> dict[str, Any]:
-        d = {k: v for k, v in asdict(self).items() if k not in ("windows", "failover", "link_points")}
+        d = {k: v for k, v in asdict(self).items() if k not in ("windows", "failover", "link_points")
+             and (k != "algorithms" or v)}
         d["windows"] = [asdict(w) | {"exact": w.exact, "counters_ok": w.counters_ok} for w in self.windows]
         d["failover"] = asdict(self.failover) if self.failover else None
         d["link_points"] = [list(p) for p in self.link_points]
         d["checks"] = self.checks()
         d["ok"] = self.ok()
         return d
+
+
+def algorithm_lines(rows: tuple[dict, ...]) -> list[str]:
+    """The routers side by side (``--algo``): groups placed, delivery, counters, table entries against C."""
+    from dcnlab.results.tables import Column, table
+
+    out = []
+    for r in rows:
+        w, c = r["window"], r["checks"]
+        out.append((r["algorithm"].rsplit("/", 1)[-1], r["origin"].split(" (")[0], f"{r['placed']}/{r['groups']}", r["trees"],
+                    f"{w['delivered']}/{w['receptions']}", f"{w['lost']}/{w['dups']}",
+                    f"{w['link_packets']} ({w['link_model']})", r["entries_per_switch_max"],
+                    f"{r['entries_per_port_max']} (C={r['table_limit_per_port']})",
+                    " ".join(k for k, v in c.items() if not v) or "ok"))
+    return table([Column("router", wrap=True, min_width=14), Column("origin", wrap=True, min_width=10),
+                  Column("groups", "placed", ">"), Column("trees", "count", ">"), Column("delivered", "of due", ">"),
+                  Column("lost/dups", "count", ">"), Column("link pkts", "model", ">"),
+                  Column("entries", "switch max", ">"), Column("per port", "max", ">"), Column("checks")], out,
+                 notes=["each router's own steady window, before C-MR4LMS's run (C-MR4LMS's row: its steady "
+                        "window); entries: tree_replicate entries written; checks: exactly once, counters = "
+                        "model, table within C, readback. Failover, churn and dual trees: C-MR4LMS only."]
+                 ).splitlines()
 
 
 def slug(spec: str) -> str:

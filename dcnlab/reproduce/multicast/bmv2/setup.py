@@ -64,6 +64,8 @@ class EmuConfig:
     settle: float = 0.6
     """Seconds to wait for copies in flight before reading receivers and counters."""
     detect_timeout: float = 5.0
+    algorithms: tuple[str, ...] = ()
+    """Routers run beside C-MR4LMS, before it (``--algo``; :mod:`~dcnlab.reproduce.multicast.bmv2.algorithms`)."""
 
     def validate(self) -> None:
         if not 0 < self.rate_pps <= 200:

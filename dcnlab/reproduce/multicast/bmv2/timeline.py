@@ -27,6 +27,10 @@
    first-plane switches, but the failed-over window is not compared with the model (the frozen switches
    also drop first-plane trees that do not use the link);
 6. window *failed-over*: the same traffic again, with the link still down.
+
+With ``cfg.algorithms`` (``--algo``), each of those routers first runs step 1 and the *steady* window on its own
+trees, through the same data plane module, and is removed again
+(:mod:`~dcnlab.reproduce.multicast.bmv2.algorithms`); failover, churn and dual trees stay C-MR4LMS's.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from dcnlab.reproduce.multicast.bmv2.algorithms import row as algorithm_row
+from dcnlab.reproduce.multicast.bmv2.algorithms import run_algorithms
 from dcnlab.reproduce.multicast.bmv2.checks import WindowResult, read_back
 from dcnlab.reproduce.multicast.bmv2.failure import Failover, choose_cut, failure_window
 from dcnlab.reproduce.multicast.bmv2.report import EmuResult
@@ -95,16 +101,23 @@ def run_experiment(cfg: EmuConfig, progress: Progress | None = None, options: An
     windows: list[WindowResult] = []
     failover: Failover | None = None
     readback: dict = {}
+    algo_rows: list[dict] = []
     try:
         net.start()
         bringup = net.timings.total()
+        joined: dict[str, set[int]] = {}
+        if cfg.algorithms:
+            algo_rows, joined = run_algorithms(net, fabric, h, cfg, frames, all_groups, say)
         dp = MulticastDataplane(net.controller, h, cfg.colors, cfg.variant, dual=True, feed=cfg.feed)
-        run = Run(net, fabric, dp, cfg, frames, say)
+        run = Run(net, fabric, dp, cfg, frames, say, joined=joined)
         for g in all_groups:
             install.append(asdict(dp.add_group(g.mgid, g.members)))
         sync_membership(run)
         say(f"installed {len(all_groups)} groups: {sum(o['updates'] for o in install)} updates")
         windows.append(run_window(run, "steady", FLOW_STEADY, cfg.count, model=True)[0])
+        if cfg.algorithms:
+            algo_rows.insert(0, algorithm_row(f"cmr4lms-{cfg.variant}", "built-in", dp, windows[0], len(all_groups),
+                                              {}, install, dp.verify(), "dual trees; churn and failover below"))
         if cfg.churn:
             churn = _churn(run, alloc, placed, mapping, taken)
             sync_membership(run)
@@ -138,7 +151,7 @@ def run_experiment(cfg: EmuConfig, progress: Progress | None = None, options: An
     return EmuResult(fabric.spec, sum(1 for _ in fabric.forwarding_nodes()), fabric.num_hosts(), cfg.colors,
                      cfg.variant, cfg.feed, tuple(groups_json), tuple(jobs_json), tuple(install), tuple(churn),
                      readback, tuple(windows), failover, merges, merges_more, m.entries_per_port_max, m.trees,
-                     bringup, time.perf_counter() - t_start, tuple(run.link_points))
+                     bringup, time.perf_counter() - t_start, tuple(run.link_points), tuple(algo_rows))
 
 
 def _churn(run: Run, alloc: Any, placed: list, mapping: Any, taken: set[int]) -> list[dict]:
