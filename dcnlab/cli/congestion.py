@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dcnlab.cli.argtypes import (
+    algorithm_option,
     emulation_limit,
     exclusive,
     fabric_spec,
@@ -84,13 +85,16 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     needs(args, "--workers", not bmv2, "to the model backend; the BMv2 backend runs here")
     needs(args, "--cluster", not bmv2, "to the model backend; the BMv2 backend runs here")
     exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
+    policies = tuple(args.policy or ())
+    if bmv2 and len(policies) > 1:
+        raise UserError(f"--policy: the BMv2 experiment runs (c) under one policy; given {len(policies)}")
     out = output_dir(args.out, "--out")
     if bmv2:
         return _reproduce_bmv2(args, out)
     n_workers = args.workers or os.cpu_count() or 1
     note = f"{model.BACKEND_NOTE}; {reason}"
     print(note, file=sys.stderr)
-    summary, where = reproduce.run_model(out, bool(args.quick), n_workers, args.cluster, reason)
+    summary, where = reproduce.run_model(out, bool(args.quick), n_workers, args.cluster, reason, policies)
     if args.json:
         print(json.dumps(summary))
         return 0
@@ -107,7 +111,7 @@ def _reproduce_bmv2(args: argparse.Namespace, out: Path) -> int:
     from dcnlab.reproduce.congestion import bmv2 as bp
 
     cfg = reproduce.bmv2_config(bool(args.quick), args.spec, args.queue_rate, args.timer_mode, args.ccti_timer,
-                                args.max_load)
+                                args.max_load, (args.policy or [None])[0])
     print(model.BMV2_NOTE, file=sys.stderr)
     summary, files, ok = reproduce.run_bmv2(out, cfg, bool(args.quick),
                                             lambda m: print(f"  {m}", file=sys.stderr, flush=True))
@@ -116,6 +120,8 @@ def _reproduce_bmv2(args: argparse.Namespace, out: Path) -> int:
                           **summary}))
         return 0 if ok else 1
     print(model.BMV2_NOTE)
+    if "policy" in summary:
+        print(f"(c) ran under the policy {summary['policy']['name']} ({summary['policy']['origin']})")
     print("\n".join(bp.summary_lines(summary)))
     for r in summary["rejected_runs"]:
         print(f"\n{r['scenario']}: attempt {r['attempt']} rejected and repeated: {r['why']} "
@@ -172,7 +178,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.model and total * seconds > MAX_MODEL_FLOW_SECONDS:
         raise UserError(f"--model: {total:,} flows x {seconds:g} s = {total * seconds:,.0f} flow-seconds of IB time; "
                         f"the model runs at most {MAX_MODEL_FLOW_SECONDS:,} (about 10 ms of CPU each)")
-    data = congestion_plan.plan(specs, args.rate * GBPS, seconds, timer_mode, args.model)
+    data = congestion_plan.plan(specs, args.rate * GBPS, seconds, timer_mode, args.model, args.policy)
     from dcnlab.topos.spec import parse_spec     # for --view: the flows on the BMv2 experiment's fabric
     args.planned = ("congestion", parse_spec(reproduce.BMV2_SPEC), data)
     if args.json:
@@ -233,6 +239,10 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default="results/congestion", metavar="DIR", help="output directory for PNG and JSON")
     p.add_argument("--workers", type=workers(), help="model processes (default: every core)")
     add_cluster_option(p, "model runs")
+    algorithm_option(p, "congestion", "--policy", append=True, metavar="POLICY",
+                     help="also run the tenant experiment (c) under this policy (repeatable): per-flow, an installed "
+                          "plug-in, package.module:name, file.py:name, or list; model: its rows join the table, "
+                          "results.json and summary.json; BMv2: (c) runs under it instead of tenant-fair (one only)")
     p.add_argument("--json", action="store_true", help="print one JSON object (the summary) on stdout")
     p.set_defaults(func=cmd_reproduce)
 
@@ -248,6 +258,9 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timer-mode", choices=("reset", "free"),
                    help="with --model: CCTI timer of the model, Algorithm 1 (reset on BECN; default) or the spec's "
                         "free-running timer")
+    algorithm_option(p, "congestion", "--policy", default="tenant-fair", metavar="POLICY",
+                     help="tenant-fair (the paper's; default), per-flow, an installed plug-in, package.module:name, "
+                          "file.py:name, or list")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_plan)
 

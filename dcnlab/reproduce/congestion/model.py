@@ -65,8 +65,9 @@ def _large_points(quick: bool) -> list[tuple[int, int, TimerMode, int]]:
             for mode in modes]
 
 
-def build_scenarios(quick: bool) -> list[Any]:
-    """Every scenario of the reproduction; the longest first so that the worker pool stays balanced."""
+def build_scenarios(quick: bool, policies: tuple[str, ...] = ()) -> list[Any]:
+    """Every scenario of the reproduction; the longest first so that the worker pool stays balanced. Each of
+    ``policies`` (``--policy``) adds the tenant experiment (c), CC and meter mode, under that policy."""
     from dataclasses import replace
 
     from dcnlab.controller.congestion import scenarios as sc
@@ -77,6 +78,8 @@ def build_scenarios(quick: bool) -> list[Any]:
            sc.tenant_fair(phase_c, "cc"), sc.tenant_fair(phase_c, "meter"),
            sc.tenant_recovery(RECOVERY_PHASE_QUICK_S if quick else phase_c),
            sc.proportional(2, dur_b), sc.proportional(3, dur_b)]
+    out += [sc.tenant_fair(phase_c, mode, policy=p) for p in dict.fromkeys(policies) if p != "tenant-fair"
+            for mode in ("cc", "meter")]
     out += [sc.fairness_incast(False, PARKING_PHASE_S, replace(sc.fifo_config(shared), sample_s=PARKING_PHASE_S / 10))
             for shared in (False, True)]
     out += [sc.cct_rate_limit(ird) for ird in CCT_IRDS_US]
@@ -167,6 +170,7 @@ def summarize(scenarios: list[Any], results: dict[str, tuple[Any, float]]) -> di
                 "T1:T2 (Gb/s)", f"±{TENANT_TOLERANCE:.0%}")
         add(f"(c) {mode}", "min Jain inside tenant 2", f"{min(ph.jain_tenant2 for ph in phases):.4f}", "~1 (equal)",
             min(ph.jain_tenant2 for ph in phases) >= 0.99, f"{mode}, min Jain inside T2", "index", ">= 0.99")
+    policies = _policy_rows(by, results, add)
     norm = [becn[k] / b1 for k in (1, 2, 3)]
     paper_norm = [sc.PAPER_BECN[k] / sc.PAPER_BECN[1] for k in (1, 2, 3)]
     add("(c) cc, BECN at D->B", "per 100 ms, 1/2/3 flows", "/".join(f"{becn[k]:.0f}" for k in (1, 2, 3))
@@ -219,7 +223,36 @@ def summarize(scenarios: list[Any], results: dict[str, tuple[Any, float]]) -> di
         "cct_limit": [asdict(c) for c in cct],
         "checks": checks,
         "seconds": {n: round(sec, 2) for n, (_, sec) in results.items()},
+        **({"policies": policies} if policies else {}),
     }
+
+
+def _policy_rows(by: dict[str, Any], results: dict[str, tuple[Any, float]], add: Any) -> list[dict[str, Any]]:
+    """(c) under each ``--policy`` other than the paper's: its rows (targets of ours, the paper's 1:1 as the
+    yardstick) and, per policy, its name, origin and phases."""
+    from dataclasses import asdict
+
+    from dcnlab.controller.congestion import registry
+    from dcnlab.controller.congestion import scenarios as sc
+
+    out: list[dict[str, Any]] = []
+    names = list(dict.fromkeys(s.meta["policy"] for s in by.values()
+                               if s.meta.get("policy", "tenant-fair") != "tenant-fair"))
+    for name in names:
+        algo = registry.get(name)
+        entry: dict[str, Any] = {"name": name, "origin": algo.origin, "summary": algo.summary, "tenants": {}}
+        for mode in ("cc", "meter"):
+            s = next(x for x in by.values() if x.meta.get("policy") == name and x.meta.get("mode") == mode)
+            phases = sc.summarize_tenants(s, results[s.name][0])
+            entry["tenants"][mode] = [asdict(p) for p in phases]
+            for k, ph in enumerate(phases, start=1):
+                add(f"(c) {mode} [{name}], {ph.label}", "tenant1 : tenant2",
+                    f"{ph.tenant_ratio:.3f} ({ph.tenant1_bps / GBPS:.2f}/{ph.tenant2_bps / GBPS:.2f} Gb/s)",
+                    "1 (equal)", abs(ph.tenant_ratio - 1) <= TENANT_TOLERANCE,
+                    f"{mode}, {name}, phase {k}, {ph.tenant2_flows} T2 flow{'s' if ph.tenant2_flows > 1 else ''}",
+                    "T1:T2 (Gb/s)", f"±{TENANT_TOLERANCE:.0%}", "target")
+        out.append(entry)
+    return out
 
 
 def _params_json() -> dict[str, Any]:

@@ -9,19 +9,19 @@ if TYPE_CHECKING:
     from dcnlab.controller.congestion.params import TimerMode
 
 
-def _predict(policy: Any, specs: list[tuple[str, float, int]], seconds: float,
-             timer_mode: TimerMode) -> dict[str, Any]:
-    """Model shares for the policy's values; flows start at their target rate (warm start)."""
+def _predict(policy: Any, specs: list[tuple[str, float, int]], seconds: float, timer_mode: TimerMode,
+             values: dict[str, tuple[int, int]], target: dict[str, float] | None) -> dict[str, Any]:
+    """Model shares for the policy's values; flows start at their target rate (warm start) when the policy
+    gives targets (meters), else at line rate."""
     from dcnlab.controller.congestion.cct import Cct
     from dcnlab.controller.congestion.fluid import FlowDef, ModelConfig, simulate
     from dcnlab.controller.congestion.params import HcaParams
 
     size = 4096
     cfg = ModelConfig(cct=Cct.paper(size), sample_s=min(0.05, seconds / 4))
-    target = policy.target_flow_shares()
-    flows = [FlowDef(f, n, params=HcaParams(ccti_increase=policy.increase(f), ccti_timer=policy.timer(f),
+    flows = [FlowDef(f, n, params=HcaParams(ccti_increase=values[f][0], ccti_timer=values[f][1],
                                             ccti_limit=size - 1, timer_mode=timer_mode),
-                     initial_ccti=cfg.cct.index_for_rate(target[f] * cfg.link.rate_bps))
+                     initial_ccti=None if target is None else cfg.cct.index_for_rate(target[f] * cfg.link.rate_bps))
              for n, _, k in specs for f in (f"{n}.f{j}" for j in range(k))]
     r = simulate(flows, seconds, cfg)
     rates = r.mean_rates(seconds / 2, seconds)
@@ -31,22 +31,55 @@ def _predict(policy: Any, specs: list[tuple[str, float, int]], seconds: float,
 
 
 def plan(specs: list[tuple[str, float, int]], rate_bps: float, seconds: float, timer_mode: TimerMode,
-         model: bool) -> dict[str, Any]:
-    """The policy of tenants ``specs`` (name, weight, flows) on a bottleneck of ``rate_bps``: one row per tenant,
-    with the model's share over ``seconds`` of IB time when ``model``."""
-    from dcnlab.controller.congestion.policy import FlowSpec, Tenant, TenantPolicy
+         model: bool, policy_name: str = "tenant-fair") -> dict[str, Any]:
+    """The policy ``policy_name`` (:mod:`dcnlab.controller.congestion.registry`) for tenants ``specs`` (name, weight,
+    flows) on a bottleneck of ``rate_bps``: one row per tenant, with the model's share over ``seconds`` of IB time
+    when ``model``. A policy's target share is its meter's fraction of the bottleneck (the built-ins' own
+    ``target_shares``); every value is checked (:func:`~dcnlab.controller.congestion.registry.check_updates`)."""
+    from dcnlab.controller.congestion import registry
+    from dcnlab.controller.congestion.params import ReceiverParams, SwitchParams
+    from dcnlab.controller.congestion.policy import FlowSpec, Tenant
 
-    policy = TenantPolicy([Tenant(n, w) for n, w, _ in specs], bottleneck_rates={"bottleneck": rate_bps})
-    policy.add_flows(FlowSpec(f"{n}.f{j}", n) for n, _, k in specs for j in range(k))
-    incs = policy.increases()
-    targets = policy.target_shares()
-    meters = {m.tenant: m for m in policy.meter_rates()}
-    data: dict[str, Any] = {"rate_bps": rate_bps, "tenants": []}
-    predicted = _predict(policy, specs, seconds, timer_mode) if model else None
+    algo = registry.get(policy_name)
+    tenants = [Tenant(n, w) for n, w, _ in specs]
+    policy = registry.make_policy(algo, tenants, bottleneck_rates={"bottleneck": rate_bps}, switch=SwitchParams(),
+                                  receiver=ReceiverParams(), packet_bytes=1024)
+    flows = [FlowSpec(f"{n}.f{j}", n) for n, _, k in specs for j in range(k)]
+    values: dict[str, tuple[int, int]] = {}
+    try:
+        if callable(getattr(policy, "add_flows", None)):       # the built-ins: one recomputation, not one per flow
+            batches = [policy.add_flows(flows)]
+        else:
+            batches = [policy.add_flow(f) for f in flows]
+        for i, ups in enumerate(batches):
+            done = [f.flow for f in (flows if len(batches) == 1 else flows[:i + 1])]
+            for u in registry.check_updates(algo.name, ups, done):
+                values[u.flow] = (u.ccti_increase, u.ccti_timer)
+        meters = {m.tenant: m for m in registry.check_meters(algo.name, policy.meter_rates(), [t.name for t in tenants],
+                                                             {"bottleneck": rate_bps})}
+    except registry.PluginError:
+        raise
+    except Exception as e:
+        if algo.builtin:
+            raise
+        raise registry.PluginError(f"congestion policy {algo.name}: {type(e).__name__}: {e}") from None
+    missing = [f.flow for f in flows if f.flow not in values]
+    if missing:
+        raise registry.PluginError(f"congestion policy {algo.name}: no CCTI_Increase for flow {missing[0]}")
+    if callable(getattr(policy, "target_shares", None)) and algo.builtin:
+        targets = policy.target_shares()
+    else:
+        targets = {t: m.rate_bps / rate_bps for t, m in meters.items()}
+    count = {n: k for n, _, k in specs}
+    flow_targets = ({f.flow: targets[f.tenant] / count[f.tenant] for f in flows}
+                    if all(n in targets for n in count) else None)
+    data: dict[str, Any] = {"rate_bps": rate_bps, "policy": algo.name, "origin": algo.origin, "tenants": []}
+    predicted = _predict(policy, specs, seconds, timer_mode, values, flow_targets) if model else None
     for n, w, k in specs:
-        row = {"tenant": n, "weight": w, "flows": k, "ccti_increase": incs[f"{n}.f0"],
-               "ccti_timer": policy.timer(f"{n}.f0"),
-               "target_share": targets[n], "meter_bps": meters[n].rate_bps, "meter_burst_bytes": meters[n].burst_bytes}
+        m = meters.get(n)
+        row = {"tenant": n, "weight": w, "flows": k, "ccti_increase": values[f"{n}.f0"][0],
+               "ccti_timer": values[f"{n}.f0"][1], "target_share": targets.get(n, 0.0),
+               "meter_bps": m.rate_bps if m else 0.0, "meter_burst_bytes": m.burst_bytes if m else 0}
         if predicted is not None:
             row["model_share"] = predicted["shares"][n]
         data["tenants"].append(row)

@@ -66,7 +66,7 @@ def write_summary(out: Path, model: dict[str, Any] | None, emulation: dict[str, 
 
 
 def bmv2_config(quick: bool, spec: str | None = None, queue_rate: int | None = None, timer_mode: str | None = None,
-                ccti_timer: int | None = None, max_load: float | None = None) -> Any:
+                ccti_timer: int | None = None, max_load: float | None = None, policy: str | None = None) -> Any:
     """The BMv2 experiment's configuration (:class:`dcnlab.reproduce.congestion.bmv2.EmuConfig`) from the
     command's options (None: the defaults)."""
     from dataclasses import replace
@@ -76,16 +76,16 @@ def bmv2_config(quick: bool, spec: str | None = None, queue_rate: int | None = N
     cfg = bp.quick(bp.EmuConfig()) if quick else bp.EmuConfig()
     mode: TimerMode = "reset" if timer_mode == "reset" else "free"
     return replace(cfg, spec=spec or BMV2_SPEC, rate_pps=queue_rate or BMV2_QUEUE_RATE, timer_mode=mode,
-                   ccti_timer=ccti_timer or bp.DEFAULT_TIMER[mode], max_load=max_load)
+                   ccti_timer=ccti_timer or bp.DEFAULT_TIMER[mode], max_load=max_load, policy=policy or cfg.policy)
 
 
-def run_model(out: Path, quick: bool, n_workers: int, cluster_address: str | None, reason: str
-              ) -> tuple[dict[str, Any], str]:
+def run_model(out: Path, quick: bool, n_workers: int, cluster_address: str | None, reason: str,
+              policies: tuple[str, ...] = ()) -> tuple[dict[str, Any], str]:
     """The model backend: every scenario on ``n_workers`` processes or the Dask cluster at ``cluster_address``,
     then :func:`model_outputs`; the summary and where it ran."""
     from dcnlab.sweep import pool
 
-    scenarios = model_runs.build_scenarios(quick)
+    scenarios = model_runs.build_scenarios(quick, policies) if policies else model_runs.build_scenarios(quick)
     with pool.connect(cluster_address) as cluster:
         t0 = time.perf_counter()
         results = model_runs.run_all(scenarios, n_workers)     # on the cluster when there is one (pool.active())
@@ -103,6 +103,10 @@ def run_bmv2(out: Path, cfg: Any, quick: bool, progress: Any) -> tuple[dict[str,
     with writing(out, "--out"):
         files = bp.write_outputs(result, out)
     summary = result.summary()
+    if cfg.policy != "tenant-fair":
+        from dcnlab.controller.congestion.registry import get
+
+        summary["policy"] = {"name": cfg.policy, "origin": get(cfg.policy).origin, "applies_to": "(c)"}
     files.append(write_summary(out, None, summary, f"ran on BMv2 ({cfg.spec}, {summary['wall_s']:.0f} s)",
                                quick, model_why="the BMv2 backend ran instead of the model (--model)"))
     ok = all(c["ok"] is not False for c in summary["checks"])

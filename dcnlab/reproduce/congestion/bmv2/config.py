@@ -102,6 +102,8 @@ class EmuConfig:
     ratios: tuple[int, ...] = (2, 3)
     parts: tuple[str, ...] = ("a", "b", "c")
     modes: tuple[str, ...] = ("cc", "meter")
+    policy: str = "tenant-fair"
+    """The policy of (c) (``--policy``; :mod:`dcnlab.controller.congestion.registry`): its pushes (CC) and meters."""
 
     def __post_init__(self) -> None:
         check_field("rate_pps", self.rate_pps, 50, 20_000, "packets/s at the bottleneck; BMv2 on 2 cores")

@@ -153,12 +153,13 @@ def tenant_plan(cfg: EmuConfig, mode: str) -> sc.Scenario:
              FlowDef("E->B", "tenant2", p, 4 * p, cfg.hca(1), cc),
              FlowDef("F->B", "tenant2", 2 * p, 3 * p, cfg.hca(1), cc))
     tenants = (Tenant("tenant1", 1.0), Tenant("tenant2", 1.0))
-    changes, meters = _schedule(flows, tenants, cfg, pushes=cc, meters=not cc)
+    changes, meters = _schedule(flows, tenants, cfg, pushes=cc, meters=not cc, policy=cfg.policy)
     counts = (1, 2, 3, 2, 1)
     windows = tuple(sc.Window(k * p, (k + 1) * p, f"{n} tenant-2 flows") for k, n in enumerate(counts))
     slots = {"C->A": 0, "D->B": 1, "E->B": 2, "F->B": 3}
     return sc.Scenario(f"tenant_fair_{mode}", flows, 5 * p, ModelConfig(), tuple(changes), tuple(meters), windows,
                        tenants, meta={"kind": "tenants", "mode": mode, "cc": cc, "phase_s": p, "tenant2_flows": counts,
+                                      "policy": cfg.policy,
                                       "settle_s": settle,
                                       "routes": {f.name: (slots[f.name], RX_PORTS[f.name[-1]]) for f in flows}})
 
