@@ -303,3 +303,48 @@ def test_tenants_flows_of_a_congestion_plan_are_drawn_in_their_colours_with_rate
             shown = re.search(r"([0-9.]+)% of the bottleneck", r.text)
             assert shown and float(shown.group(1)) == pytest.approx(100 * t["share"], abs=0.051), r.text
         _shot(browser, tmp_path, "s4-congestion-flows.png")
+
+
+def _open_block(d, block: str) -> None:
+    """Click a drawn block and wait until the page has drawn it opened."""
+    d.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))",
+                     d.find_element("css selector", f'g.node[data-id="{block}"]'))
+    end = time.monotonic() + GUARD
+    while not _count(d, f'g.opened[data-block="{block}"]') and time.monotonic() < end:
+        time.sleep(0.1)
+    assert _count(d, f'g.opened[data-block="{block}"]'), d.find_element("id", "status").text
+
+
+@pytest.mark.parametrize("spec", ["bcube:n=8,k=5"])
+def test_a_block_of_a_big_bcube_aggregation_plan_opens_into_its_members_and_closes(browser, tmp_path, spec):
+    """BCube(8,5) (720,896 nodes) drawn as 57 blocks with an aggregation tree: a group's servers open into 8
+    sub-blocks, one of those into 8 more, one of those into its 512 servers, drawn in place with the tree's
+    members marked; closing the outermost restores the 57 blocks. Only the opened block's detail is sent."""
+    from selenium.webdriver.support.ui import Select
+
+    from dcnlab.controller import aggregation as agg
+    from dcnlab.view.trees import aggregation_trees
+    fabric = parse_spec(spec)
+    tree = agg.incast_tree(fabric, "v0", ["v1", "v9", "v4097", "v32768", "v32769"], "irs")
+    src = PlanSource(fabric, aggregation_trees(tree))
+    with ViewServer(src) as srv:
+        _ready(browser, srv.url)
+        shown = lambda: _count(browser, "g.node:not(.open)")     # noqa: E731
+        before = shown()
+        assert before == len(src.topology()["nodes"]) == 57
+        Select(browser.find_element("id", "trees")).select_by_index(1)
+        _open_block(browser, "group0/server")
+        assert shown() == before - 1 + 8
+        _open_block(browser, "group0/server#0")
+        _open_block(browser, "group0/server#0#0")
+        assert shown() == before - 1 + 7 + 7 + 512
+        assert _count(browser, 'g.opened[data-block="group0/server#0#0"] g.node.server') == 512
+        roles = aggregation_trees(tree)[0].roles                 # v0, v1, v9 are among the 512 drawn
+        for n in ("v0", "v1", "v9"):
+            assert _count(browser, f'g.opened g.node.{roles[n]}[data-id="{n}"]') == 1, (n, roles[n])
+        assert _count(browser, "g.opened line.link.tree") >= 2
+        _shot(browser, tmp_path, "s4-bcube85-block-open.png")
+        browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))",
+                               browser.find_element("css selector", 'g.opened[data-block="group0/server"] rect.frame'))
+        assert shown() == before and _count(browser, "g.opened") == 0
+        assert all(e.value_of_css_property("display") != "none" for e in browser.find_elements("css selector", "#links line"))

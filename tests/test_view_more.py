@@ -4,6 +4,7 @@ per second, and a block opened into its members."""
 from __future__ import annotations
 
 import json
+import urllib.error
 import urllib.request
 
 import pytest
@@ -95,3 +96,64 @@ def test_a_view_server_answers_flows_behind_its_token():
     with ViewServer(src) as srv:
         with urllib.request.urlopen(f"http://127.0.0.1:{srv.port}/api/flows?token={srv.token}", timeout=30) as r:
             assert json.loads(r.read())["flows"] == []
+
+
+# -- a block opened ------------------------------------------------------------------------------------
+def _wired(fabric, names):
+    return sum(1 for n in names for p in range(fabric.node(n).ports) if fabric.peer(n, p) is not None)
+
+
+def test_a_small_block_opens_into_its_members_with_every_link_once():
+    from dcnlab.view.trees import ViewTree
+    fabric = parse_spec("fattree:k=16")
+    tree = ViewTree("t", "multicast", "t", (("h0_0_0", "e0_0"), ("e0_0", "a0_3"), ("a0_3", "c24")),
+                    {"h0_0_0": "member", "e0_0": "root"})
+    src = PlanSource(fabric, [tree], max_nodes=100)
+    d = src.block("pod0/edge")
+    assert d["members"] and sorted(n["id"] for n in d["nodes"]) == sorted(f"e0_{i}" for i in range(8))
+    assert d["links"] == []                                  # edge switches of a pod are not wired together
+    assert sum(e["count"] for e in d["external"]) == _wired(fabric, [f"e0_{i}" for i in range(8)]) == 128
+    assert {"a": "e0_0", "chain": ["pod0/agg", "a0_3"], "count": 1} in d["external"]
+    t = d["trees"]["t"]
+    assert sorted(tuple(d["external"][i]["chain"]) for i in t["external"]) == [("pod0/agg", "a0_3"), ("pod0/host", "h0_0_0")]
+    assert t["roles"] == {"e0_0": "root"} and t["links"] == []
+    assert src.block("pod0/edge#1") is None and src.block("nowhere") is None     # no such block
+    assert PlanSource(parse_spec("fattree:k=4")).block("pod0/edge") is None      # a drawing without blocks
+
+
+def test_a_big_block_opens_into_sub_blocks_down_to_its_members(monkeypatch):
+    from dcnlab.view import opening
+    monkeypatch.setattr(opening, "MAX_OPEN", 5)
+    fabric = parse_spec("fattree:k=16")
+    src = PlanSource(fabric, max_nodes=100)
+    d = src.block("pod0/host")                                 # 64 hosts: 8 sub-blocks of 8, each of 8 hosts
+    assert not d["members"] and [n["count"] for n in d["nodes"]] == [8] * 8
+    assert [n["id"] for n in d["nodes"]] == [f"pod0/host#{i}" for i in range(8)]
+    assert sum(e["count"] for e in d["external"]) == 64 and all(len(e["chain"]) == 2 for e in d["external"])
+    sub = src.block("pod0/host#3")
+    assert not sub["members"] and sum(n["count"] for n in sub["nodes"]) == 8
+    leaf = src.block(sub["nodes"][0]["id"])
+    assert leaf["members"] and len(leaf["nodes"]) == 1
+    (host,) = (n["id"] for n in leaf["nodes"])
+    assert src._opener.chain(host) == ["pod0/host", "pod0/host#3", sub["nodes"][0]["id"], host]
+    (e,) = leaf["external"]
+    edge = fabric.peer(host, 0)[0]                            # its edge switch, in a sub-block of its own
+    assert e["chain"] == src._opener.chain(edge) and e["chain"][0] == "pod0/edge" and len(e["chain"]) == 3
+    # between sub-blocks of the agg block: internal bundles count each wired pair once
+    agg = src.block("pod0/agg")                                # 8 agg switches: sub-blocks of one each
+    assert agg["links"] == [] and sum(e["count"] for e in agg["external"]) == _wired(fabric, [f"a0_{i}" for i in range(8)])
+
+
+def test_the_server_sends_one_blocks_detail_and_404_for_none():
+    src = PlanSource(parse_spec("fattree:k=16"), max_nodes=100)
+    with ViewServer(src) as srv:
+        base = f"http://127.0.0.1:{srv.port}/api/block"
+        with urllib.request.urlopen(f"{base}/pod2%2Fedge?token={srv.token}", timeout=30) as r:
+            d = json.loads(r.read())
+        assert d["block"] == "pod2/edge" and len(d["nodes"]) == 8
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(f"{base}/pod99%2Fedge?token={srv.token}", timeout=30)
+        assert e.value.code == 404
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(f"{base}/pod2%2Fedge", timeout=30)
+        assert e.value.code == 403

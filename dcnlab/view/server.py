@@ -6,7 +6,8 @@ of 127.0.0.1 or localhost at this port (so a page elsewhere cannot reach it by D
 else gets 403. Only GET and HEAD exist. Endpoints:
 
 * ``/`` the page; ``/static/view.js``, ``/static/view.css`` its assets (shipped in the package);
-* ``/api/topology``, ``/api/rates``, ``/api/trees``, ``/api/flows``, ``/api/switch/NAME``, ``/api/link/A/B`` (JSON).
+* ``/api/topology``, ``/api/rates``, ``/api/trees``, ``/api/flows``, ``/api/block/ID`` (a block opened),
+  ``/api/switch/NAME``, ``/api/link/A/B`` (JSON).
 """
 
 from __future__ import annotations
@@ -88,6 +89,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(src.trees())
             elif parts[1:] == ["flows"]:
                 self._json(src.flows())
+            elif parts[1] == "block" and len(parts) == 3 and (detail := src.block(parts[2])) is not None:
+                self._json(detail)
             elif parts[1] == "switch" and len(parts) == 3 and src.has_node(parts[2]):
                 self._json(src.switch(parts[2]))
             elif parts[1] == "link" and len(parts) == 4 and src.has_link(parts[2], parts[3]):

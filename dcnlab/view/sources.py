@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -37,6 +38,9 @@ class Source:
         self.fabric = fabric
         self._topo = make_topology(fabric) if max_nodes is None else make_topology(fabric, max_nodes)
         self._trees = resolve(trees, self._topo) | {"version": 0}
+        self._tree_list = list(trees)
+        self._opener: Any = None
+        self._open_lock = threading.Lock()
         self._flows: dict[str, Any] = {"flows": [], "tenants": [], "version": 0}
         self._links = {frozenset((l.a, l.b)) for l in fabric.links()} if not self._topo["aggregated"] else set()
 
@@ -50,6 +54,20 @@ class Source:
         """Replace the trees (an experiment added or moved groups); the page sees the new ``trees`` version
         in its next rates and reloads them, keeping the picked tree if it is still there."""
         self._trees = resolve(trees, self._topo) | {"version": self._trees["version"] + 1}
+        self._tree_list = list(trees)
+        if self._opener is not None:
+            self._opener = None          # opened blocks carry the trees: computed again
+
+    def block(self, block_id: str) -> dict[str, Any] | None:
+        """An aggregated drawing's block opened into its members or sub-blocks (:mod:`dcnlab.view.opening`);
+        None for an id that names no block (or a drawing without blocks)."""
+        if not self._topo["aggregated"]:
+            return None
+        with self._open_lock:            # one opening at a time: the first one indexes every node
+            if self._opener is None:
+                from dcnlab.view.opening import Opener
+                self._opener = Opener(self.fabric, self._topo)
+            return self._opener.detail(block_id, self._tree_list)
 
     def flows(self) -> dict[str, Any]:
         return self._flows

@@ -54,6 +54,7 @@
     const gl = make("g", { id: "links" }, svg);
     make("g", { id: "flows" }, svg);                 // tenants' flows, over the links, under the nodes
     const gn = make("g", { id: "nodes" }, svg);
+    make("g", { id: "open" }, svg);                  // opened blocks, over everything
     const pos = new Map(topo.nodes.map((n) => [n.id, n]));
     for (const l of topo.links) {
       const a = pos.get(l.a), b = pos.get(l.b);
@@ -64,36 +65,131 @@
       linkEls[l.id] = e; load[l.id] = 0; state[l.id] = ""; inTree[l.id] = false;
       e.addEventListener("click", (ev) => { ev.stopPropagation(); showLink(l); });
     }
-    for (const n of topo.nodes) {
-      const g = make("g", { class: `node ${n.role}`, transform: `translate(${n.x},${n.y})`, "data-id": n.id }, gn);
-      if (n.role === "host") {
-        make("circle", { r: 3.5 }, g);
-        const flip = n.ang !== undefined && Math.abs(n.ang) > 90;     // radial labels read left to right
-        make("text", n.ang === undefined ? { transform: "translate(-3,7) rotate(90)" }
-          : { transform: `rotate(${flip ? n.ang + 180 : n.ang}) translate(${flip ? -6 : 6},3)`,
-              "text-anchor": flip ? "end" : "start" }, g).textContent = n.id;
-        stats.hosts++;
-      } else if (n.role === "block") {
-        const label = `${n.label || n.id} (${n.count})`, w = 5.6 * label.length + 8;
-        make("rect", { x: -w / 2, y: -12, width: w, height: 24, rx: 3 }, g);
-        make("text", { x: 0, y: 4, "text-anchor": "middle" }, g).textContent = label;
-      } else {
-        const w = Math.max(24, 6.2 * n.id.length + 6);
-        make("rect", { x: -w / 2, y: -8, width: w, height: 16, rx: 2 }, g);
-        make("text", { x: 0, y: 3.5, "text-anchor": "middle" }, g).textContent = n.id;
-        stats.switches++;
-      }
-      make("title", {}, g).textContent = n.role === "block" ? `${n.count} ${n.of} nodes (${n.layer}, ${n.group})`
-        : `${n.id} (${n.role}${n.layer ? ", " + n.layer : ""})`;
-      nodeEls.set(n.id, g);
-      g.addEventListener("click", (ev) => { ev.stopPropagation(); showNode(n); });
-    }
+    for (const n of topo.nodes) { nodeGroup(n, gn); where.set(n.id, n); }
     stats.links = topo.links.length;
     zoomPan(svg);
   }
 
+  // one node (or block) as an SVG group at (n.x, n.y); members of an opened block are drawn small
+  function nodeGroup(n, parent) {
+    const g = make("g", { class: `node ${n.role}${n.s ? " member-of" : ""}`,
+      transform: `translate(${n.x},${n.y})${n.s ? ` scale(${n.glyph})` : ""}`, "data-id": n.id }, parent);
+    if (n.role === "host") {
+      make("circle", { r: 3.5 }, g);
+      const flip = n.ang !== undefined && Math.abs(n.ang) > 90;     // radial labels read left to right
+      make("text", n.ang === undefined ? { transform: "translate(-3,7) rotate(90)" }
+        : { transform: `rotate(${flip ? n.ang + 180 : n.ang}) translate(${flip ? -6 : 6},3)`,
+            "text-anchor": flip ? "end" : "start" }, g).textContent = n.id;
+      stats.hosts++;
+    } else if (n.role === "block") {
+      const label = `${n.label || n.id} (${n.count})`, w = 5.6 * label.length + 8;
+      make("rect", { x: -w / 2, y: -12, width: w, height: 24, rx: 3 }, g);
+      make("text", { x: 0, y: 4, "text-anchor": "middle" }, g).textContent = label;
+    } else {
+      const w = Math.max(24, 6.2 * n.id.length + 6);
+      make("rect", { x: -w / 2, y: -8, width: w, height: 16, rx: 2 }, g);
+      make("text", { x: 0, y: 3.5, "text-anchor": "middle" }, g).textContent = n.id;
+      stats.switches++;
+    }
+    make("title", {}, g).textContent = n.role === "block" ? `${n.count} ${n.of} nodes (${n.layer}, ${n.group})`
+      + (n.first ? `: ${n.first} … ${n.last}` : "") + "; click to open" : `${n.id} (${n.role}${n.layer ? ", " + n.layer : ""})`;
+    nodeEls.set(n.id, g);
+    g.addEventListener("click", (ev) => { ev.stopPropagation(); showNode(n); });
+    return g;
+  }
+
+  // opening a block (/api/block/ID): its members, or sub-blocks of a big one, drawn in place around its centre;
+  // the bundles to it give way to the detail's links to the rest, each drawn to the deepest shown holder of
+  // its peer; closing it (its frame, or a click on it again) restores the bundles
+  const opened = new Map(), where = new Map();      // where: drawn id -> {x, y}
+  async function toggleOpen(n) {
+    if (opened.has(n.id)) { closeBlock(n.id); return; }
+    const at = where.get(n.id);
+    if (!at) return;
+    $("status").textContent = `opening ${n.id}…`;
+    const d = await api(`/api/block/${encodeURIComponent(n.id)}`);
+    if (opened.has(n.id) || !where.has(n.id)) return;
+    const g = make("g", { class: "opened", "data-block": n.id }, $("open"));
+    // each opening draws smaller (its children's glyphs, spacing and own openings), so that a block opened
+    // inside an opened one fits in its place; the page zooms onto it
+    const s = at.s || 1, pad = (d.members ? 14 : 40) * s;
+    const xs = d.nodes.map((c) => c.dx * s), ys = d.nodes.map((c) => c.dy * s);
+    const x0 = at.x + Math.min(...xs) - pad, y0 = at.y + Math.min(...ys) - pad;
+    const fw = Math.max(...xs) - Math.min(...xs) + 2 * pad, fh = Math.max(...ys) - Math.min(...ys) + 2 * pad;
+    const frame = make("rect", { class: "frame", x: x0, y: y0, width: fw, height: fh, rx: 4 }, g);
+    make("title", {}, frame).textContent = `${n.id}: click to close`;
+    frame.addEventListener("click", (ev) => { ev.stopPropagation(); closeBlock(n.id); });
+    const fl = make("text", { class: "frame-label", x: x0 + 2 * s, y: y0 - 3 * s }, g);
+    fl.textContent = `${n.id} (${d.count}) ✕`; fl.style.fontSize = `${10 * s}px`;
+    const gl = make("g", {}, g), gx = make("g", {}, g), gn = make("g", {}, g);
+    const kids = d.nodes.map((c) => Object.assign({}, c, { x: at.x + c.dx * s, y: at.y + c.dy * s, s: 0.3 * s,
+      glyph: (d.members ? 0.3 : 0.8) * s }));
+    for (const c of kids) where.set(c.id, c);
+    const inner = d.links.map((l) => {
+      const a = where.get(l.a), b = where.get(l.b);
+      const e = make("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "link l0 inner" }, gl);
+      if (l.count > 1) e.style.strokeWidth = String(1 + Math.log2(l.count) / 2);
+      return e;
+    });
+    for (const c of kids) nodeGroup(c, gn);
+    opened.set(n.id, { d, g, gx, inner, kids });
+    nodeEls.get(n.id)?.classList.add("open");
+    relink();
+    fitTo(x0, y0 - 12 * s, fw, fh + 12 * s);
+    stats.opened = opened.size;
+    $("status").textContent = `${n.id} opened: ${d.members ? d.nodes.length + " members" : d.nodes.length + " sub-blocks"}`;
+  }
+  function closeBlock(id) {
+    for (const k of [...opened.keys()]) if (k.startsWith(id + "#") || k === id) {
+      const o = opened.get(k); opened.delete(k);
+      o.g.remove();
+      for (const c of o.kids) { where.delete(c.id); nodeEls.delete(c.id); }
+      nodeEls.get(k)?.classList.remove("open");
+    }
+    relink();
+    stats.opened = opened.size;
+  }
+  function relink() {
+    topo.links.forEach((l, i) => { linkEls[i].style.display = opened.has(l.a) || opened.has(l.b) ? "none" : ""; });
+    const t = trees.active;
+    for (const [, o] of opened) {
+      const tt = t && o.d.trees[t.id], on = new Set(tt ? tt.links : []), ext = new Set(tt ? tt.external : []);
+      o.d.links.forEach((l, i) => {
+        o.inner[i].style.display = opened.has(l.a) || opened.has(l.b) ? "none" : "";
+        o.inner[i].setAttribute("class", "link l0 inner" + (on.has(i) ? " tree" : t ? " dim" : ""));
+      });
+      for (const c of o.kids) {
+        const g = nodeEls.get(c.id);
+        for (const r of ["root", "receiver", "sender", "aggregator", "member"]) g?.classList.toggle(r, !!tt && tt.roles[c.id] === r);
+      }
+      o.gx.textContent = "";
+      o.d.external.forEach((e, i) => {
+        if (opened.has(e.a)) return;
+        let to = null;
+        for (const id of e.chain) if (where.has(id)) to = id;
+        if (!to) return;
+        const a = where.get(e.a), b = where.get(to);
+        const x = make("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "link l0 outer" + (ext.has(i) ? " tree" : t ? " dim" : "") }, o.gx);
+        if (e.count > 1) x.style.strokeWidth = String(1 + Math.log2(e.count) / 3);
+      });
+    }
+  }
+
+  let vb = null;
+  // show the box (x, y, w, h) with a margin, unless the view already shows it whole at a readable scale
+  function fitTo(x, y, w, h) {
+    const svg = $("fabric");
+    if (vb && x >= vb[0] && y >= vb[1] && x + w <= vb[0] + vb[2] && y + h <= vb[1] + vb[3] && w > vb[2] / 4) return;
+    const r = svg.getBoundingClientRect(), aspect = r.width / Math.max(r.height, 1);
+    let W = w * 1.5 + 40, H = h * 1.5 + 40;
+    if (W / H < aspect) W = H * aspect; else H = W / aspect;
+    vb = [x + w / 2 - W / 2, y + h / 2 - H / 2, W, H];
+    svg.setAttribute("viewBox", vb.join(" "));
+  }
+
   function zoomPan(svg) {
-    let vb = [0, 0, topo.width, topo.height], drag = null;
+    vb = [0, 0, topo.width, topo.height];
+    let drag = null;
     const apply = () => svg.setAttribute("viewBox", vb.join(" "));
     svg.addEventListener("wheel", (ev) => {
       ev.preventDefault();
@@ -131,6 +227,7 @@
       if (inTree[i] !== on.has(i)) haloEls[i].setAttribute("class", on.has(i) ? "halo on" : "halo");
       inTree[i] = on.has(i); refreshLink(i);
     }
+    if (opened.size) relink();
   }
 
   // the trees, again when /api/rates says they changed (an experiment added a group); the pick is kept
@@ -257,6 +354,10 @@
     if (io && topo.live) pre(p, `in ${fmt(io[0], "pkt/s")}, out ${fmt(io[1], "pkt/s")}` + (n.role === "host" ? ""
       : io[1] < io[0] ? `: ${fmt(io[0] - io[1], "pkt/s")} (${(100 * (io[0] - io[1]) / io[0]).toFixed(0)}%) dropped or consumed here`
       : io[1] > io[0] ? `: ${fmt(io[1] - io[0], "pkt/s")} more out (copies)` : ""));
+    if (n.role === "block" && topo.aggregated) {
+      pre(p, opened.has(n.id) ? "closed (click it again to open)" : "opened in place (click its frame to close)");
+      toggleOpen(n).catch((e) => { $("status").textContent = String(e); $("status").className = "bad"; });
+    }
     if (n.role === "host" || n.role === "block") return;
     pre(p, "reading back…");
     const d = await api(`/api/switch/${encodeURIComponent(n.id)}`).catch((e) => ({ error: String(e) }));
