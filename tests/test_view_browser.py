@@ -348,3 +348,36 @@ def test_a_block_of_a_big_bcube_aggregation_plan_opens_into_its_members_and_clos
                                browser.find_element("css selector", 'g.opened[data-block="group0/server"] rect.frame'))
         assert shown() == before and _count(browser, "g.opened") == 0
         assert all(e.value_of_css_property("display") != "none" for e in browser.find_elements("css selector", "#links line"))
+
+
+@pytest.mark.parametrize("counted", [True, False])
+def test_losses_the_program_counts_are_marked_per_switch_else_the_page_says_it_counts_none(browser, tmp_path, counted):
+    """A live source whose drop counters grow 40 packets/s at e0_0 and nowhere else: one marker there with
+    its packets/s; a program without drop counters: the header says it counts none, and no marker (not 0)."""
+    from dcnlab.view.drops import DropSample
+    from dcnlab.view.rates import Sample
+    from dcnlab.view.sources import LiveSource
+    ticks = iter(range(10**6))
+
+    def drops():
+        n = next(ticks)
+        if not counted:
+            return DropSample(float(n), {}, frozenset({"e0_0", "a0_0"}))
+        return DropSample(float(n), {"e0_0": {("DcnIngress.tenant.tenant_dropped", 1): 40 * n},
+                                     "a0_0": {("DcnIngress.tenant.tenant_dropped", 1): 0}})
+    src = LiveSource(parse_spec("fattree:k=4"), "unused", take=lambda: Sample(time.monotonic(), {}), drops=drops,
+                     interval=0.25, drop_interval=0.25)
+    with ViewServer(src) as srv:
+        _ready(browser, srv.url)
+        end = time.monotonic() + GUARD
+        want = "losses (programs' drop counters): 40 pkt/s" if counted else "this program counts no drops"
+        while want not in browser.find_element("id", "drops").text and time.monotonic() < end:
+            time.sleep(0.1)
+        assert want in browser.find_element("id", "drops").text, browser.find_element("id", "drops").text
+        marks = browser.find_elements("css selector", "g.dropmark")
+        if counted:
+            assert [m.get_attribute("data-switch") for m in marks] == ["e0_0"]
+            assert marks[0].find_element("css selector", "text").text == "40 pkt/s lost"
+        else:
+            assert marks == []
+        _shot(browser, tmp_path, f"s4-drops-{'counted' if counted else 'uncounted'}.png")

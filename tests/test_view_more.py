@@ -157,3 +157,70 @@ def test_the_server_sends_one_blocks_detail_and_404_for_none():
         with pytest.raises(urllib.error.HTTPError) as e:
             urllib.request.urlopen(f"{base}/pod2%2Fedge", timeout=30)
         assert e.value.code == 403
+
+
+# -- lost packets where the program counts them ----------------------------------------------------------
+class _Cell:
+    def __init__(self, index, packets):
+        self.index, self.packets = index, packets
+
+
+def test_drop_counters_of_dcnlabs_program_and_of_a_labs_and_none():
+    from dcnlab.view.drops import drop_counters
+    ours = ["DcnIngress.port_in", "DcnIngress.tenant.tenant_packets", "DcnIngress.tenant.tenant_dropped",
+            "DcnIngress.agg.agg_packets", "DcnIngress.agg.agg_port_in", "DcnEgress.ecn.ecn_marked"]
+    assert drop_counters(ours) == {"DcnIngress.tenant.tenant_dropped": None,
+                                   "DcnIngress.agg.agg_packets": {2: "duplicate", 3: "stale", 4: "malformed",
+                                                                  8: "agg_drop"}}
+    assert drop_counters(["MyIngress.queueDrops", "MyIngress.pkts"]) == {"MyIngress.queueDrops": None}
+    assert drop_counters(["MyIngress.pkts"]) == {}
+
+
+def test_drop_counters_become_losses_per_second_per_switch():
+    from dcnlab.view.drops import losses, take_drops
+    progs = {"s1": ["I.tenant.tenant_dropped", "I.agg.agg_packets"], "s2": ["I.tenant.tenant_dropped"],
+             "s3": ["I.port_in"]}
+    cells = {("s1", "I.tenant.tenant_dropped"): [_Cell(0, 100), _Cell(1, 7)],
+             ("s1", "I.agg.agg_packets"): [_Cell(0, 5000), _Cell(3, 40)],           # 0: added, not a drop
+             ("s2", "I.tenant.tenant_dropped"): [_Cell(0, 0)]}
+    clock = iter([10.0, 12.0])
+    read = lambda sw, c: cells[(sw, c)]     # noqa: E731
+    before = take_drops(progs, progs.__getitem__, read, lambda: next(clock))
+    cells[("s1", "I.tenant.tenant_dropped")] = [_Cell(0, 300), _Cell(1, 7)]
+    cells[("s1", "I.agg.agg_packets")] = [_Cell(0, 9000), _Cell(3, 50)]
+    after = take_drops(progs, progs.__getitem__, read, lambda: next(clock))
+    got = losses(before, after)
+    assert got["counted"] and got["dt"] == 2.0 and got["uncounted"] == ["s3"]
+    s1 = got["switches"]["s1"]
+    assert s1["pps"] == 105.0 and s1["total"] == 357          # (300-100)/2 + (50-40)/2; 300 + 7 + 50
+    assert s1["cells"] == [["I.agg.agg_packets[stale]", 5.0, 50], ["I.tenant.tenant_dropped[tenant 0]", 100.0, 300],
+                           ["I.tenant.tenant_dropped[tenant 1]", 0.0, 7]]
+    assert "s2" not in got["switches"]                         # counts drops, lost none
+    none = take_drops(["s3"], progs.__getitem__, read, lambda: 1.0)
+    assert losses(None, none) == {"counted": False, "note": "this program counts no drops", "switches": {},
+                                  "uncounted": ["s3"]}
+
+
+def test_a_live_source_sends_its_losses_with_the_rates():
+    import time
+
+    from dcnlab.view.drops import DropSample
+    from dcnlab.view.rates import Sample
+    from dcnlab.view.sources import LiveSource
+    fabric = parse_spec("fattree:k=4")
+    ticks = iter(range(10**6))
+
+    def drops():
+        n = next(ticks)
+        return DropSample(float(n), {"e0_0": {("I.tenant_dropped", 0): 50 * n}})
+    src = LiveSource(fabric, "unused", take=lambda: Sample(time.monotonic(), {}), drops=drops, interval=0.05,
+                     drop_interval=0.05)
+    try:
+        end = time.monotonic() + 60
+        while not src.rates().get("drops", {}).get("switches") and time.monotonic() < end:
+            time.sleep(0.05)
+        d = src.rates()["drops"]
+        assert d["counted"] and d["switches"]["e0_0"]["pps"] == 50.0
+    finally:
+        src.close()
+    assert PlanSource(fabric).rates().get("drops") is None            # a plan has no traffic to lose

@@ -8,6 +8,8 @@ call into it; it imports nothing from those two. Its modules:
 * :mod:`~dcnlab.view.rates`: per-link rates from two samples of the interfaces' counters;
 * :mod:`~dcnlab.view.trees`: the planners' results as link sets;
 * :mod:`~dcnlab.view.flows`: tenants' flows with their rates under congestion control;
+* :mod:`~dcnlab.view.drops`: lost packets where the program counts them;
+* :mod:`~dcnlab.view.opening`: a block of a big fabric opened into its members;
 * :mod:`~dcnlab.view.sources`: a plan (model backend) or a running fabric, as JSON-ready objects;
 * :mod:`~dcnlab.view.attach`: a run another process keeps up (``dcnlab view RUN_DIR``);
 * :mod:`~dcnlab.view.server`: the HTTP server (127.0.0.1 only, a token in the URL, read-only);
@@ -47,9 +49,12 @@ def for_network(emu: Any, port: int | None = None, say: Callable[[str], None] | 
                 trees: Any = ()) -> ViewServer:
     """The view of a running :class:`~dcnlab.emu.network.FabricNetwork` (counters from its namespace,
     switches read back through its controller)."""
+    from dcnlab.view.drops import controller_drops
     from dcnlab.view.sources import LiveSource, controller_reader
     reader = controller_reader(emu.controller) if emu.controller is not None else None
-    return start(LiveSource(emu.fabric, emu.netns, reader, trees), port, say)
+    drops = controller_drops(emu.controller, [n.name for n in emu.fabric.forwarding_nodes()]) \
+        if emu.controller is not None else None
+    return start(LiveSource(emu.fabric, emu.netns, reader, trees, drops=drops), port, say)
 
 
 def plan_source(planned: tuple[Any, ...]) -> PlanSource:

@@ -151,7 +151,9 @@ class Opener:
         enum = {k: i for i, k in enumerate(ekeys)}
         out_trees: dict[str, Any] = {}
         for t in trees:
-            li, le, roles = set(), set(), {}
+            li: set[int] = set()
+            le: set[int] = set()
+            roles: dict[str, str] = {}
             for a, b in t.pairs:
                 hit = link_of.get((a, b)) or link_of.get((b, a))
                 if hit is not None:

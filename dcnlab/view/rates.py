@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 log = logging.getLogger(__name__)
 
@@ -119,19 +119,22 @@ def link_detail(sample: Sample | None, previous: Sample | None, a: str, b: str) 
     return out
 
 
-class Sampler:
+T = TypeVar("T")
+
+
+class Sampler(Generic[T]):
     """``take()`` every ``interval`` seconds in a daemon thread; ``latest()`` is (previous, last)."""
 
-    def __init__(self, take: Callable[[], Sample], interval: float = 1.0) -> None:
+    def __init__(self, take: Callable[[], T], interval: float = 1.0) -> None:
         self.take, self.interval = take, interval
         self._lock = threading.Lock()
-        self._prev: Sample | None = None
-        self._last: Sample | None = None
+        self._prev: T | None = None
+        self._last: T | None = None
         self.error: str | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="view-sampler", daemon=True)
 
-    def start(self) -> Sampler:
+    def start(self) -> Sampler[T]:
         self._thread.start()
         return self
 
@@ -146,7 +149,7 @@ class Sampler:
                 log.debug("view sample failed: %s", e)
             self._stop.wait(self.interval)
 
-    def latest(self) -> tuple[Sample | None, Sample | None]:
+    def latest(self) -> tuple[T | None, T | None]:
         with self._lock:
             return self._prev, self._last
 

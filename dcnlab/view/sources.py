@@ -19,6 +19,8 @@ from typing import Any
 
 from dcnlab.topos.model import Fabric
 from dcnlab.view import rates as rates_mod
+from dcnlab.view.drops import INTERVAL as DROP_INTERVAL
+from dcnlab.view.drops import DropSample, losses
 from dcnlab.view.flows import ViewFlow, ViewTenant, resolve_flows
 from dcnlab.view.layout import topology as make_topology
 from dcnlab.view.trees import ViewTree, resolve
@@ -121,11 +123,15 @@ class LiveSource(Source):
 
     def __init__(self, fabric: Fabric, netns: str, reader: Reader | None = None, trees: Sequence[ViewTree] = (),
                  interval: float = 1.0, read_timeout: float = 5.0,
-                 take: Callable[[], rates_mod.Sample] | None = None) -> None:
+                 take: Callable[[], rates_mod.Sample] | None = None,
+                 drops: Callable[[], DropSample] | None = None, drop_interval: float = DROP_INTERVAL) -> None:
+        """``drops``: one reading of the switches' drop counters (:mod:`dcnlab.view.drops`), taken every
+        ``drop_interval`` seconds in a thread of its own; None: the page says no counters are read."""
         super().__init__(fabric, trees)
         links = list(fabric.links())
         self.reader, self.read_timeout = reader, read_timeout
         self.sampler = rates_mod.Sampler(take or (lambda: rates_mod.sample_netns(fabric, netns, links)), interval).start()
+        self.drops = rates_mod.Sampler(drops, drop_interval).start() if drops is not None else None
         self._pool = cf.ThreadPoolExecutor(max_workers=2, thread_name_prefix="view-read")
         self._cache: tuple[Any, dict[str, Any]] | None = None
 
@@ -136,6 +142,12 @@ class LiveSource(Source):
         if self._cache is None or self._cache[0] is not last:
             self._cache = (last, rates_mod.rates(self._topo, prev, last))
         out = dict(self._cache[1]) | {"trees": self._trees["version"], "flows": self._flows["version"]}
+        if self.drops is None:
+            out["drops"] = {"counted": None, "note": "drop counters are not read by this view", "switches": {}}
+        else:
+            out["drops"] = losses(*self.drops.latest())
+            if self.drops.error:
+                out["drops"]["note"] = self.drops.error
         if self.sampler.error:
             out["note"] = self.sampler.error
         return out
@@ -158,6 +170,8 @@ class LiveSource(Source):
 
     def close(self) -> None:
         self.sampler.stop()
+        if self.drops is not None:
+            self.drops.stop()
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 

@@ -55,6 +55,7 @@
     make("g", { id: "flows" }, svg);                 // tenants' flows, over the links, under the nodes
     const gn = make("g", { id: "nodes" }, svg);
     make("g", { id: "open" }, svg);                  // opened blocks, over everything
+    make("g", { id: "dropmarks" }, svg);             // losses the programs count, over all
     const pos = new Map(topo.nodes.map((n) => [n.id, n]));
     for (const l of topo.links) {
       const a = pos.get(l.a), b = pos.get(l.b);
@@ -309,6 +310,7 @@
       const io = nodes[id], lossy = !!io && g.classList.contains("switch") && io[0] - io[1] > Math.max(10, 0.1 * io[0]);
       if (g.classList.contains("lossy") !== lossy) g.classList.toggle("lossy", lossy);
     }
+    drops(r.drops);
     const ms = performance.now() - t;
     stats.updateMs.push(ms); if (stats.updateMs.length > 100) stats.updateMs.shift();
     stats.rates = r;
@@ -322,6 +324,28 @@
     el.className = r.note && topo.live ? "bad" : "";
     el.textContent = (topo.live ? `live, every ${r.dt || "–"} s, busiest ${fmt(r.max, "B/s")}` : "model backend, no traffic")
       + (r.note && topo.live ? ` (${r.note})` : "") + `; update ${ms.toFixed(1)} ms`;
+  }
+
+  // lost packets where the program counts them: a red marker with packets/s at each losing switch; where no
+  // switch's program counts drops the header says so (never a zero)
+  function drops(d) {
+    const box = $("drops"), g = $("dropmarks");
+    g.textContent = "";
+    if (!d || !topo.live) { box.textContent = ""; return; }
+    if (d.counted !== true) { box.textContent = d.note || ""; box.className = "none"; return; }
+    const losing = Object.entries(d.switches).filter(([, x]) => x.pps > 0);
+    const sum = losing.reduce((a, [, x]) => a + x.pps, 0);
+    box.className = losing.length ? "losing" : "";
+    box.textContent = losing.length ? `losses (programs' drop counters): ${fmt(sum, "pkt/s")} at ${losing.length} switch${losing.length > 1 ? "es" : ""}`
+      : `losses (programs' drop counters): none${d.note ? " (" + d.note + ")" : ""}`;
+    for (const [sw, x] of losing) {
+      const at = where.get(sw);
+      if (!at) continue;
+      const m = make("g", { class: "dropmark", "data-switch": sw, transform: `translate(${at.x + 14},${at.y - 14})` }, g);
+      make("circle", { r: 5 }, m);
+      make("text", { x: 8, y: 3 }, m).textContent = fmt(x.pps, "pkt/s") + " lost";
+      make("title", {}, m).textContent = x.cells.map(([c, pps, n]) => `${c}: ${fmt(pps, "pkt/s")} (${n} in all)`).join("\n");
+    }
   }
 
   stats.apply = applyRates;     // for tests and measurements: apply one /api/rates answer now
@@ -359,6 +383,13 @@
       toggleOpen(n).catch((e) => { $("status").textContent = String(e); $("status").className = "bad"; });
     }
     if (n.role === "host" || n.role === "block") return;
+    const dr = stats.rates && stats.rates.drops;
+    if (dr && topo.live && dr.counted === true) {
+      const x = dr.switches[n.id];
+      pre(p, (dr.uncounted || []).includes(n.id) ? "this switch's program counts no drops"
+        : x ? "lost (drop counters): " + x.cells.map(([c, pps, m]) => `${c} ${fmt(pps, "pkt/s")}, ${m} in all`).join("; ")
+        : "lost (drop counters): none");
+    } else if (dr && topo.live && dr.counted === false) pre(p, "this program counts no drops");
     pre(p, "reading back…");
     const d = await api(`/api/switch/${encodeURIComponent(n.id)}`).catch((e) => ({ error: String(e) }));
     p.lastChild.remove();
