@@ -54,3 +54,18 @@ def test_installed_they_answer_to_their_entry_point_names():
     wl = build_pattern(h, "random:10:seed=1", mapping_for(h, 2))
     assert plan(h, wl, "spt", 2).algo == "spt"
     assert incast_tree(parse_spec("fattree:k=4"), "h0_0_0", ["h1_0_0"], "tm").algorithm == "tm"
+
+
+def test_every_entry_point_names_an_object_of_the_package():
+    """pyproject.toml's entry points (installed or not): each group is a dcnlab registry's, each value resolves."""
+    import importlib
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
+    groups = project["entry-points"]
+    assert set(groups) == {"dcnlab.multicast", "dcnlab.aggregation", "dcnlab.congestion", "dcnlab.cist"}
+    for group in groups.values():
+        for value in group.values():
+            module, _, name = value.partition(":")
+            assert callable(getattr(importlib.import_module(module), name))
