@@ -1,6 +1,6 @@
 """The example plug-ins beside the papers' algorithms, installed (``pip install -e examples/plugins``) or not.
 
-Run: ``python -m pytest examples/plugins`` (dcnlab's own suite runs these too, from tests/test_plugins.py)."""
+Run: ``python -m pytest examples/plugins`` (dcnlab's own test command runs them too: ``testpaths``)."""
 
 from importlib import metadata
 
