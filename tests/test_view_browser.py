@@ -424,3 +424,41 @@ def test_fattree_k4_run_marks_the_packets_a_meter_drops_at_its_switch(browser, t
         lost = float(marks["e0_0"].split()[0])
         assert 0.5 * (offered - 25) <= lost <= 1.1 * offered + 5, (marks, offered)
         assert "losses (programs' drop counters)" in browser.find_element("id", "drops").text
+
+
+@pytest.mark.bmv2
+@pytest.mark.p4c
+def test_a_running_congestion_experiments_flows_are_drawn_with_their_rates(browser, tmp_path, monkeypatch):
+    """The BMv2 experiment's meter run of (b) (tenants t1 and t2, weights 1 and 1/2, one flow each): it
+    publishes its flows in its run directory, and the view of that run (``dcnlab view RUN_DIR``'s source)
+    draws both in their tenants' colours with non-zero rates from their senders' links, the meters in the
+    legend."""
+    import threading
+
+    from dcnlab.reproduce.congestion import bmv2 as bp
+    from dcnlab.view.attach import run_source
+    monkeypatch.setenv("DCNLAB_RUN_ROOT", str(tmp_path / "runs"))
+    cfg = bp.quick()
+    plan = bp.ratio_plan(cfg, 2, "meter")
+    with bp.testbed(cfg) as tb:
+        done: dict = {}
+        runner = threading.Thread(target=lambda: done.setdefault("run", bp.run_plan(tb, plan)), daemon=True)
+        with ViewServer(run_source(tb.net.run.path)) as srv:
+            _ready(browser, srv.url)
+            runner.start()
+            end, rates = time.monotonic() + GUARD, {}
+            while time.monotonic() < end and runner.is_alive():
+                flows = srv.source.flows()["flows"]
+                rates = {f["id"]: f["rate_bps"] for f in flows}
+                if len(rates) == 2 and all(v > 0 for v in rates.values()) and _count(browser, "g.flow") == 2:
+                    break
+                time.sleep(0.3)
+            time.sleep(1.5)
+            labels = [e.text for e in browser.find_elements("css selector", "g.flow text.rate")]
+            legend = browser.find_element("id", "tenants").text
+            _shot(browser, tmp_path, "s4-congestion-bmv2-flows.png")
+            runner.join(timeout=GUARD)
+        assert set(rates) == {"inc1", "inc2"} and all(v > 0 for v in rates.values()), rates
+        assert len(labels) == 2 and all(x.endswith("b/s") and not x.startswith("0 ") for x in labels), labels
+        assert "t1" in legend and "t2" in legend and "meter" in legend, legend
+        assert "run" in done

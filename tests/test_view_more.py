@@ -224,3 +224,43 @@ def test_a_live_source_sends_its_losses_with_the_rates():
     finally:
         src.close()
     assert PlanSource(fabric).rates().get("drops") is None            # a plan has no traffic to lose
+
+
+def test_an_experiments_published_flows_get_their_senders_link_rates(tmp_path):
+    """What ``reproduce congestion --emulate`` publishes in its run directory, seen by ``dcnlab view RUN_DIR``:
+    each flow's rate is its sender's host link over the flows that host sends."""
+    import time
+
+    from dcnlab.view.flows import PUBLISHED, published_flows
+    from dcnlab.view.rates import Sample
+    from dcnlab.view.sources import LiveSource
+    fabric = parse_spec("dragonfly:p=5,a=1,h=1")
+    h = [fabric.host_name(i) for i in range(5)]
+    sw = fabric.host_attachment(0)[0]
+    doc = {"flows": [{"id": "A", "tenant": "t1", "src": h[1], "dst": h[0], "ccti_increase": 1},
+                     {"id": "B", "tenant": "t2", "src": h[2], "dst": h[0], "ccti_increase": 3},
+                     {"id": "C", "tenant": "t2", "src": h[2], "dst": h[0], "ccti_increase": 3}],
+           "tenants": [{"name": "t1", "weight": 1, "meter_bps": None}, {"name": "t2", "weight": 1, "meter_bps": 8e5}],
+           "bottleneck": [sw, h[0]], "bottleneck_bps": 1.6e6, "note": "BMv2 test"}
+    before = {(h[1], sw): (0, 0), (h[2], sw): (0, 0)}
+    after = {(h[1], sw): (100_000, 500), (h[2], sw): (50_000, 250)}
+    got = published_flows(doc, fabric, after, before, 1.0)
+    assert [f.rate_bps for f in got["flows"]] == [8e5, 2e5, 2e5]          # B and C share their host's link
+    assert got["flows"][0].path == (h[1], sw, h[0]) and got["bottleneck"] == (sw, h[0])
+    (tmp_path / PUBLISHED).write_text(json.dumps(doc))
+    t = iter(range(10**6))
+    src = LiveSource(fabric, "unused", take=lambda: Sample(float(next(t)), {k: (v[0] * next(t), 0) for k, v in
+                                                                             after.items()}),
+                     interval=0.05, flows_file=tmp_path / PUBLISHED)
+    try:
+        end = time.monotonic() + 60
+        while src.flows()["version"] < 2 and time.monotonic() < end:
+            src.rates()
+            time.sleep(0.05)
+        f = src.flows()
+        assert [x["id"] for x in f["flows"]] == ["A", "B", "C"] and f["note"].startswith("BMv2 test; rates: what each sender")
+        assert f["sent"]
+        assert f["flows"][0]["rate_bps"] > 0 and f["tenants"][1]["meter_bps"] == 8e5
+        assert f["bottleneck"]["rate_bps"] == 1.6e6
+    finally:
+        src.close()

@@ -9,10 +9,12 @@ needs no arbitration, so the view never contends with the primary controller nor
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from dcnlab.topos.errors import UserError
+from dcnlab.view.drops import DropSample, take_drops
 from dcnlab.view.sources import LiveSource, Reader, read_switch, thrift_registers
 
 READ_TIMEOUT = 5.0
@@ -79,6 +81,49 @@ def endpoint_reader(endpoints: list[dict[str, Any]]) -> Reader:
     return read
 
 
+def endpoint_drops(endpoints: list[dict[str, Any]]) -> Callable[[], DropSample]:
+    """Every switch's drop counters (:mod:`dcnlab.view.drops`) over P4Runtime reads, no stream; a switch's
+    P4Info is fetched once."""
+    import time
+
+    import grpc
+
+    from dcnlab.controller.runtime.entities import Counter
+    from dcnlab.controller.runtime.p4info import P4Info
+    from dcnlab.controller.runtime.proto import p4runtime_pb2, p4runtime_pb2_grpc
+    by_name = {e["switch"]: e for e in endpoints}
+    infos: dict[str, Any] = {}
+
+    def stub_of(sw: str) -> tuple[Any, Any]:
+        e = by_name[sw]
+        ch = grpc.insecure_channel(e["grpc_tcp"] or e["grpc"])
+        return ch, p4runtime_pb2_grpc.P4RuntimeStub(ch)
+
+    def info(sw: str) -> Any:
+        if sw not in infos:
+            ch, stub = stub_of(sw)
+            with ch:
+                R = p4runtime_pb2.GetForwardingPipelineConfigRequest
+                rep = stub.GetForwardingPipelineConfig(R(device_id=by_name[sw]["device_id"], response_type=R.P4INFO_AND_COOKIE),
+                                                       timeout=READ_TIMEOUT)
+            infos[sw] = P4Info(rep.config.p4info)
+        return infos[sw]
+
+    def read(sw: str, counter: str) -> list[Any]:
+        p4 = info(sw)
+        ch, stub = stub_of(sw)
+        with ch:
+            req = p4runtime_pb2.ReadRequest(device_id=by_name[sw]["device_id"])
+            Counter(counter).fill(p4, req.entities.add())
+            return [Counter.from_proto(p4, x.counter_entry) for r in stub.Read(req, timeout=READ_TIMEOUT)
+                    for x in r.entities]
+    return lambda: take_drops(list(by_name), lambda sw: info(sw).externs["counter"], read, time.monotonic)
+
+
 def run_source(path: str | Path) -> LiveSource:
+    """A run's view; an experiment's tenants' flows too, where it publishes them in the run directory
+    (:data:`dcnlab.view.flows.PUBLISHED`, e.g. ``reproduce congestion --emulate``)."""
+    from dcnlab.view.flows import PUBLISHED
     fabric, netns, eps = load_run(path)
-    return LiveSource(fabric, netns, endpoint_reader(eps))
+    return LiveSource(fabric, netns, endpoint_reader(eps), flows_file=Path(path) / PUBLISHED,
+                      drops=endpoint_drops(eps) if eps else None)

@@ -55,10 +55,11 @@ class ViewTenant:
 
 def resolve_flows(flows: Sequence[ViewFlow], tenants: Sequence[ViewTenant], topo: dict[str, Any],
                   bottleneck: tuple[str, str] | None = None, bottleneck_bps: float | None = None,
-                  note: str = "") -> dict[str, Any]:
+                  note: str = "", sent: bool = False) -> dict[str, Any]:
     """The ``/api/flows`` object: per flow its drawn links ``[[id, forward], ...]`` (``forward``: it crosses
     the link from the link's ``a`` to its ``b``), rate and CC state; per tenant its colour, flows, rate and
-    share of the bottleneck (rate / ``bottleneck_bps``). On an aggregated drawing a flow's links are the
+    share of the bottleneck (rate / ``bottleneck_bps``; ``sent``: the rates are what the senders send, not
+    what crosses the bottleneck, and the page says "sends"). On an aggregated drawing a flow's links are the
     bundles its hops fall in (hops inside one block are left out)."""
     block_of: dict[str, str] | None = topo.get("_block_of")
     ends = {l["id"]: (l["a"], l["b"]) for l in topo["links"]}
@@ -102,7 +103,7 @@ def resolve_flows(flows: Sequence[ViewFlow], tenants: Sequence[ViewTenant], topo
     if len(flows) > MAX_DRAWN_FLOWS:
         note = (note + "; " if note else "") + f"the first {MAX_DRAWN_FLOWS} of {len(flows):,} flows drawn"
     neck = drawn(*bottleneck) if bottleneck is not None else None
-    return {"flows": out_flows, "tenants": out_tenants, "missing": missing, "note": note,
+    return {"flows": out_flows, "tenants": out_tenants, "missing": missing, "note": note, "sent": sent,
             "bottleneck": {"link": neck[0] if neck else None, "nodes": list(bottleneck) if bottleneck else None,
                            "rate_bps": bottleneck_bps}}
 
@@ -156,3 +157,38 @@ def plan_flows(fabric: Any, data: dict[str, Any]) -> tuple[list[ViewFlow], list[
                                   cct.index_for_rate(per_flow, line_rate_bps=rate), row["ccti_increase"],
                                   row.get("meter_bps")))
     return flows, tenants, (switch, receiver), rate
+
+
+PUBLISHED = "view-flows.json"
+"""The file in a run directory where an experiment publishes its flows (``dcnlab view RUN_DIR`` reads it)."""
+
+
+def published_flows(doc: dict[str, Any], fabric: Any, counts: dict[tuple[str, str], tuple[int, int]] | None,
+                    before: dict[tuple[str, str], tuple[int, int]] | None, dt: float) -> dict[str, Any]:
+    """The flows a running experiment published (:data:`PUBLISHED`: ``{"flows": [{"id", "tenant", "src",
+    "dst", "ccti_increase"}], "tenants": [{"name", "meter_bps"}], "bottleneck": [switch, receiver],
+    "bottleneck_bps"}``) with their current rates: a flow's rate is what its sender's host link carries
+    towards the fabric (the interfaces' counters) over the flows that host sends, in bit/s of the
+    emulated frames. Choice: the experiment's agents measure per flow only at the end of a run, so the
+    live rate is the host link's, exact when a host sends one flow (the experiment's four senders do)."""
+    per_host: dict[str, int] = {}
+    for f in doc.get("flows", []):
+        per_host[f["src"]] = per_host.get(f["src"], 0) + 1
+    flows = []
+    for f in doc.get("flows", []):
+        rate = 0.0
+        if counts is not None and before is not None and dt > 0:
+            sw = fabric.peer(f["src"], 0)[0]          # the host's one link, at its switch's end
+            now, old = counts.get((f["src"], sw), (0, 0)), before.get((f["src"], sw), (0, 0))
+            rate = max(now[0] - old[0], 0) * 8 / dt / per_host[f["src"]]
+        path = shortest_path(fabric, f["src"], f["dst"])
+        flows.append(ViewFlow(str(f["id"]), str(f["tenant"]), path, rate, f.get("ccti"), f.get("ccti_increase"),
+                              f.get("meter_bps")))
+    tenants = [ViewTenant(str(t["name"]), float(t.get("weight", 1.0)), t.get("target_share"), t.get("meter_bps"))
+               for t in doc.get("tenants", [])]
+    neck = doc.get("bottleneck")
+    note = str(doc.get("note", ""))[:200]
+    note = (note + "; " if note else "") + "rates: what each sender sends (its host link), before a meter or the queue"
+    return {"flows": flows, "tenants": tenants, "bottleneck": tuple(neck) if neck else None,
+            "bottleneck_bps": doc.get("bottleneck_bps"), "note": note, "sent": True}
+

@@ -15,6 +15,7 @@ import concurrent.futures as cf
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from dcnlab.topos.model import Fabric
@@ -76,10 +77,10 @@ class Source:
 
     def set_flows(self, flows: Sequence[ViewFlow], tenants: Sequence[ViewTenant] = (),
                   bottleneck: tuple[str, str] | None = None, bottleneck_bps: float | None = None,
-                  note: str = "") -> None:
+                  note: str = "", sent: bool = False) -> None:
         """Replace the tenants' flows (:mod:`dcnlab.view.flows`); the page sees the new ``flows`` version in
         its next rates and redraws them."""
-        self._flows = resolve_flows(flows, tenants, self._topo, bottleneck, bottleneck_bps, note) | {
+        self._flows = resolve_flows(flows, tenants, self._topo, bottleneck, bottleneck_bps, note, sent) | {
             "version": self._flows["version"] + 1}
 
     def rates(self) -> dict[str, Any]:
@@ -124,9 +125,13 @@ class LiveSource(Source):
     def __init__(self, fabric: Fabric, netns: str, reader: Reader | None = None, trees: Sequence[ViewTree] = (),
                  interval: float = 1.0, read_timeout: float = 5.0,
                  take: Callable[[], rates_mod.Sample] | None = None,
-                 drops: Callable[[], DropSample] | None = None, drop_interval: float = DROP_INTERVAL) -> None:
+                 drops: Callable[[], DropSample] | None = None, drop_interval: float = DROP_INTERVAL,
+                 flows_file: Path | None = None) -> None:
         """``drops``: one reading of the switches' drop counters (:mod:`dcnlab.view.drops`), taken every
-        ``drop_interval`` seconds in a thread of its own; None: the page says no counters are read."""
+        ``drop_interval`` seconds in a thread of its own; None: the page says no counters are read.
+        ``flows_file``: where a running experiment publishes its tenants' flows
+        (:func:`dcnlab.view.flows.published_flows`), read again with each new sample."""
+        self.flows_file = flows_file
         super().__init__(fabric, trees)
         links = list(fabric.links())
         self.reader, self.read_timeout = reader, read_timeout
@@ -141,6 +146,8 @@ class LiveSource(Source):
             return super().rates() | {"note": self.sampler.error or "first sample pending"}
         if self._cache is None or self._cache[0] is not last:
             self._cache = (last, rates_mod.rates(self._topo, prev, last))
+            if self.flows_file is not None:
+                self._published(prev, last)
         out = dict(self._cache[1]) | {"trees": self._trees["version"], "flows": self._flows["version"]}
         if self.drops is None:
             out["drops"] = {"counted": None, "note": "drop counters are not read by this view", "switches": {}}
@@ -151,6 +158,24 @@ class LiveSource(Source):
         if self.sampler.error:
             out["note"] = self.sampler.error
         return out
+
+    def _published(self, prev: rates_mod.Sample | None, last: rates_mod.Sample) -> None:
+        """The experiment's flows (if it published any) with their rates over the last two samples."""
+        import json
+
+        from dcnlab.view.flows import published_flows
+        assert self.flows_file is not None
+        try:
+            doc = json.loads(self.flows_file.read_text())
+        except (OSError, ValueError):
+            return                               # not published (yet), or being written: next sample
+        try:
+            got = published_flows(doc, self.fabric, last.counts, prev.counts if prev else None,
+                                  last.t - prev.t if prev else 0.0)
+        except (KeyError, TypeError, ValueError) as e:
+            self.set_flows([], note=f"published flows unreadable: {e}"[:200])
+            return
+        self.set_flows(got["flows"], got["tenants"], got["bottleneck"], got["bottleneck_bps"], got["note"], True)
 
     def link(self, a: str, b: str) -> dict[str, Any]:
         prev, last = self.sampler.latest()

@@ -282,8 +282,8 @@
     for (const t of got.tenants) {
       const row = text("div", "", box); row.className = "tenant"; row.dataset.tenant = t.name;
       make("span", { class: `sw t${t.colour}` }, row, null);
-      row.append(`${t.name} (weight ${t.weight}): ${t.flows} flow${t.flows === 1 ? "" : "s"}, ${fmt(t.rate_bps, "b/s")}`
-        + (t.share !== null ? `, ${(100 * t.share).toFixed(1)}% of the bottleneck` : "")
+      row.append(`${t.name} (weight ${t.weight}): ${t.flows} flow${t.flows === 1 ? "" : "s"}, ${got.sent ? "sends " : ""}${fmt(t.rate_bps, "b/s")}`
+        + (t.share !== null ? `, ${(100 * t.share).toFixed(1)}% of the bottleneck${got.sent ? "'s rate" : ""}` : "")
         + (t.target_share !== null && t.target_share !== undefined ? ` (target ${(100 * t.target_share).toFixed(1)}%)` : "")
         + (t.meter_bps ? `, meter ${fmt(t.meter_bps, "b/s")}` : ""));
     }

@@ -112,6 +112,8 @@ def run_plan(tb: Testbed, plan: sc.Scenario, progress: Progress | None = None) -
     senders: dict[str, dict] = {}
     running: set[str] = set()
     say(f"{plan.name}: {len(plan.flows)} flows over {plan.duration_s:g} s")
+    increase: dict[str, int] = {}
+    meters: dict[str, float] = {}
     try:
         for ev in _events(plan):
             delay = epoch + ev.t - time.time()
@@ -138,6 +140,10 @@ def run_plan(tb: Testbed, plan: sc.Scenario, progress: Progress | None = None) -
                 idx = tenant_index[ev.tenant]
                 burst = max(METER_BURST_PACKETS * cfg.frame_bytes, int(ev.rate_bps / 8 * METER_BURST_S))
                 dp.set_meters(bsw, [MeterRate("bottleneck", ev.tenant, idx, ev.rate_bps, burst)])
+                meters[ev.tenant] = ev.rate_bps
+            if ev.params is not None:
+                increase[ev.flow] = ev.params.ccti_increase
+            _publish(tb, plan, hosts, running, increase, meters)
         delay = epoch + plan.duration_s - time.time()
         if delay > 0:
             time.sleep(delay)
@@ -154,6 +160,27 @@ def run_plan(tb: Testbed, plan: sc.Scenario, progress: Progress | None = None) -
     say(f"{plan.name}: done in {run.wall_s:.1f} s; bottleneck marked {marks['bottleneck'].marked} of "
         f"{marks['bottleneck'].packets} packets; load {run.load[0]:.1f} -> {run.load[1]:.1f}")
     return run
+
+
+def _publish(tb: Testbed, plan: sc.Scenario, hosts: dict[str, str], running: set[str], increase: dict[str, int],
+             meters: dict[str, float]) -> None:
+    """The running flows, for ``dcnlab view RUN_DIR`` (:func:`dcnlab.view.flows.published_flows`; a small
+    file replaced whole at each start, stop, push and meter change); never disturbs the run."""
+    import json
+
+    from dcnlab.view.flows import PUBLISHED
+    try:
+        doc = {"flows": [{"id": f.name, "tenant": f.tenant, "src": hosts[f.name], "dst": tb.receiver,
+                          "ccti_increase": increase.get(f.name), "meter_bps": meters.get(f.tenant)}
+                         for f in plan.flows if f.name in running],
+               "tenants": [{"name": t.name, "weight": t.weight, "meter_bps": meters.get(t.name)} for t in plan.tenants],
+               "bottleneck": [tb.bottleneck[0], tb.receiver], "bottleneck_bps": tb.cfg.link_bps,
+               "note": f"BMv2 {plan.name}, {'CC on' if plan.meta.get('cc') else 'CC off'}, {plan.meta.get('mode', '')}"}
+        tmp = tb.net.run.path / (PUBLISHED + ".tmp")
+        tmp.write_text(json.dumps(doc))
+        tmp.replace(tb.net.run.path / PUBLISHED)
+    except Exception as e:     # noqa: BLE001 - the view is optional; the run goes on
+        log.debug("flows not published for the view: %s", e)
 
 
 def measured_result(plan: sc.Scenario, cfg: EmuConfig, ids: dict[str, int], tenant_of: dict[str, str],
