@@ -44,10 +44,13 @@ def check_aggregation(out: str) -> None:
     assert "IRS tree cost 14" in out and "without aggregation 22" in out
     into = [int(x) for x in re.findall(r"(\d+) into the receiver's host", out)]
     assert len(into) == 2 and 1888 <= into[0] < into[1] // 4, out   # 16 results of 118 bytes vs 6 senders' chunks
-    m = re.search(r"bytes with / without aggregation: ([0-9.]+) \(model ([0-9.]+)\)", out)
+    m = re.search(r"bytes with / without aggregation: ([0-9.]+) \(model ([0-9.]+)(; not comparable: .*)?\)", out)
     assert m, out
+    again = [(int(a), int(b)) for a, b in re.findall(r"(\d+) retransmission requests, (\d+) chunks sent again", out)]
+    assert len(again) == 2 and (m[3] is None) == (sum(map(sum, again)) == 0), out
     measured, model = float(m[1]), float(m[2])
-    assert abs(measured - model) < 0.08, out                 # acknowledgements make up the difference
+    if m[3] is None:         # no chunk sent again (on a busy machine the receiver may ask for one after 3 s)
+        assert abs(measured - model) < 0.08, out             # acknowledgements make up the difference
 
 
 def check_multicast(out: str) -> None:
