@@ -185,7 +185,7 @@ class _AlgoAction(argparse.Action):
                  option_string: str | None = None) -> None:
         registry = self._registry()
         if values == "list":
-            print(registry.format_listing())
+            print(registry.format_listing(option_string or "--algo"))
             parser.exit(0)
         if values not in self.extra:
             try:

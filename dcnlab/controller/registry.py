@@ -233,11 +233,12 @@ class Registry:
                 rows.append((algo.name, algo.origin, algo.summary))
         return rows
 
-    def format_listing(self) -> str:
+    def format_listing(self, option: str = "--algo") -> str:
+        """The listing as ``OPTION list`` prints it (``option``: the command's, ``--algo`` or ``--policy``)."""
         rows = self.listing()
         width = max(len(r[0]) for r in rows)
         lines = [f"{self.mechanism} algorithms (built-ins, then the entry point group {self.group}; "
-                 "or --algo package.module:name / file.py:name):"]
+                 f"or {option} package.module:name / file.py:name):"]
         for name, origin, summary in rows:
             lines.append(f"  {name:<{width}}  {summary}")
             if origin != "built-in":
