@@ -81,3 +81,27 @@ def test_the_bmv2_tenant_plan_uses_the_policy():
     assert first == [cfg.link_bps / 2, cfg.link_bps / 2]
     later = {m.tenant: m.rate_bps for m in meter.meters if 0 < m.time_s < 2 * cfg.phase_c_meter}
     assert later["tenant2"] == pytest.approx(2 * later["tenant1"])   # per flow: tenant 2's two flows get 2:1
+
+
+def test_the_policies_figure_has_a_series_per_policy_and_tenant(tmp_path, monkeypatch, caplog):
+    """fig5_policies.png: each policy's two tenant totals, per mode, the paper's tenant-fair among them; every
+    series visible (plotcheck judges the saved figure)."""
+    from dcnlab.controller.congestion import scenarios as sc
+    from dcnlab.figures import plotcheck, plotstyle
+    from dcnlab.reproduce.congestion import plots
+
+    scen = [sc.tenant_fair(0.05, m, policy=p) for p in ("tenant-fair", "per-flow", REF) for m in ("cc", "meter")]
+    results = {s.name: (s.run(), 0.0) for s in scen}
+    legends, save = [], plotcheck.save
+
+    def keep_legends(fig, path, **kw):
+        legends.extend([t.get_text() for t in ax.get_legend().get_texts()] for ax in fig.axes if ax.get_legend())
+        return save(fig, path, **kw)
+
+    monkeypatch.setattr(plotcheck, "save", keep_legends)
+    path = plots.plot_policies(scen, results, tmp_path)
+    assert path.name == "fig5_policies.png" and path.stat().st_size > 0
+    assert legends == [[f"{p}: {t}" for p in ("tenant-fair", "per-flow", "CappedFlows() of congestion.py")
+                        for t in ("tenant1", "tenant2")] + ["phase boundary"]] * 2
+    assert not [r for r in caplog.records if r.name == "dcnlab.figures.plotcheck"], caplog.text
+    plotstyle.pyplot().close("all")

@@ -234,6 +234,7 @@ def _policy_rows(by: dict[str, Any], results: dict[str, tuple[Any, float]], add:
 
     from dcnlab.controller.congestion import registry
     from dcnlab.controller.congestion import scenarios as sc
+    from dcnlab.controller.registry import short_name
 
     out: list[dict[str, Any]] = []
     names = list(dict.fromkeys(s.meta["policy"] for s in by.values()
@@ -246,10 +247,10 @@ def _policy_rows(by: dict[str, Any], results: dict[str, tuple[Any, float]], add:
             phases = sc.summarize_tenants(s, results[s.name][0])
             entry["tenants"][mode] = [asdict(p) for p in phases]
             for k, ph in enumerate(phases, start=1):
-                add(f"(c) {mode} [{name}], {ph.label}", "tenant1 : tenant2",
+                add(f"(c) {mode} [{short_name(name)}], {ph.label}", "tenant1 : tenant2",
                     f"{ph.tenant_ratio:.3f} ({ph.tenant1_bps / GBPS:.2f}/{ph.tenant2_bps / GBPS:.2f} Gb/s)",
                     "1 (equal)", abs(ph.tenant_ratio - 1) <= TENANT_TOLERANCE,
-                    f"{mode}, {name}, phase {k}, {ph.tenant2_flows} T2 flow{'s' if ph.tenant2_flows > 1 else ''}",
+                    f"{mode}, {short_name(name)}, phase {k}, {ph.tenant2_flows} T2 flow{'s' if ph.tenant2_flows > 1 else ''}",
                     "T1:T2 (Gb/s)", f"±{TENANT_TOLERANCE:.0%}", "target")
         out.append(entry)
     return out

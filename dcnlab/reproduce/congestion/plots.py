@@ -110,6 +110,10 @@ def plot_all(scenarios: list[Any], results: dict[str, tuple[Any, float]], summar
         fig.suptitle(plotstyle.title("002", "Fig. 5", f"tenant-level fairness, {mode} (model)"))
         files.append(plotcheck.save(fig, out / f"fig5_tenants_{mode}.png", dpi=110))
 
+    policies = [s for s in scenarios if s.name.startswith("tenant_fair_") and s.meta.get("policy") != "tenant-fair"]
+    if policies:
+        files.append(plot_policies([by[f"tenant_fair_{m}"] for m in ("cc", "meter")] + policies, results, out))
+
     rec = summary.get("recovery")
     if rec and rec["leaves"] and "tenant_recovery" in results:
         files.append(plot_recovery(results["tenant_recovery"][0], rec, out))
@@ -157,6 +161,46 @@ def plot_all(scenarios: list[Any], results: dict[str, tuple[Any, float]], summar
         fig.suptitle(plotstyle.title("002", None, "tenant shares with hundreds of flows (our exploration, model)"))
         files.append(plotcheck.save(fig, out / "large_scale.png", dpi=110))
     return files
+
+
+def plot_policies(scenarios: list[Any], results: dict[str, tuple[Any, float]], out: Path) -> Path:
+    """(c) under each ``--policy``, beside the paper's tenant-fair: each tenant's total throughput over time,
+    one series per (policy, tenant), a panel per mode (``fig5_policies.png``). The paper's claim is tenant 2's
+    total equal to tenant 1's whatever its flows; a policy's departure from it shows as a gap between its two
+    lines."""
+    from dcnlab.figures import plotcheck, plotstyle
+
+    from dcnlab.controller.registry import short_name
+
+    plt = plotstyle.pyplot()
+    names = list(dict.fromkeys(s.meta["policy"] for s in scenarios))
+    mode_text = {"cc": "CC at each policy's CCTI_Increase", "meter": "meters at each policy's rates"}
+    from matplotlib.lines import Line2D
+
+    fig, axes = plt.subplots(2, 1, figsize=(10, 8), sharex=True, sharey=True, layout="constrained")
+    for ax, mode in zip(axes, ("cc", "meter")):
+        runs = [s for s in scenarios if s.meta["mode"] == mode]
+        styles = plotstyle.series_styles(len(names) * 2)
+        every = 1
+        for s in runs:
+            r = results[s.name][0]
+            every = max(1, len(r.times) // 12)
+            for j, (tenant, series) in enumerate(r.tenant_throughput().items()):
+                k = 2 * names.index(s.meta["policy"]) + j
+                ax.plot(r.times, series / GBPS, drawstyle="steps-pre", label=f"{short_name(s.meta['policy'])}: {tenant}",
+                        markevery=(k % every, every), **(styles[k] | {"markersize": 5}))
+        for w in runs[0].windows[1:]:
+            ax.axvline(w.t0, color="#999999", linewidth=0.8)
+        ax.set_title(f"({'a' if mode == 'cc' else 'b'}) {mode_text[mode]}; tenant 2: 1, 2, 3, 2, 1 flows", fontsize=10)
+        ax.set_ylabel("tenant throughput (Gb/s)")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        handles, labels = ax.get_legend_handles_labels()
+        handles.append(Line2D([], [], color="#999999", linewidth=0.8))
+        plotstyle.legend_outside(ax, handles=handles, labels=[*labels, "phase boundary"], title="policy: tenant's total")
+    axes[1].set_xlabel("time (s, IB time)")
+    fig.suptitle(plotstyle.title("002", "Fig. 5", "tenant totals under each congestion policy (model)"))
+    return plotcheck.save(fig, out / "fig5_policies.png", dpi=110)
 
 
 def plot_recovery(r: Any, rec: dict[str, Any], out: Path) -> Path:
