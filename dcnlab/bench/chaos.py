@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -27,6 +28,15 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+
+INTERFACE = re.compile(r"^(?P<node>[A-Za-z][\w.]*)-eth\d+$")
+"""How dcnlab names an interface: ``<node>-eth<port>`` (:func:`dcnlab.emu.network.intf_name`)."""
+
+
+def _node_of(interface: str) -> str | None:
+    m = INTERFACE.match(interface)
+    return m["node"] if m else None
 
 
 @dataclass
@@ -45,10 +55,19 @@ class MachineState:
               if not n.startswith("dcnlab-") or n.startswith("dcnlab-canary-")}
         return cls(set(os.listdir("/sys/class/net")), ns, fw)
 
-    def changes_since(self, before: MachineState) -> list[str]:
+    def changes_since(self, before: MachineState, nodes: set[str] | frozenset[str] = frozenset()) -> list[str]:
+        """What the run or its clean changed on the machine. Interfaces: one of the run's fabric (``nodes``) left
+        in the machine's namespace, or one named as dcnlab names interfaces (``<node>-eth<i>``, what a clean
+        that deletes by name would hit) gone. Other work on the machine adds and deletes interfaces of its own
+        meanwhile (another suite's test machines' ``dcm*`` veths): those are neither the run's nor the clean's
+        doing and are not counted; the canaries catch a clean that deletes what is not its own."""
         out = []
-        if self.interfaces != before.interfaces:
-            out.append(f"interfaces {sorted(self.interfaces ^ before.interfaces)}")
+        left = sorted(n for n in self.interfaces - before.interfaces if _node_of(n) in nodes)
+        gone = sorted(n for n in before.interfaces - self.interfaces if _node_of(n) is not None)
+        if left:
+            out.append(f"interfaces of the run left: {left}")
+        if gone:
+            out.append(f"interfaces deleted: {gone}")
         if self.namespaces != before.namespaces:
             out.append(f"namespaces {sorted(self.namespaces ^ before.namespaces)}")
         if self.firewall != before.firewall:
@@ -128,7 +147,9 @@ def cycle(i: int, spec: str, hold: float, rng: random.Random, run_root: Path, ma
         c.leftovers.append(f"dcnlab clean failed: {r.stderr.strip()[-300:]}")
     from dcnlab.emu.cleanup import leftovers
     c.leftovers += leftovers(run_root)
-    c.changes = MachineState.now().changes_since(before) + canaries.dead()
+    from dcnlab.topos.spec import parse_spec
+    nodes = {n.name for n in parse_spec(spec).nodes()}
+    c.changes = MachineState.now().changes_since(before, nodes) + canaries.dead()
     return c
 
 
