@@ -1,4 +1,4 @@
-"""A user's algorithm in the model sweeps (issue 26 §1): ``reproduce aggregation --algo A`` (the incast parts)
+"""A user's algorithm in the model sweeps (issue 26 §1): ``reproduce aggregation --algo A`` (the incast and shuffle parts)
 and ``reproduce cist --algo A`` (the broadcast-survival sweep), with the plug-ins of ``examples/plugins`` given
 as ``file.py:name`` references; one-line errors before any work."""
 
@@ -111,7 +111,7 @@ def test_a_plugin_returning_a_builtins_tree_gives_exactly_its_figures(sweep, plu
     (["aggregation", "--algo", "nope"], "argument --algo: 'nope' is not an aggregation algorithm"),
     (["aggregation", "--algo", "irs"], "--algo irs: a built-in; the model sweeps run the papers' schemes already"),
     (["aggregation", "--algo", "{file}:fat_only"], "builds trees for fattree only; the model sweeps run BCubes"),
-    (["aggregation", "--only", "003-k", "--algo", TM], "--only 003-k has none of them"),
+    (["aggregation", "--only", "003-delta", "--algo", TM], "--only 003-delta has none of them"),
     (["cist", "--algo", "/nonexistent/c.py:build"], "argument --algo: file '/nonexistent/c.py': does not exist"),
     (["cist", "--algo", "generic"], "--algo generic: a built-in; the model sweep runs the paper's CISTs already"),
 ])
@@ -151,3 +151,87 @@ def test_reproduce_cist_runs_a_users_construction_beside_the_papers(tmp_path, mo
     assert two["name"] == TWO and two["origin"] == "reference"
     assert two["instances"][d62["spec"]]["k"] == 2
     assert (tmp_path / "model-sweep.png").stat().st_size > 0
+
+
+SHUFFLE_KEYS = ("traffic", "links", "aggregators", "receiver_input")
+
+
+@pytest.fixture(scope="module")
+def shuffles(plugin_file, tmp_path_factory) -> tuple[Path, dict, str]:
+    """One quick run of the shuffle parts with the example tm and the built-in look-alikes: 003-k at one round a
+    point, 003-size at two small points (m = n = 20, 40) instead of the quick 50..500."""
+    from dcnlab.reproduce.aggregation import model
+
+    out = tmp_path_factory.mktemp("shuffle")
+    small = {**model.plans(True, 1), "003-size": model.Plan("003-size", (20, 40), 1)}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(model, "plans", lambda quick, rounds: small)
+        assert main(["reproduce", "aggregation", "--quick", "--only", "003-k", "003-size", "--workers", "2",
+                     "--algo", TM, "--algo", f"{plugin_file}:irs", "--algo", f"{plugin_file}:unicast",
+                     "--out", str(out)]) == 0
+    return out, json.loads((out / "aggregation.json").read_text()), (out / "summary.json").read_text()
+
+
+def test_a_plugins_shuffle_figures_are_the_shared_scorer_on_its_per_receiver_trees(shuffles):
+    """Each point's figures of the plug-in are plan --shuffle --algo's trees on the round's draw, measured by
+    shuffle_costs (the built-ins' scorer); plan's own cost and links agree."""
+    from dcnlab.controller.aggregation import shuffle_plan
+    from dcnlab.controller.aggregation.labels import LabelSpace
+    from dcnlab.controller.aggregation.shuffle import shuffle_costs
+    from dcnlab.reproduce.aggregation import model
+    from dcnlab.reproduce.aggregation.plugins import forest_of_trees
+    from dcnlab.topos.spec import parse_spec
+
+    _, data, _ = shuffles
+    for part, (n, k_of, m_of) in {"003-k": (6, lambda p: p, lambda p: 60),
+                                  "003-size": (8, lambda p: 5, lambda p: p)}.items():
+        points = data["results"][part]["points"]
+        for p in points:
+            k, m = k_of(int(p)), m_of(int(p))
+            space = LabelSpace(n, k)
+            pick = model._draw(space.N, 2 * m, (1, model.PARTS.index(part), int(p), 0))    # --seed 1, round 0
+            receivers, senders = [f"v{x}" for x in pick[:m]], [f"v{x}" for x in pick[m:]]
+            plan = shuffle_plan(parse_spec(f"bcube:n={n},k={k}"), receivers, senders, TM, seed=0)
+            forest = forest_of_trees(space, pick[:m].tolist(), pick[m:].tolist(),
+                                     [plan.trees[r].parent for r in receivers])
+            want = shuffle_costs(space, pick[m:], pick[:m], methods=(), detail=True, forests={TM: forest})
+            got = points[p]
+            assert got["traffic"][TM] == want.traffic[TM][0] == plan.cost
+            none = got["traffic"]["none"]
+            assert got["saving"][TM] == pytest.approx(100 * (1 - plan.cost / none))
+            assert got["below_srs"][TM] == pytest.approx(100 * (1 - plan.cost / got["traffic"]["srs"]))
+            if part == "003-k":
+                assert {key: got[key][TM] for key in SHUFFLE_KEYS[1:]} == {
+                    "links": want.links[TM], "aggregators": want.aggregators[TM],
+                    "receiver_input": want.receiver_input[TM]}
+                assert got["links"][TM] == plan.links and got["aggregators"][TM] == len(plan.aggregators)
+
+
+def test_a_plugin_returning_unicasts_trees_gives_exactly_unicasts_shuffle_figures(shuffles, plugin_file):
+    _, data, _ = shuffles
+    for name, builtin in ((f"{plugin_file}:unicast", "unicast"), (f"{plugin_file}:irs", "incast")):
+        for part in ("003-k", "003-size"):
+            res = data["results"][part]
+            for v in res["points"].values():
+                assert all(v[key][name] == v[key][builtin] for key in ("saving", *SHUFFLE_KEYS) if v.get(key))
+                assert v["below_srs"][name] == pytest.approx(100 * (1 - v["traffic"][builtin] / v["traffic"]["srs"]))
+            assert res["overall"][f"{name} saving vs none"] == res["overall"][builtin]
+    # SRS is the IRS trees regrouped: at most the incast-based traffic, so nothing above SRS
+    assert data["results"]["003-k"]["overall"][f"{plugin_file}:irs vs srs"] <= 0.0
+
+
+def test_a_plugins_shuffle_rows_reach_the_table_the_plots_and_summary_json(shuffles):
+    out, data, summary = shuffles
+    (tm,) = [a for a in json.loads(summary)["algorithms"] if a["name"] == TM]
+    assert tm["origin"] == "reference"
+    for part in ("003-k", "003-size"):
+        overall = data["results"][part]["overall"]
+        assert tm["parts"][part] == {f"{TM} saving vs none": overall[f"{TM} saving vs none"],
+                                     f"{TM} vs srs": overall[f"{TM} vs srs"]}
+        assert [k for k in overall][:4] == ["srs", "incast", "kmb", "unicast"]    # the papers' rows first
+    from dcnlab.reproduce.aggregation.model import table
+    labels = table(data["results"]).labels
+    for figure in ("Guo Fig. 4(a)", "Guo Fig. 5"):
+        assert f"{figure} traffic saving, plug-in takahashi_matsuyama() of aggregation.py" in labels
+        assert f"{figure} plug-in takahashi_matsuyama() of aggregation.py traffic below SRS" in labels
+    assert {p.name for p in out.glob("*.png")} >= {"003-k-saving.png", "003-size-saving.png", "003-k-links.png"}

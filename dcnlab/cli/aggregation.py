@@ -233,9 +233,10 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object (results, with the table's lines)")
     algorithm_option(p, "aggregation", append=True, metavar="ALGO",
                      help="also run this tree builder beside the papers' (repeatable): in the model's incast parts "
-                          "(000-k, 000-size, gap: its rows in the table, its series in the plots, its figures and "
-                          "origin in summary.json), or with --emulate in every BMv2 job; an installed plug-in, "
-                          "package.module:name, file.py:name, or list")
+                          "(000-k, 000-size, gap) and shuffle parts (003-k, 003-size: one tree per receiver, as plan "
+                          "--shuffle --algo; not 003-delta): its rows in the table, its series in the plots, its "
+                          "figures and origin in summary.json; or with --emulate in every BMv2 job; an installed "
+                          "plug-in, package.module:name, file.py:name, or list")
     p.set_defaults(func=cmd_reproduce)
 
 

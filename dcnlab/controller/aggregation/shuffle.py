@@ -24,7 +24,7 @@ A shuffle of m senders and n receivers is n incasts with the same senders (003 D
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -187,10 +187,14 @@ def no_aggregation_cost(space: LabelSpace, senders: np.ndarray, receivers: np.nd
 
 
 def shuffle_costs(space: LabelSpace, senders: np.ndarray, receivers: np.ndarray, deltas: Sequence[float] = (0.0,),
-                  methods: Sequence[str] = METHODS, seed: int = 0, detail: bool = False) -> ShuffleCosts:
+                  methods: Sequence[str] = METHODS, seed: int = 0, detail: bool = False,
+                  forests: Mapping[str, Forest] | None = None) -> ShuffleCosts:
     """Costs of every method for one shuffle (the model backend's core; trees from :mod:`.engine`).
 
-    KMB is measured at ``delta = 0`` only (NaN at other ratios): 003 compares it only there."""
+    KMB is measured at ``delta = 0`` only (NaN at other ratios): 003 compares it only there. ``forests``: more
+    methods given by their trees, one per receiver in the order of ``receivers`` (a user's incast builder, as
+    ``plan aggregation --shuffle --algo A`` unites them); each is measured as the built-ins' forests are
+    (:func:`forest_traffic`, :func:`forest_detail`)."""
     senders = np.asarray(senders, dtype=np.int64)
     receivers = np.asarray(receivers, dtype=np.int64)
     m = senders.shape[0]
@@ -214,26 +218,20 @@ def shuffle_costs(space: LabelSpace, senders: np.ndarray, receivers: np.ndarray,
             if detail:
                 links["srs"], aggregators["srs"], receiver_input["srs"] = _srs_detail(space, senders, groups)
         if detail and "incast" in methods:
-            f = engine.irs_forest(space, receivers, senders)
-            links["incast"] = count_distinct(_link_keys(f))
-            aggregators["incast"] = count_distinct(_aggregator_keys(f))
-            receiver_input["incast"] = float(f.receiver_input(0.0).mean())
+            links["incast"], aggregators["incast"], receiver_input["incast"] = forest_detail(
+                engine.irs_forest(space, receivers, senders))
     if "unicast" in methods:
         uni = engine.unicast_costs(space, receivers, senders, deltas, seed=seed)
         traffic["unicast"] = uni.traffic.sum(axis=1).tolist()
         if detail:
-            f = engine.unicast_forest(space, receivers, senders, seed=seed)
-            links["unicast"] = count_distinct(_link_keys(f))
-            aggregators["unicast"] = count_distinct(_aggregator_keys(f))
-            receiver_input["unicast"] = float(f.receiver_input(0.0).mean())
+            links["unicast"], aggregators["unicast"], receiver_input["unicast"] = forest_detail(
+                engine.unicast_forest(space, receivers, senders, seed=seed))
     if "kmb" in methods:
         total = float(kmb_shuffle_costs(space, senders, receivers).sum())
         traffic["kmb"] = [total if d == 0.0 else float("nan") for d in deltas]
         if detail:
-            f = engine.kmb_forest(space, receivers, senders)
-            links["kmb"] = count_distinct(_link_keys(f))
-            aggregators["kmb"] = count_distinct(_aggregator_keys(f))
-            receiver_input["kmb"] = float(f.receiver_input(0.0).mean())
+            links["kmb"], aggregators["kmb"], receiver_input["kmb"] = forest_detail(
+                engine.kmb_forest(space, receivers, senders))
     if "none" in methods:
         traffic["none"] = [no_aggregation_cost(space, senders, receivers)] * len(deltas)
         if detail:
@@ -242,7 +240,26 @@ def shuffle_costs(space: LabelSpace, senders: np.ndarray, receivers: np.ndarray,
             links["none"] = count_distinct(step_link_keys(space, steps, receivers))
             aggregators["none"] = 0
             receiver_input["none"] = float(m)
+    for name, f in (forests or {}).items():
+        if not np.array_equal(f.receivers, receivers):
+            raise ValueError(f"{name}: its forest's trees are not one per receiver, in the receivers' order")
+        traffic[name] = forest_traffic(f, deltas)
+        if detail:
+            links[name], aggregators[name], receiver_input[name] = forest_detail(f)
     return ShuffleCosts(deltas, traffic, links, aggregators, receiver_input)
+
+
+def forest_traffic(f: Forest, deltas: Sequence[float]) -> list[float]:
+    """A shuffle's traffic at each delta: the sum of its per-receiver trees' costs (:meth:`Forest.costs`; the
+    engine's ``*_costs`` kernels give the same figures for the built-ins' trees without building them)."""
+    return [float(f.costs(d).sum()) for d in deltas]
+
+
+def forest_detail(f: Forest) -> tuple[int, int, float]:
+    """Links and aggregating servers of a shuffle's trees (distinct over all of them) and the mean data
+    arriving at a receiver, at delta = 0: how every tree-per-receiver method's subgraph is measured."""
+    return (count_distinct(_link_keys(f)), count_distinct(_aggregator_keys(f)),
+            float(f.receiver_input(0.0).mean()))
 
 
 def count_distinct(keys: np.ndarray) -> int:

@@ -120,27 +120,42 @@ def _draw(N: int, count: int, seed: Sequence[int]):
 
 
 def _shuffle_round(n: int, k: int, m: int, seed: Sequence[int], deltas: Sequence[float],
-                   methods: Sequence[str], detail: bool, steiner: str = "kmb") -> dict[str, Any]:
+                   methods: Sequence[str], detail: bool, steiner: str = "kmb",
+                   plugins: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
     """One shuffle's costs; the Steiner-based method ("kmb") under the reading ``steiner``
-    (:mod:`dcnlab.controller.aggregation.steiner_readings`; ``kmb``: the engine's KMB trees, the same)."""
+    (:mod:`dcnlab.controller.aggregation.steiner_readings`; ``kmb``: the engine's KMB trees, the same).
+    ``plugins``: ``(name, reference)`` of user builders, each run as one incast tree per receiver on the same
+    draw and measured by :func:`~dcnlab.controller.aggregation.shuffle.shuffle_costs` beside the built-ins
+    (:func:`dcnlab.reproduce.aggregation.plugins.shuffle_forest`); the seconds of building their trees are
+    ``plugin_seconds``, not ``seconds``."""
     from dcnlab.controller.aggregation.labels import LabelSpace
     from dcnlab.controller.aggregation.shuffle import shuffle_costs
     from dcnlab.controller.aggregation.steiner_readings import steiner_costs
 
     space = LabelSpace(n, k)
     pick = _draw(space.N, 2 * m, seed)
+    forests, built = {}, {}
+    if plugins:
+        from dcnlab.reproduce.aggregation.plugins import shuffle_forest
+        for name, ref in plugins:
+            t0 = time.perf_counter()
+            forests[name] = shuffle_forest(space, pick[:m].tolist(), pick[m:].tolist(), ref, int(seed[-1]))
+            built[name] = time.perf_counter() - t0
     t0, c0 = time.perf_counter(), time.process_time()
     other = steiner != "kmb" and "kmb" in methods
     c = shuffle_costs(space, pick[m:], pick[:m], deltas, (*(x for x in methods if not (other and x == "kmb")), "none"),
-                      seed=int(seed[-1]), detail=detail)
+                      seed=int(seed[-1]), detail=detail, forests=forests)
     if other:   # Steiner-based trees of another reading, at delta = 0 only (as the engine's KMB)
         t = steiner_costs(space, pick[m:], pick[:m], steiner, seed=int(seed[-1]), detail=detail)
         c.traffic["kmb"] = [float(t.traffic.sum()) if d == 0.0 else float("nan") for d in deltas]
         if detail:
             c.links["kmb"], c.aggregators["kmb"] = int(t.links or 0), int(t.aggregator_servers or 0)
-    return {"traffic": c.traffic, "links": c.links, "aggregators": c.aggregators,
-            "receiver_input": c.receiver_input, "seconds": time.perf_counter() - t0,
-            "cpu_seconds": time.process_time() - c0}
+    out = {"traffic": c.traffic, "links": c.links, "aggregators": c.aggregators,
+           "receiver_input": c.receiver_input, "seconds": time.perf_counter() - t0,
+           "cpu_seconds": time.process_time() - c0}
+    if built:
+        out["plugin_seconds"] = built
+    return out
 
 
 def score_forest(forest: Any, out: dict[str, Any], algo: str, m: int) -> None:
@@ -222,14 +237,14 @@ def _gap_round(n: int, k: int, m: int, seed: Sequence[int], plugins: Sequence[tu
 def _task(part: str, point: Any, rnd: int, seed: int, steiner: str | None = None,
           plugins: Sequence[tuple[str, str]] = ()) -> tuple[str, Any, int, dict[str, Any]]:
     """One round of ``part``; ``steiner``: the Steiner-based reading (default: :data:`DEFAULT_SETTING_003`'s);
-    ``plugins``: ``(name, reference)`` of user tree builders, run in the incast parts
-    (:data:`dcnlab.reproduce.aggregation.plugins.PARTS`)."""
+    ``plugins``: ``(name, reference)`` of user tree builders, run in the parts
+    :data:`dcnlab.reproduce.aggregation.plugins.PARTS` (in a shuffle, one incast tree per receiver)."""
     sd = (seed, PARTS.index(part), int(point), rnd)
     steiner = steiner or DEFAULT_SETTING_003["steiner-baseline"]
     if part == "003-k":
-        res = _shuffle_round(6, int(point), 60, sd, (0.0,), SHUFFLE_METHODS, True, steiner)
+        res = _shuffle_round(6, int(point), 60, sd, (0.0,), SHUFFLE_METHODS, True, steiner, plugins)
     elif part == "003-size":
-        res = _shuffle_round(8, 5, int(point), sd, (0.0,), SHUFFLE_METHODS, False, steiner)
+        res = _shuffle_round(8, 5, int(point), sd, (0.0,), SHUFFLE_METHODS, False, steiner, plugins)
     elif part == "003-delta":
         res = _shuffle_round(8, 5, int(point), sd, DELTAS, ("srs", "unicast"), False)
     elif part == "000-k":
@@ -284,23 +299,37 @@ def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any],
         by_point[row["point"]].append(row["result"])
     per_point: dict[str, Any] = {}
     if part in ("003-k", "003-size"):
+        mine = shuffle_plugins(next(iter(by_point.values()))[0]["traffic"])
+        methods = (*SHUFFLE_METHODS, *mine)
         for p, rs in by_point.items():
             per_point[str(p)] = {
                 "saving": {mth: 100 * _mean([1 - r["traffic"][mth][0] / r["traffic"]["none"][0] for r in rs])
-                           for mth in SHUFFLE_METHODS},
-                "traffic": {mth: _mean([r["traffic"][mth][0] for r in rs]) for mth in (*SHUFFLE_METHODS, "none")},
+                           for mth in methods},
+                "traffic": {mth: _mean([r["traffic"][mth][0] for r in rs]) for mth in (*methods, "none")},
                 "links": {mth: _mean([r["links"][mth] for r in rs]) for mth in rs[0]["links"]} if rs[0]["links"] else {},
                 "aggregators": {mth: _mean([r["aggregators"][mth] for r in rs]) for mth in rs[0]["aggregators"]}
                 if rs[0]["aggregators"] else {},
                 "receiver_input": {mth: _mean([r["receiver_input"][mth] for r in rs]) for mth in rs[0]["receiver_input"]}
                 if rs[0]["receiver_input"] else {},
                 "seconds": _mean([r["seconds"] for r in rs])}
+            if mine:    # a user's builder (plugins.py): below SRS per round, as the savings; its trees' build time
+                per_point[str(p)]["below_srs"] = {
+                    a: 100 * _mean([1 - r["traffic"][a][0] / r["traffic"]["srs"][0] for r in rs]) for a in mine}
+                per_point[str(p)]["plugin_seconds"] = {a: _mean([r["plugin_seconds"][a] for r in rs]) for a in mine}
         overall = {mth: _mean([v["saving"][mth] for v in per_point.values()]) for mth in SHUFFLE_METHODS}
-        if part == "003-size" and setting["size-average"] != "plain":
-            pts, vals = [int(p) for p in per_point], list(per_point.values())
+        pooled = part == "003-size" and setting["size-average"] != "plain"
+        pts, vals = [int(p) for p in per_point], list(per_point.values())
+        if pooled:
             overall = {mth: average(pts, [v["saving"][mth] for v in vals], [v["traffic"][mth] for v in vals],
                                     [v["traffic"]["none"] for v in vals], setting["size-average"])
                        for mth in SHUFFLE_METHODS}
+        for a in mine:      # averaged as the built-ins' savings (pooled in 003-size: against SRS's traffic)
+            overall[f"{a} saving vs none"] = (average(pts, [v["saving"][a] for v in vals], [v["traffic"][a] for v in vals],
+                                                      [v["traffic"]["none"] for v in vals], setting["size-average"])
+                                              if pooled else _mean([v["saving"][a] for v in vals]))
+            overall[f"{a} vs srs"] = (average(pts, [v["below_srs"][a] for v in vals], [v["traffic"][a] for v in vals],
+                                              [v["traffic"]["srs"] for v in vals], setting["size-average"])
+                                      if pooled else _mean([v["below_srs"][a] for v in vals]))
     elif part == "gap":
         overall = {}
         for p, rs in by_point.items():
@@ -366,6 +395,11 @@ def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any],
     return out
 
 
+def shuffle_plugins(methods: Any) -> list[str]:
+    """The user's builders among a shuffle round's ``methods`` (keys beside :data:`SHUFFLE_NAMES`'s)."""
+    return [a for a in methods if a not in SHUFFLE_NAMES]
+
+
 def plugin_names(methods: Any) -> list[str]:
     """The user's builders among an incast round's ``methods`` (keys beside :data:`INCAST_NAMES`'s)."""
     return [a for a in methods if a not in INCAST_NAMES and a != "optimal"]
@@ -388,8 +422,14 @@ FIGURES = {"003-k": "Guo Fig. 4(a)", "003-size": "Guo Fig. 5", "003-delta": "Guo
 
 
 def _measure(part: str, key: str) -> tuple[str, str]:
-    """(measure in words, unit) of one ``overall`` key."""
+    """(measure in words, unit) of one ``overall`` key; a plug-in by its short name (:func:`plugins.label`)."""
+    from dcnlab.reproduce.aggregation.plugins import label
+
     if part in ("003-k", "003-size"):
+        if key.endswith(" vs srs"):
+            return f"{label(key.removesuffix(' vs srs'))} traffic below SRS", "%"
+        if key.endswith(" saving vs none"):
+            return f"traffic saving, {label(key.removesuffix(' saving vs none'))}", "%"
         return f"traffic saving, {SHUFFLE_NAMES[key]}", "%"
     if part == "003-delta":
         m, p = key.split("@")
@@ -397,14 +437,14 @@ def _measure(part: str, key: str) -> tuple[str, str]:
     if part == "gap":
         if key.endswith(" / optimum (mean ratio)"):
             a = key.removesuffix(" / optimum (mean ratio)")
-            return f"cost / optimum, {INCAST_NAMES.get(a, f'plug-in {a}')}", "ratio"
+            return f"cost / optimum, {INCAST_NAMES.get(a) or label(a)}", "ratio"
         return {"m2 worse than irs (share of rounds, %)": ("rounds where M2 costs more than IRS", "%"),
                 "m2 optimal (share of rounds, %)": ("rounds where M2 is optimal", "%")}.get(key, (key, ""))
     for base, words in (("irs", "IRS-based"), ("m2", "M2-based"), ("unicast", "unicast-based")):
         if key.endswith(f" vs {base}") and not key.startswith("m2 vs"):
-            return f"plug-in {key.removesuffix(f' vs {base}')} traffic below {words}", "%"
+            return f"{label(key.removesuffix(f' vs {base}'))} traffic below {words}", "%"
     if key.endswith(" saving vs none") and key not in ("m2 saving vs none", "irs saving vs none"):
-        return f"plug-in {key.removesuffix(' saving vs none')} traffic saving vs none", "%"
+        return f"{label(key.removesuffix(' saving vs none'))} traffic saving vs none", "%"
     return {"m2 vs irs": ("M2 traffic below IRS-based", "%"),
             "m2 vs unicast": ("M2 traffic below unicast-based", "%"),
             "m2 saving vs none": ("M2 traffic saving vs none", "%"),

@@ -137,6 +137,7 @@ def charts(results: dict[str, Any], out: Path) -> list[Path]:
         SHUFFLE_NAMES,
         _mean,
         plugin_names,
+        shuffle_plugins,
     )
     from dcnlab.reproduce.aggregation.plugins import label as plugin_label
 
@@ -145,11 +146,14 @@ def charts(results: dict[str, Any], out: Path) -> list[Path]:
         if part in results:
             pts = results[part]["points"]
             x = [float(p) for p in pts]
-            series = {m: [pts[p]["saving"][m] for p in pts] for m in SHUFFLE_METHODS}
+            mine = shuffle_plugins(pts[next(iter(pts))]["saving"])      # a user's builder (plugins.py)
+            series = {m: [pts[p]["saving"][m] for p in pts] for m in (*SHUFFLE_METHODS, *mine)}
             ours = results[part]["overall"]
             paper = results[part]["paper"]
             names = {m: f"{SHUFFLE_NAMES[m]}: ours {ours[m]:.1f}%" + (f", paper {paper[m]:.2f}%" if m in paper else "")
                      for m in SHUFFLE_METHODS}
+            names.update({a: f"{plugin_label(a)}: ours {ours[f'{a} saving vs none']:.1f}% "
+                             f"({ours[f'{a} vs srs']:.1f}% below SRS)" for a in mine})
             f = out / f"{part}-saving.png"
             if part == "003-k":
                 head = title("003", "Fig. 4(a) and Table 1", "60×60 shuffles on BCube(6,k),\n"
@@ -172,7 +176,7 @@ def charts(results: dict[str, Any], out: Path) -> list[Path]:
             f = out / f"003-k-{key}.png"
             series = {m: [pts[p][key][m] for p in pts] for m in pts[next(iter(pts))][key]}
             line_chart(f, title("003", fig, f"60×60 shuffles on BCube(6,k): {what}"), K_LABEL, unit, x, series,
-                       names=SHUFFLE_NAMES)
+                       names={**SHUFFLE_NAMES, **{a: plugin_label(a) for a in shuffle_plugins(series)}})
             files.append(f)
     if "003-delta" in results:
         ov, paper = results["003-delta"]["overall"], results["003-delta"]["paper"]
