@@ -12,7 +12,7 @@ PACKAGES = ["dcnlab"]
 
 def test_ruff():
     r = subprocess.run([sys.executable, "-m", "ruff", "check", "--select", "F,E9,B", "--ignore", "B008,B905",
-                        *PACKAGES, "tests"], cwd=ROOT, capture_output=True, text=True)
+                        *PACKAGES, "tests", "examples"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
 
 
