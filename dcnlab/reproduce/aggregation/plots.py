@@ -152,7 +152,7 @@ def charts(results: dict[str, Any], out: Path) -> list[Path]:
             paper = results[part]["paper"]
             names = {m: f"{SHUFFLE_NAMES[m]}: ours {ours[m]:.1f}%" + (f", paper {paper[m]:.2f}%" if m in paper else "")
                      for m in SHUFFLE_METHODS}
-            names.update({a: f"{plugin_label(a)}: ours {ours[f'{a} saving vs none']:.1f}% "
+            names.update({a: f"{plugin_label(a)}:\nours {ours[f'{a} saving vs none']:.1f}% "
                              f"({ours[f'{a} vs srs']:.1f}% below SRS)" for a in mine})
             f = out / f"{part}-saving.png"
             if part == "003-k":
