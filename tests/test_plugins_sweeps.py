@@ -235,3 +235,35 @@ def test_a_plugins_shuffle_rows_reach_the_table_the_plots_and_summary_json(shuff
         assert f"{figure} traffic saving, plug-in takahashi_matsuyama() of aggregation.py" in labels
         assert f"{figure} plug-in takahashi_matsuyama() of aggregation.py traffic below SRS" in labels
     assert {p.name for p in out.glob("*.png")} >= {"003-k-saving.png", "003-size-saving.png", "003-k-links.png"}
+
+
+def test_no_headline_sees_a_plugin(sweep):
+    """A headline compares the papers' schemes: the plug-ins' rows, however extreme, change none of them (seen: the
+    'fewest links' and 'receiver input' headlines took their best or largest over every method, plug-ins too)."""
+    from dcnlab.reproduce.aggregation import headlines
+
+    _, data = sweep
+    names = {a["name"] for a in data["meta"]["algorithms"]}
+    assert names
+
+    def numbers(x, value):
+        if isinstance(x, dict):
+            return {k: numbers(v, value) for k, v in x.items()}
+        if isinstance(x, list):
+            return [numbers(v, value) for v in x]
+        return value if isinstance(x, (int, float)) and not isinstance(x, bool) else x
+
+    def extreme(x, value):      # the plug-ins' entries, anywhere in the results, get ``value`` in every number
+        if isinstance(x, dict):
+            return {k: numbers(v, value) if k in names else extreme(v, value) for k, v in x.items()}
+        if isinstance(x, list):
+            return [extreme(v, value) for v in x]
+        return x
+
+    def figures(results):
+        return [(h.statement, h.model) for h in headlines.aggregation(results)]
+
+    base = figures(data["results"])
+    assert any(m is not None for _, m in base)
+    for value in (0.0, 1e12, -1.0):
+        assert figures(extreme(data["results"], value)) == base

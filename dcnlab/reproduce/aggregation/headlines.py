@@ -19,6 +19,11 @@ from typing import Any
 from dcnlab.results.summary import Headline, missing
 from dcnlab.results.summary import mean_of as _mean
 
+PAPERS_SCHEMES = frozenset({"m2", "irs", "mib", "mc", "unicast", "none", "kmb", "irs-nointra", "optimal",
+                            "srs", "incast"})
+"""The schemes a headline compares: the papers' (and the baselines they name). A user's ``--algo`` builder runs
+beside them with rows of its own and never enters a headline's figure."""
+
 # -- 003 and 000: reproduce aggregation ------------------------------------------------------------------------
 
 SENDERS_41 = ("v2", "v5", "v9", "v10", "v11", "v14")
@@ -331,7 +336,7 @@ def _headlines_000(pk: Mapping[str, Any] | None, ps: Mapping[str, Any] | None,
         v = None
         if p:
             first = next(iter(p["points"].values()))[key]
-            others = [m for m in first if m not in ("m2", "none", "mib", "mc")]
+            others = [m for m in first if m in PAPERS_SCHEMES and m not in ("m2", "none", "mib", "mc")]
             v = _mean([pt[key]["m2"] - min(pt[key][m] for m in others) for pt in p["points"].values()])
         what = "newly added servers" if key == "new_servers" else "links"
         out.append(missing(Headline("000", f"M2 uses the fewest {what} ({'BCube(6,k)' if name == '000-k' else 'BCube(4,8)'}"
@@ -352,7 +357,8 @@ def _headlines_000(pk: Mapping[str, Any] | None, ps: Mapping[str, Any] | None,
                                         "sender count run"), absent("000-size")))
     v = None
     if pk and "receiver_input" in next(iter(pk["points"].values()), {}):
-        v = _mean([max(x for m, x in pt["receiver_input"].items() if m != "none") / pt["receiver_input"]["none"]
+        v = _mean([max(x for m, x in pt["receiver_input"].items() if m in PAPERS_SCHEMES and m != "none")
+                   / pt["receiver_input"]["none"]
                    for pt in pk["points"].values()])
     out.append(missing(Headline("000", "All in-network schemes sharply reduce the data arriving at the receiver "
                                        "(Fig. 5(e))", None, v, unit="largest in-network / none", kind="trend",
