@@ -36,18 +36,33 @@ def test_tenants_flows_of_a_congestion_plan_are_drawn_in_their_colours_with_rate
         colour = {}
         for f in flows:
             g = browser.find_element("css selector", f'g.flow[data-flow="{f["id"]}"]')
-            assert _count(browser, f'g.flow[data-flow="{f["id"]}"] line') == len(f["links"]) == 2
+            assert _count(browser, f'g.flow[data-flow="{f["id"]}"] line:not(.casing)') == len(f["links"]) == 2
             colour[f["tenant"]] = colour.get(f["tenant"], set()) | {browser.execute_script(
-                "return getComputedStyle(arguments[0].querySelector('line')).stroke", g)}
+                "return getComputedStyle(arguments[0].querySelector('line:not(.casing)')).stroke", g)}
             rate = g.find_element("css selector", "text.rate").text
             assert rate.endswith("Gb/s") and float(rate.split()[0]) == pytest.approx(f["rate_bps"] / 1e9, abs=0.01)
         assert all(len(c) == 1 for c in colour.values()) and colour["tenant1"] != colour["tenant2"]
+        # each segment cased in white, unlike a load-coloured link: a tenant's colour is also a load level
+        stroke = "return getComputedStyle(arguments[0]).stroke"
+        casings = browser.find_elements("css selector", "g.flow line.casing")
+        assert len(casings) == sum(len(f["links"]) for f in flows)
+        assert {browser.execute_script(stroke, e) for e in casings} == {"rgb(255, 255, 255)"}
         rows = browser.find_elements("css selector", "#tenants div.tenant")
         assert [r.get_attribute("data-tenant") for r in rows] == ["tenant1", "tenant2"]
         for r, t in zip(rows, src.flows()["tenants"]):
             shown = re.search(r"([0-9.]+)% of the bottleneck", r.text)
             assert shown and float(shown.group(1)) == pytest.approx(100 * t["share"], abs=0.051), r.text
         _shot(browser, tmp_path, "s4-congestion-flows.png")
+
+
+MARKS_JS = """() => Object.fromEntries([...document.querySelectorAll('g.dropmark')]
+                       .map((m) => [m.dataset.switch, m.querySelector('text').textContent]))"""
+"""The drop markers as {switch: its text}, read in one step of the page's script: the page redraws them at
+every drop reading, so elements found in one call may be gone (stale) by the next."""
+
+
+def _marks(d) -> dict[str, str]:
+    return d.execute_script(f"return ({MARKS_JS})()")
 
 
 def _open_block(d, block: str) -> None:
@@ -119,12 +134,8 @@ def test_losses_the_program_counts_are_marked_per_switch_else_the_page_says_it_c
         while want not in browser.find_element("id", "drops").text and time.monotonic() < end:
             time.sleep(0.1)
         assert want in browser.find_element("id", "drops").text, browser.find_element("id", "drops").text
-        marks = browser.find_elements("css selector", "g.dropmark")
-        if counted:
-            assert [m.get_attribute("data-switch") for m in marks] == ["e0_0"]
-            assert marks[0].find_element("css selector", "text").text == "40 pkt/s lost"
-        else:
-            assert marks == []
+        marks = _marks(browser)
+        assert marks == ({"e0_0": "40 pkt/s lost"} if counted else {})
         _shot(browser, tmp_path, f"s4-drops-{'counted' if counted else 'uncounted'}.png")
 
 
@@ -153,9 +164,7 @@ def test_fattree_k4_run_marks_the_packets_a_meter_drops_at_its_switch(browser, t
                     break
                 time.sleep(0.5)
             time.sleep(2.5)          # one more drop reading at full rate, then the page as it is
-            marks = {m.get_attribute("data-switch"): m.find_element("css selector", "text").text
-                     for m in browser.find_elements("css selector", "g.dropmark")}
-            rates = browser.execute_script("return window.dcnlabView.rates") or {}
+            marks, rates = browser.execute_script(f"return [({MARKS_JS})(), window.dcnlabView.rates || {{}}]")
             _shot(browser, tmp_path, "s4-fattree-k4-bmv2-meter-drops.png")
         finally:
             ping.terminate()

@@ -266,7 +266,9 @@
         const mates = on.get(id), slot = mates.indexOf(f.id) - (mates.length - 1) / 2;
         const dx = b.x - a.x, dy = b.y - a.y, len = Math.hypot(dx, dy) || 1;
         const ox = -dy / len * 3.2 * slot, oy = dx / len * 3.2 * slot;
-        make("line", { x1: a.x + ox, y1: a.y + oy, x2: b.x + ox, y2: b.y + oy }, fg);
+        const ends = { x1: a.x + ox, y1: a.y + oy, x2: b.x + ox, y2: b.y + oy };
+        make("line", { ...ends, class: "casing" }, fg);        // white under it: not a load colour's link
+        make("line", ends, fg);
         if (k === 0) {
           const t = make("text", { x: a.x + dx * 0.45 + ox + 4, y: a.y + dy * 0.45 + oy, class: "rate" }, fg);
           t.textContent = fmt(f.rate_bps, "b/s");
@@ -277,7 +279,7 @@
     }
     box.hidden = false;
     const neck = got.bottleneck || {};
-    text("div", `tenants' flows${neck.rate_bps ? `, bottleneck ${(neck.nodes || []).join("→")} ${fmt(neck.rate_bps, "b/s")}` : ""}`
+    text("div", `tenants' flows (white-cased lines)${neck.rate_bps ? `, bottleneck ${(neck.nodes || []).join("→")} ${fmt(neck.rate_bps, "b/s")}` : ""}`
       + (got.note ? ` (${got.note})` : ""), box).className = "head";
     for (const t of got.tenants) {
       const row = text("div", "", box); row.className = "tenant"; row.dataset.tenant = t.name;
