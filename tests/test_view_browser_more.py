@@ -208,8 +208,9 @@ def test_a_running_congestion_experiments_flows_are_drawn_with_their_rates(brows
                     break
                 time.sleep(0.3)
             time.sleep(1.5)
-            labels = [e.text for e in browser.find_elements("css selector", "g.flow text.rate")]
-            legend = browser.find_element("id", "tenants").text
+            labels, legend = browser.execute_script(       # in one step: the page redraws flows as they change
+                "return [[...document.querySelectorAll('g.flow text.rate')].map((e) => e.textContent),"
+                " document.getElementById('tenants').innerText]")
             _shot(browser, tmp_path, "s4-congestion-bmv2-flows.png")
             runner.join(timeout=GUARD)
         assert set(rates) == {"inc1", "inc2"} and all(v > 0 for v in rates.values()), rates
