@@ -142,12 +142,13 @@ def algorithm_lines(rows: tuple[dict, ...]) -> list[str]:
     out = []
     for r in rows:
         w, c = r["window"], r["checks"]
-        out.append((r["algorithm"].rsplit("/", 1)[-1], r["origin"].split(" (")[0], f"{r['placed']}/{r['groups']}", r["trees"],
+        kind = next((k for k in ("built-in", "entry point") if r["origin"].startswith(k)), "reference")
+        out.append((r["algorithm"].rsplit("/", 1)[-1], kind, f"{r['placed']}/{r['groups']}", r["trees"],
                     f"{w['delivered']}/{w['receptions']}", f"{w['lost']}/{w['dups']}",
                     f"{w['link_packets']} ({w['link_model']})", r["entries_per_switch_max"],
                     f"{r['entries_per_port_max']} (C={r['table_limit_per_port']})",
                     " ".join(k for k, v in c.items() if not v) or "ok"))
-    return table([Column("router", wrap=True, min_width=14), Column("origin", wrap=True, min_width=10),
+    return table([Column("router", wrap=True, min_width=14), Column("origin", wrap=True, min_width=11),
                   Column("groups", "placed", ">"), Column("trees", "count", ">"), Column("delivered", "of due", ">"),
                   Column("lost/dups", "count", ">"), Column("link pkts", "model", ">"),
                   Column("entries", "switch max", ">"), Column("per port", "max", ">"), Column("checks")], out,
