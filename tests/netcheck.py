@@ -10,11 +10,11 @@ interfaces dcnlab names (``<node>-eth<i>``; of ``nodes`` when given), and gives 
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Iterable
 
-DCNLAB_NAME = re.compile(r"^(?P<node>[A-Za-z][\w.]*)-eth\d+$")
+from dcnlab.emu.counters import node_of
+
 
 
 def root_interfaces() -> set[str]:
@@ -24,8 +24,8 @@ def root_interfaces() -> set[str]:
 def _ours(names: Iterable[str], nodes: set[str] | None) -> set[str]:
     out = set()
     for n in names:
-        m = DCNLAB_NAME.match(n)
-        if m and (nodes is None or m["node"] in nodes):
+        node = node_of(n)
+        if node is not None and (nodes is None or node in nodes):
             out.add(n)
     return out
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
 import shutil
 import signal
 import subprocess
@@ -29,14 +28,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
-INTERFACE = re.compile(r"^(?P<node>[A-Za-z][\w.]*)-eth\d+$")
-"""How dcnlab names an interface: ``<node>-eth<port>`` (:func:`dcnlab.emu.network.intf_name`)."""
-
-
-def _node_of(interface: str) -> str | None:
-    m = INTERFACE.match(interface)
-    return m["node"] if m else None
+from dcnlab.emu.counters import node_of
 
 
 @dataclass
@@ -62,8 +54,8 @@ class MachineState:
         meanwhile (another suite's test machines' ``dcm*`` veths): those are neither the run's nor the clean's
         doing and are not counted; the canaries catch a clean that deletes what is not its own."""
         out = []
-        left = sorted(n for n in self.interfaces - before.interfaces if _node_of(n) in nodes)
-        gone = sorted(n for n in before.interfaces - self.interfaces if _node_of(n) is not None)
+        left = sorted(n for n in self.interfaces - before.interfaces if node_of(n) in nodes)
+        gone = sorted(n for n in before.interfaces - self.interfaces if node_of(n) is not None)
         if left:
             out.append(f"interfaces of the run left: {left}")
         if gone:

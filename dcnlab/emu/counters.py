@@ -13,6 +13,7 @@ qdisc (:mod:`dcnlab.emu.faults`), one cut with ``down`` an interface that is not
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -41,7 +42,18 @@ def interface_stats(netns: str) -> Stats:
 
 
 def intf_name(node: str, port: int) -> str:
+    """How dcnlab names a node's interface: ``<node>-eth<port>`` (the one place; :func:`node_of` reads it back)."""
     return f"{node}-eth{port}"
+
+
+INTERFACE = re.compile(r"^(?P<node>[A-Za-z][\w.]*)-eth\d+$")
+"""An interface name as :func:`intf_name` makes it."""
+
+
+def node_of(interface: str) -> str | None:
+    """The node an interface named by :func:`intf_name` belongs to; None for any other name."""
+    m = INTERFACE.match(interface)
+    return m["node"] if m else None
 
 
 def directions(fabric: Fabric, link: Link) -> list[tuple[str, str, str, str]]:

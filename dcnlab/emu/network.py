@@ -48,6 +48,7 @@ from dcnlab.controller.runtime.errors import RuntimeErrorBase
 from dcnlab.controller.runtime.pipeline import Pipeline
 from dcnlab.controller.runtime.toolchain import require_tool
 from dcnlab.emu import bmv2, faults, links, netns, offloads
+from dcnlab.emu.counters import intf_name
 from dcnlab.emu.loopback import LoopbackRelays
 from dcnlab.emu.loopback import warning as loopback_warning
 from dcnlab.emu.hostcmds import HostCommands
@@ -144,8 +145,6 @@ def _shaping(ls: LinkShape) -> links.Shaping:
     return links.Shaping(ls.bw_mbps, f"{ls.delay_ms:g}ms" if ls.delay_ms else None, ls.max_queue, ls.loss_pct or None)
 
 
-def intf_name(node: str, port: int) -> str:
-    return f"{node}-eth{port}"
 
 
 @contextmanager

@@ -58,8 +58,7 @@ class Source:
         in its next rates and reloads them, keeping the picked tree if it is still there."""
         self._trees = resolve(trees, self._topo) | {"version": self._trees["version"] + 1}
         self._tree_list = list(trees)
-        if self._opener is not None:
-            self._opener = None          # opened blocks carry the trees: computed again
+        self._opener = None              # opened blocks carry the trees: computed again
 
     def block(self, block_id: str) -> dict[str, Any] | None:
         """An aggregated drawing's block opened into its members or sub-blocks (:mod:`dcnlab.view.opening`);
