@@ -157,7 +157,7 @@ def test_readings_tables_go_into_both_reports(run):
     assert "## Readings of the headlines that deviate" in md and "(d) one tree over all members" in md
     assert "(a) KMB *" in md
     page = report.report_html(out, [], heads, runinfo, rs)
-    assert "<h3>003</h3><pre>" in page
+    assert "<h3>003: Shuffle aggregation on BCube (IRS/SRS), Guo et al.</h3><pre>" in page
     assert [r.holds for r in rs] == [False, True]
 
 

@@ -1,0 +1,84 @@
+"""The papers are cited as a reader would look them up, and nothing points at what a reader cannot open.
+
+* Every paper has a reference with its authors and title (or, where its text prints none, what it
+  presents), and the fields its text does not print are exactly the ones :mod:`dcnlab.results.papers`
+  says are missing; the report names every paper by its full reference.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import pytest
+
+from dcnlab.report import write as report
+from dcnlab.results import papers
+
+ROOT = Path(__file__).resolve().parent.parent
+
+@pytest.mark.parametrize("pid", sorted(papers.PAPERS))
+def test_each_paper_has_authors_title_and_says_what_its_text_lacks(pid: str) -> None:
+    p = papers.paper(pid)
+    assert p.id == pid and p.name and p.label
+    assert p.authors and all(a.strip() for a in p.authors)
+    assert len(p.authors_original) in (0, len(p.authors))
+    assert p.title or p.title_en or p.subject
+    ref = p.reference()
+    assert p.authors[0] in ref and p.title_text() in ref
+    if p.journal or p.journal_en:
+        assert p.year and p.pages, "a journal printed with its year and pages"
+        assert str(p.year) in ref and p.pages in ref and (p.journal or "") in ref
+    else:
+        assert "not printed in the text" in ref
+    if p.title is None and p.title_en is None:
+        assert "title not printed in the text" in ref
+    assert p.short().startswith(p.first_author_family())
+    assert p.cite("§3.1").startswith(f"{p.label} (") and p.cite("§3.1").endswith(", §3.1")
+
+
+def test_what_the_texts_print() -> None:
+    """The fields the papers' texts (or a record of the same article) give: journal, year and pages for
+    002 and 004, titles for all but 001, and the journal's own citation line for 004."""
+    have_journal = {pid for pid, p in papers.PAPERS.items() if p.journal and p.year and p.pages}
+    assert have_journal == {"002", "004"}
+    assert {pid for pid, p in papers.PAPERS.items() if p.title} == {"000", "002", "003", "004"}
+    assert papers.reference("004") == (
+        "BIAN Qing-rong, CHENG Bao-lei, FAN Jian-xi, PAN Zhi-yong (卞庆荣, 程宝雷, 樊建席, 潘志勇). "
+        "蜻蜓网络上完全独立生成树的构造算法 [Construction Algorithm of Completely Independent Spanning Tree in "
+        "Dragonfly Network]. 计算机科学 (Computer Science), 2022, 49(11): 284-292.")
+    assert papers.short("004") == "Bian et al., 2022" and papers.short("003") == "Guo et al."
+    assert papers.cite("001", "§4.2") == "C-MR4LMS (Chen et al.), §4.2"
+    assert papers.cite("002") == "IB CC partitioning (Zhang et al., Chinese Journal of Computers 2012)"
+    with pytest.raises(KeyError, match="the papers are 000, 001, 002, 003, 004"):
+        papers.paper("005")
+
+
+RUN = {"mode": "quick", "seed": None, "date": "today", "wall_seconds": 1.0, "workers": 1, "cluster": None,
+       "cpus": 2, "model_seconds": 1.0, "emulate": "off", "emulation_why": "not run: --emulate off"}
+
+
+def test_report_names_every_paper_by_its_full_reference(tmp_path: Path) -> None:
+    md = report.report_md(tmp_path, [], [], RUN)
+    page = report.report_html(tmp_path, [], [], RUN)
+    for pid, p in papers.PAPERS.items():
+        assert p.title_text() in md and html.escape(p.title_text()) in page, pid
+        assert p.reference() in md and html.escape(p.reference()) in page, pid
+        assert f"- **{pid}** ({p.name}): " in md
+    for mechanism, ids in report.SEEDS.items():
+        assert all(papers.short(i) in report.TITLES[mechanism] for i in ids)
+
+
+def test_summary_json_carries_the_references(tmp_path: Path) -> None:
+    """``summary.json``'s ``papers``: each paper of the run with its fields and formatted reference."""
+    import json
+
+    from dcnlab.report.parts import PartRun
+
+    part = PartRun("cist", tmp_path / "cist", seconds=1.0, emulation_why="not run: --emulate off")
+    (tmp_path / "cist").mkdir()
+    report.write_report(tmp_path, [part], [], RUN)
+    data = json.loads((tmp_path / "summary.json").read_text())
+    assert set(data["papers"]) == {"004"}
+    assert data["papers"]["004"]["reference"] == papers.reference("004")
+    assert data["papers"]["004"]["journal_en"] == "Computer Science" and data["papers"]["004"]["year"] == 2022
