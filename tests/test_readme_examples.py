@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from dcnlab.cli import build_parser, main
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 PLUGINS = ROOT / "examples" / "plugins"
-EMULATING = re.compile(r"--emulate|^(run|clean|compile|lab)\b|^bench (emu|chaos)\b")
+EMULATING = re.compile(r"--emulate|^(run|clean|compile|lab|ptf)\b|^bench (emu|chaos)\b")
 LONG = re.compile(r"^reproduce\b|^bench\b|--view\b")   # --view serves until Ctrl-C: tests/test_view*.py run it
 
 
@@ -41,7 +42,10 @@ def example_plugins(tmp_path_factory, monkeypatch):
     """The README's "Your own algorithm" section first runs ``pip install -e examples/plugins``: here the same
     entry points, declared the way that install declares them (a .dist-info made from the package's
     pyproject.toml), with the package importable."""
-    import tomllib
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
 
     from dcnlab.controller import registry
 

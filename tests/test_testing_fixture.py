@@ -7,8 +7,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:       # Python 3.10: the test extra installs tomli, the same parser under its earlier name
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "controller-unit-test"

@@ -59,8 +59,13 @@ def test_installed_they_answer_to_their_entry_point_names():
 def test_every_entry_point_names_an_object_of_the_package():
     """pyproject.toml's entry points (installed or not): each group is a dcnlab registry's, each value resolves."""
     import importlib
-    import tomllib
+    import sys
     from pathlib import Path
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
 
     project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
     groups = project["entry-points"]
