@@ -148,7 +148,7 @@ def _marked(line: Any):
 
     xy = np.asarray(line.get_xydata(), dtype=float)
     every = line.get_markevery()
-    idx = np.arange(len(xy))
+    idx: np.ndarray = np.arange(len(xy))      # not ndarray[tuple[int]] (numpy 2.2's inference)
     if isinstance(every, (int, np.integer)) and not isinstance(every, bool) and every > 0:
         idx = idx[::int(every)]
     elif isinstance(every, tuple) and len(every) == 2 and all(isinstance(v, (int, np.integer)) for v in every):

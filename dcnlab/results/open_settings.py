@@ -289,7 +289,7 @@ def searched(paper: str) -> tuple[OpenSetting, ...]:
 @lru_cache(maxsize=8)
 def stored_search(paper: str) -> dict[str, Any] | None:
     """The search of ``paper`` as measured and committed (``search_tables/<paper>.json``), or None."""
-    path = resources.files("dcnlab.results").joinpath("search_tables", f"{paper}.json")
+    path = resources.files("dcnlab.results") / "search_tables" / f"{paper}.json"   # Traversable.joinpath takes one name before 3.11
     if not path.is_file():
         return None
     return json.loads(path.read_text())

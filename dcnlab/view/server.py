@@ -34,7 +34,7 @@ _HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "R
 
 
 def _asset(name: str) -> bytes:
-    return resources.files("dcnlab.view").joinpath("static", name).read_bytes()
+    return (resources.files("dcnlab.view") / "static" / name).read_bytes()   # Traversable.joinpath takes one name before 3.11
 
 
 class _Handler(BaseHTTPRequestHandler):

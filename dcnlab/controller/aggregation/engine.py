@@ -1538,11 +1538,11 @@ def kmb_costs(space: LabelSpace, receivers: np.ndarray, senders: np.ndarray) -> 
 def _forest(space: LabelSpace, receivers: np.ndarray, parts: list[tuple[np.ndarray, ...]]) -> Forest:
     """Concatenate per-tree rows (row 0 = root) into a :class:`Forest` with the roots first."""
     B = len(parts)
-    node = [np.zeros(B, np.int64)]
-    tree = [np.arange(B, dtype=np.int64)]
-    parent = [np.full(B, -1, np.int64)]
-    level = [np.full(B, -1, np.int8)]
-    sender = [np.zeros(B, bool)]
+    node: list[np.ndarray] = [np.zeros(B, np.int64)]      # not list[ndarray[tuple[int]]] (numpy 2.2's inference)
+    tree: list[np.ndarray] = [np.arange(B, dtype=np.int64)]
+    parent: list[np.ndarray] = [np.full(B, -1, np.int64)]
+    level: list[np.ndarray] = [np.full(B, -1, np.int8)]
+    sender: list[np.ndarray] = [np.zeros(B, bool)]
     base = B
     for b, (o_node, o_parent, o_level, o_sender) in enumerate(parts):
         rows = o_node.shape[0] - 1

@@ -178,9 +178,9 @@ class ForestBuilder:
         B = receivers.shape[0]
         self.space = space
         self.receivers = np.asarray(receivers, dtype=np.int64)
-        self._node = [np.zeros(B, np.int64)]
-        self._tree = [np.arange(B, dtype=np.int64)]
-        self._sender = [np.zeros(B, bool)]
+        self._node: list[np.ndarray] = [np.zeros(B, np.int64)]     # not list[ndarray[tuple[int]]] (numpy 2.2)
+        self._tree: list[np.ndarray] = [np.arange(B, dtype=np.int64)]
+        self._sender: list[np.ndarray] = [np.zeros(B, bool)]
         self._links: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.count = B
 

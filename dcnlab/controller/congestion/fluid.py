@@ -339,6 +339,7 @@ def _plan(flows: Sequence[FlowDef], duration_s: float, cfg: ModelConfig, changes
     l_bytes = float(cfg.pacer.packet_bytes)
     for f in flows:
         f.params.check_cct(len(cfg.cct))
+    port_of: np.ndarray     # numpy 2.2 (the last for Python 3.10) types zeros() by its 1-d shape, array() not
     if link.arbitration == "fifo":
         port_of = np.zeros(n, dtype=np.int64)
     else:
