@@ -395,6 +395,14 @@ class Network:
         from dcnlab.emu.counters import interface_stats, link_counters
         return link_counters(self.fabric, interface_stats(self._up().netns), what)
 
+    def ptf(self, switch: str, tests: str | os.PathLike, ports: Sequence[int] | None = None,
+            keep_pipeline: bool = False, test_params: str | None = None, ptf_args: Sequence[str] = ()) -> int:
+        """Run the PTF tests in ``tests`` against ``switch`` with the fabric's entries; return PTF's exit status.
+        Its host-facing ports (or ``ports``) go to PTF for the run; afterwards they are back on their links and
+        dcnlab's pipeline and entries are back on the switch (:func:`dcnlab.emu.ptf.ptf_in_fabric`)."""
+        from dcnlab.emu.ptf import ptf_in_fabric
+        return ptf_in_fabric(self._up(), switch, tests, ports, keep_pipeline, test_params, ptf_args)
+
     def cli(self) -> None:
         """Mininet's interactive CLI on the hosts."""
         from mininet.cli import CLI

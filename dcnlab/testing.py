@@ -33,6 +33,17 @@ Fixtures
     numbers BMv2 switches) and refuses requests for any other device id with NOT_FOUND, which
     catches a controller that addresses the wrong device (finsy's default device id is 1).
 
+``ptf_switch``
+    Data-plane tests in pytest, on a real BMv2 (needs root, BMv2, p4c and PTF: ``pip install
+    'dcnlab[ptf]'``). A factory: ``sw = ptf_switch("router.p4", ports=4)`` compiles the program (dcnlab's
+    cache), starts one BMv2 with ports 0..3 wired to veth pairs in a network namespace of its own and
+    opens PTF's dataplane on their other ends; ``sw.write(+TableEntry(...), +MulticastGroup(...))`` goes
+    through a P4Runtime session that has pushed the pipeline (``sw.p4rt``); ``sw.send(port, pkt)``,
+    ``sw.expect(pkt, ports)`` (there and nowhere else), ``sw.expect_any(pkt, ports)`` and
+    ``sw.expect_nothing()`` are PTF's ``send_packet``, ``verify_packets``, ``verify_packets_any`` and
+    ``verify_no_other_packets``. Everything is torn down after the test
+    (:class:`~dcnlab.emu.ptf_switch.PtfSwitch`; ``tests/test_ptf_fixture.py`` uses it).
+
 Enabling it
 -----------
 Installing dcnlab registers this module as a pytest plugin (entry point ``pytest11``, named
@@ -67,8 +78,10 @@ Example (``examples/controller-unit-test/test_my_controller.py`` has a complete 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 try:
     import pytest
@@ -78,8 +91,9 @@ except ImportError as e:   # pragma: no cover - depends on the environment
 
 if TYPE_CHECKING:
     from dcnlab.controller.runtime.fake_server import FakeP4RuntimeServer
+    from dcnlab.emu.ptf_switch import PtfSwitch
 
-__all__ = ["p4runtime_server", "p4runtime_servers"]
+__all__ = ["p4runtime_server", "p4runtime_servers", "ptf_switch"]
 
 
 def _start(device_id: int | None) -> FakeP4RuntimeServer:
@@ -114,3 +128,22 @@ def p4runtime_server(p4runtime_servers) -> FakeP4RuntimeServer:
     after the test."""
     (server,) = p4runtime_servers(1)
     return server
+
+
+@pytest.fixture
+def ptf_switch() -> Iterator[Callable[..., PtfSwitch]]:
+    """A factory: ``ptf_switch(program, ports=8, timeout=2.0, negative_timeout=0.1)`` starts one BMv2 running
+    ``program`` (a ``.p4`` file) with PTF's dataplane on its ports and a P4Runtime session (module docstring);
+    every switch it started is torn down after the test."""
+    from dcnlab.emu.ptf_switch import PtfSwitch
+
+    started: list[PtfSwitch] = []
+
+    def make(program: str | os.PathLike, ports: int = 8, **kwargs: Any) -> PtfSwitch:
+        sw = PtfSwitch(Path(program), ports, **kwargs)
+        started.append(sw)
+        return sw.start()
+
+    yield make
+    for sw in reversed(started):
+        sw.stop()

@@ -47,7 +47,7 @@ def version() -> str:
 # reproductions (about 0.1 s of imports); ``--help`` without a command, or an unknown one, builds them all.
 COMMANDS: dict[str, str] = {
     "topo": "topo", "bench": "bench", "run": "run", "compile": "run", "clean": "run", "lab": "lab",
-    "plan": "plan", "reproduce": "plan", "view": "view",
+    "plan": "plan", "reproduce": "plan", "view": "view", "ptf": "ptf",
 }
 MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 

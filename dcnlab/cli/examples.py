@@ -39,6 +39,10 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
                Example("lab examples/basic-lab --exec 'h4 python3 receive.py --count 1 &' "
                        "--exec 'h1 python3 send.py 10.0.4.4 hello' --exec 'h1 ping -c 2 10.0.4.4'", "emulation"),
                Example("lab examples/basic-lab --grpc-tcp --no-controller", "emulation")),
+    ("ptf",): (Example("ptf examples/ptf-router", "emulation"),
+               Example("ptf examples/ptf-router router_tests.LpmTieBreak -- --failfast", "emulation"),
+               Example("ptf --program examples/programs/router.p4 --tests examples/ptf-router/ptf --ports 4",
+                       "emulation")),
     ("view",): (Example("view /var/tmp/dcnlab/runs/20260101-120000-a1b2c3-fattree-k-4", "emulation"),),
     ("compile",): (Example("compile", "emulation"), Example("compile examples/programs/router.p4", "emulation")),
     ("clean",): (Example("clean", "emulation"),),

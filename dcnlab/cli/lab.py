@@ -31,6 +31,7 @@ import time
 from typing import TYPE_CHECKING
 
 from dcnlab.cli.errors import UserError
+from dcnlab.cli.ptf import add_lab_arguments, check_lab_ptf, run_lab_ptf
 from dcnlab.emu.lab import build, in_lab, load_lab
 from dcnlab.emu.lab_exec import ExecRunner, check_execs
 
@@ -56,6 +57,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
 
     lab = load_lab(args.dir, args.program)
     execs = check_execs(args.exec or [], lab)
+    ptf = check_lab_ptf(args, lab)          # --ptf SWITCH: PTF installed, the switch, the tests
     opts = net_options(args)
     say = (lambda m: print(f"  {m}", file=sys.stderr, flush=True))
     net = FabricNetwork(lab.fabric, opts, progress=say, program=lab.program)    # checks the size; creates nothing
@@ -84,10 +86,11 @@ def cmd_lab(args: argparse.Namespace) -> int:
             runner = ExecRunner(net, lab.dir)
             for e in execs:
                 runner.run(e)
+            ptf_rc = run_lab_ptf(net, ptf, say) if ptf is not None else 0
             if args.hold:
                 say(f"holding the lab up for {args.hold:g} s")
                 time.sleep(args.hold)
-            if args.cli or (not execs and not args.hold):
+            if args.cli or (not execs and not args.hold and ptf is None):
                 from mininet.cli import CLI
                 CLI(net.mn)
             runner.stop()
@@ -97,7 +100,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
                   f"command(s) failed: " + "; ".join(f"{e.host}: {e.command} (exit status {rc})"
                                                       for e, rc in runner.failed), file=sys.stderr)
             return 1
-        return 0
+        return ptf_rc
     except RuntimeErrorBase as e:
         raise UserError(str(e)) from None
     finally:
@@ -143,6 +146,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cli", action="store_true", help="open the Mininet CLI after the --exec commands")
     p.add_argument("--hold", type=ranged(*RANGES["--hold"]), metavar="SECONDS",
                    help="keep the lab up this long after the --exec commands (without --exec: instead of the CLI)")
+    add_lab_arguments(p)
     add_net_arguments(p)
     from dcnlab.view import add_view_option
     add_view_option(p, "the lab while it runs")

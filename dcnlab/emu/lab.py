@@ -195,6 +195,13 @@ def load_lab(directory: str | Path, program: str | Path | None = None) -> Lab:
     return Lab(d, topology, prog, fabric, makefile)
 
 
+def lab_program(directory: Path, program: str | Path | None = None) -> Path:
+    """The program of the exercise ``directory`` as :func:`load_lab` finds it (``--program``, the Makefile's
+    ``DEFAULT_PROG``, the one ``*.p4``), for ``dcnlab ptf``, which needs no topology."""
+    makefile = next((directory / n for n in MAKEFILES if os.path.lexists(directory / n)), None)
+    return _program(directory, program, makefile_vars(makefile) if makefile is not None else {}, makefile)
+
+
 def _path_in(d: Path, text: str) -> Path | None:
     """``text`` (a path from a Makefile) relative to ``d``; None if no path can hold it (a NUL)."""
     if "\0" in text:
@@ -241,21 +248,27 @@ def build(lab: Lab) -> CompiledProgram:
     exercise's scripts look for it (``<name>.json``, ``<name>.p4.p4info.txtpb``); create ``DIR/logs/``
     (:data:`LOGS_DIR`). Returns the :class:`~dcnlab.p4src.compiler.CompiledProgram`. Run as root in a
     user's directory, what it creates is given to the directory's owner."""
+    return build_into(lab.program, lab.dir)
+
+
+def build_into(program: Path, directory: Path) -> CompiledProgram:
+    """:func:`build` for any program and directory (``dcnlab ptf``: the directory its tests run in)."""
     from dcnlab.p4src.compiler import compile_program
 
-    prog = compile_program(lab.name, src_dir=lab.program.parent)
-    out = lab.dir / BUILD_DIR
+    prog = compile_program(program.stem, src_dir=program.parent)
+    out = directory / BUILD_DIR
+    build_json, build_p4info = out / f"{program.stem}.json", out / f"{program.stem}.p4.p4info.txtpb"
     try:
-        owner = lab.dir.stat()
-        made = [d for d in (out, lab.dir / LOGS_DIR) if _kind(d) is None]
+        owner = directory.stat()
+        made = [d for d in (out, directory / LOGS_DIR) if _kind(d) is None]
         for d in made:
             d.mkdir(exist_ok=True)
-        for src, dst in ((prog.json, lab.build_json), (prog.p4info, lab.build_p4info)):
+        for src, dst in ((prog.json, build_json), (prog.p4info, build_p4info)):
             tmp = dst.with_name(f".{dst.name}.{os.getpid()}")
             shutil.copyfile(src, tmp)
             os.replace(tmp, dst)
         if os.geteuid() == 0 and owner.st_uid != 0:
-            for p in (*made, lab.build_json, lab.build_p4info):
+            for p in (*made, build_json, build_p4info):
                 os.chown(p, owner.st_uid, owner.st_gid)
     except OSError as e:
         raise UserError(f"{out}: cannot write the compiled program there ({e.strerror or e})") from None
