@@ -1,7 +1,7 @@
 """In-network aggregation on BCube(4,1): an incast over an IRS tree, with and without aggregation.
 
 Six senders each hold word counts over the same 256 keys; the receiver must end with their sum. The
-script plans the IRS aggregation tree (reports 003's example: senders v2 v5 v9 v10 v11 v14 into v0)
+script plans the IRS aggregation tree (the example of IRS/SRS (Guo et al.), Fig. 2: senders v2 v5 v9 v10 v11 v14 into v0)
 with ``dcnlab.aggregation``, installs it with the aggregation data plane, and runs the job with the
 host agents: once aggregating in the servers along the tree, once without aggregation (every sender's
 stream goes to the receiver over unicast paths, which merges them itself). It prints whether the

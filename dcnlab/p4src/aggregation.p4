@@ -1,5 +1,5 @@
-/* dcnlab: in-network aggregation of incast and shuffle trees (issue 8 §5; reports 003 §4.1 and 000 §1.4,
-   SwitchML's slot/bitmap scheme, anchors §A1).  The controller side is controller/aggregation/dataplane.py,
+/* dcnlab: in-network aggregation of incast and shuffle trees (IRS/SRS (Guo et al.) §4.1 and M2
+   (Fang et al.) §4.2; SwitchML's slot/bitmap scheme, Sapio et al., NSDI 2021).  The controller side is controller/aggregation/dataplane.py,
    the host side traffic/aggregation_agent.py.
 
    Wire format: Ether / IPv4 (no options) / UDP to UDP_PORT_AGG (7702), checksum 0 / agg_t (headers.p4):

@@ -1,6 +1,6 @@
 """BCube(n,k): n^(k+1) servers, k+1 levels of n^k n-port switches.
 
-Naming follows the Guo et al. papers' examples (report 003 §1.1):
+Naming follows the examples of IRS/SRS (Guo et al.), §2.1 and Figs. 1-3:
 
 * server ``v<i>``: label = the k+1 base-n digits of i, written x_k…x_0
   (in BCube(4,1), v11 = 23).  Server port j (0..k) goes to its level-j switch;

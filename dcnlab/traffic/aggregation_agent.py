@@ -1,4 +1,5 @@
-"""Host side of in-network aggregation: a word-count-like job over aggregation trees (issue 8 §6).
+"""Host side of in-network aggregation: a word-count-like job over aggregation trees (the
+papers' Hadoop word count, Fang et al. §5.1 and Guo et al. §5.1).
 
 Each sender holds counts over a key space (one partition per receiver, 003 Def. 1: a shuffle is n incasts
 with the same senders); a partition is cut into chunks of :data:`VALUES` unsigned 32-bit counts, one

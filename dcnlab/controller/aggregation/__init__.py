@@ -1,4 +1,5 @@
-"""In-network aggregation trees for incasts and shuffles (reports 003 and 000; issue 8).
+"""In-network aggregation trees for incasts and shuffles: IRS/SRS (Guo et al., paper 003) and M2 (Fang et al.,
+paper 000); :mod:`dcnlab.results.papers` has the full references.
 
 Public API:
 

@@ -1,6 +1,6 @@
-"""003's in-packet Bloom filter: the size that keeps false forwards below one per packet (Guo et al., §4.3).
+"""The in-packet Bloom filter of IRS/SRS (Guo et al.), §4.3: the size that keeps false forwards below one per packet.
 
-003 (report §4.3) puts each flow's path, as a set of directed links, into a Bloom filter in the
+The paper puts each flow's path, as a set of directed links, into a Bloom filter in the
 packet header; switches and servers forward on the links the filter matches. A filter holds
 ``n0 = 2(k+1)`` links. A server at stage ``i`` (``i`` digits left to correct) tests only its ``i``
 links towards neighbours one hop closer to the receiver, one of which is on the path, so ``i - 1``

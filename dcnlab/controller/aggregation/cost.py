@@ -1,4 +1,4 @@
-"""The papers' traffic cost model (report 003 §1.3 and §5.4; report 000 §1.3).
+"""The papers' traffic cost model: IRS/SRS (Guo et al.), §3.1 and §5.4; M2 (Fang et al.), §3.1.
 
 * Every sender's flow to one receiver is 1 unit (1 MB in the papers).
 * A node that can aggregate (a BCube server; a P4 switch in a fat-tree) merges its incoming flows
@@ -14,7 +14,7 @@
   makes one carry traffic both ways. A BCube hop from ``x`` through its level-``d`` switch to ``p``
   uses the links ``(x, d)`` and ``(p, d)``.
 * Aggregating nodes are the non-root nodes where at least two flows meet, counting their own data
-  (003 §1.3). The receiver aggregates what reaches it too, but it is not counted: it is not *in*
+  (Guo et al., §3.1). The receiver aggregates what reaches it too, but it is not counted: it is not *in*
   the network. ``receiver_input`` is the data arriving at the receiver (003 Fig. 4(d)).
 """
 

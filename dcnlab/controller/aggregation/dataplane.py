@@ -1,4 +1,4 @@
-"""Aggregation trees in the P4 data plane: trees -> ``agg_route`` entries and slot ranges (issue 8 §5).
+"""Aggregation trees in the P4 data plane: trees -> ``agg_route`` entries and slot ranges.
 
 The program is ``p4src/aggregation.p4`` (its header comment is the protocol); the host side is
 :mod:`dcnlab.traffic.aggregation_agent`. This module turns an :class:`~dcnlab.controller.aggregation.AggregationTree`
@@ -9,7 +9,7 @@ and the fabric's own port numbers, and installs and removes them through the P4R
 What each node of a tree does (``agg_route``, key: job, tree, result bit, ingress port):
 
 * **Aggregating nodes** are the tree's ``aggregate`` nodes that forward (BCube servers, fat-tree switches;
-  003 §4.1: a server with more than one input caches and merges), plus the *final* node ``F``: the
+  IRS/SRS (Guo et al.), §4.1: a server with more than one input caches and merges), plus the *final* node ``F``: the
   receiver itself when it forwards (a BCube server: the papers' receiver aggregates what reaches it), else
   the forwarding node just below it (on a fat-tree, the receiver host's edge switch), even with a single
   input. Every in-port of an aggregating node (its host's port too, when its own data is an input) gets
@@ -43,9 +43,9 @@ What each node of a tree does (``agg_route``, key: job, tree, result bit, ingres
   installer per fabric, and refuses to go past 65535.
 
 Decisions where the papers are silent (they have no data plane): the aggregate of one chunk is emitted when
-every input has contributed (no timeout flush, 000 §1.4's buffer-limit flush has no counterpart here: the
+every input has contributed (no timeout flush; the buffer-limit flush of M2 (Fang et al.), §4.2, has no counterpart: the
 receiver's retransmission requests complete a stuck slot instead); hosts of BCube servers inject at their
-server; flows to different receivers are never merged (different key partitions, 003 §3.3).
+server; flows to different receivers are never merged (different key partitions, IRS/SRS (Guo et al.), §3.3).
 """
 
 from __future__ import annotations

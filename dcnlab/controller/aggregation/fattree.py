@@ -1,6 +1,6 @@
-"""Aggregation trees on a k-ary fat-tree whose switches aggregate (switch-centric; issue §6).
+"""Aggregation trees on a k-ary fat-tree whose switches aggregate (switch-centric).
 
-The papers leave switch-centric fabrics to future work (003 §7, 000 §3): traditional switches cannot
+The papers leave switch-centric fabrics to future work (Guo et al., §2.1; Fang et al., §4.1): traditional switches cannot
 buffer and merge flows. A P4 switch can, so here the roles flip: hosts are the senders and the
 receiver, every switch may aggregate, and hosts never relay.
 

@@ -1,4 +1,4 @@
-"""IRS-based incast aggregation trees on BCube(n,k) (003 §3.2; report 003 §2).
+"""IRS-based incast aggregation trees on BCube(n,k): IRS/SRS (Guo et al.), §3.2, Figs. 2-3.
 
 The tree is built stage by stage, from the largest Hamming distance ``d`` to the receiver down to
 stage 1. Stage ``j`` holds servers at distance ``j``; stage ``j-1`` holds the servers the stage-``j``
@@ -8,7 +8,7 @@ group and send to their common neighbour with digit ``e_j`` set to the receiver'
 aggregation). A group of one whose target is not a sender may instead send sideways to a one-hop
 neighbour in the same stage (intra-stage aggregation), so its target server is never added.
 
-Decisions where the paper is open (report 003 §2.5), written here once:
+Decisions where the paper's §3.2 leaves the construction open, written here once:
 
 * **A1, choice of e_j.** ``e_j`` minimises the size of the stage-``(j-1)`` set *before* the
   intra-stage step. This is the only reading that reproduces Figs. 2-3 (receiver v3 would get

@@ -1,4 +1,4 @@
-"""MIB-, MC- and M2-based incast trees on BCube (report 000, Fang et al.; §2.2-2.4).
+"""MIB-, MC- and M2-based incast trees on BCube: M2 (Fang et al.), §3.2-3.4 (Algorithms 1-2, the M2 steps).
 
 All three build shortest-path trees: layer ``l`` holds the servers at Hamming distance ``l`` from the
 receiver, and every hop corrects one digit towards the receiver's, so the cost is decided only by

@@ -1,6 +1,6 @@
 """Exact minimum-cost aggregation trees by mixed-integer programming (scipy.optimize.milp / HiGHS).
 
-The papers only approximate (003 §1.3, 000 §1.3: the problem is Steiner-like and NP-hard); an
+The papers only approximate (Guo et al., §3.1; Fang et al., §3.1: the problem is Steiner-like and NP-hard); an
 exact optimum on small fabrics tells how far each heuristic is from the best tree.
 
 The model is over a *hop graph*: nodes that may be tree nodes (BCube servers; fat-tree switches and

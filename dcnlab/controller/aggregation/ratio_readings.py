@@ -1,6 +1,6 @@
-"""Readings of 003 §5.4's "aggregation ratio delta uniform on [0, 1]" for SRS-based shuffles.
+"""Readings of IRS/SRS (Guo et al.), §5.4: "aggregation ratio delta uniform on [0, 1]" for SRS-based shuffles.
 
-003 §5.4 (report 003 §5, §6): merging flows ``f_1..f_s`` gives ``max f_i + delta (sum f_i - max f_i)``;
+§5.4: merging flows ``f_1..f_s`` gives ``max f_i + delta (sum f_i - max f_i)``;
 Fig. 6 plots the traffic of SRS, unicast and no aggregation against delta on BCube(8,5) for
 m = n = 250 and 1000, and the text then says: "Assume that the value of the random variable delta
 follows a uniform distribution (if any). In such a case, our SRS-based method saves the resultant

@@ -14,7 +14,7 @@ A user's builders are found by the entry point group ``dcnlab.aggregation`` or b
 validates it with :class:`~dcnlab.controller.aggregation.tree.AggregationTree` before use: a mapping that is not
 a tree, a sender left out, a hop that is not a link is one error naming the builder.
 
-**Built-ins** (reports 000 and 003): BCube ``irs``, ``mib``, ``mc``, ``m2``, ``unicast``, ``kmb``, ``optimal``;
+**Built-ins** (M2 (Fang et al.) and IRS/SRS (Guo et al.)): BCube ``irs``, ``mib``, ``mc``, ``m2``, ``unicast``, ``kmb``, ``optimal``;
 fat-tree ``updown``, ``unicast``, ``kmb``, ``optimal``. They build through :func:`dcnlab.controller.aggregation.incast_tree`
 (batch engines, not this interface), so the registry lists them for ``--algo list`` and name checks.
 """
@@ -34,10 +34,10 @@ KINDS = ("bcube", "fattree")
 REGISTRY = Registry("aggregation", INTERFACE, callable_check)
 
 _BUILTINS = {
-    "irs": (("bcube",), "IRS: stage by stage, one routing symbol per stage (report 003)"),
-    "mib": (("bcube",), "MIB-based: senders hang on their nearest related sender (report 000 Alg. 1)"),
-    "mc": (("bcube",), "MC-based: top-down minimal clustering (report 000 Alg. 2)"),
-    "m2": (("bcube",), "M2: the cheaper of the MIB- and MC-based trees (report 000)"),
+    "irs": (("bcube",), "IRS: stage by stage, one routing symbol per stage (Guo et al., §3.2)"),
+    "mib": (("bcube",), "MIB-based: senders hang on their nearest related sender (Fang et al., §3.2, Algorithm 1)"),
+    "mc": (("bcube",), "MC-based: top-down minimal clustering (Fang et al., §3.3, Algorithm 2)"),
+    "m2": (("bcube",), "M2: the cheaper of the MIB- and MC-based trees (Fang et al., §3.4)"),
     "updown": (("fattree",), "up/down minimum tree: one aggregation position for all uplinks"),
     "unicast": (KINDS, "no aggregation tree: every sender on its own shortest path"),
     "kmb": (KINDS, "KMB Steiner tree (the 2-approximation) on the hop graph"),

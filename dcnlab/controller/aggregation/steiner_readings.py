@@ -1,6 +1,6 @@
 """Readings of 003's Steiner-based baseline: KMB trees built and charged the ways 003's text allows.
 
-003 §5.1 (report 003 §5) describes the Steiner-based shuffle subgraph in one paragraph: "similar to
+IRS/SRS (Guo et al.), §5.1, describes the Steiner-based shuffle subgraph in one paragraph: "similar to
 the incast-based one but each aggregation tree results from the Steiner-tree algorithm ... [27]. At
 first, a virtual complete graph is generated upon the incast members. Then, a minimum spanning tree
 is calculated on the virtual complete graph. Finally, the virtual link ... is replaced by the shortest

@@ -1,9 +1,9 @@
-"""Shuffle+reduce waiting time of an incast, in a link-bound model (000, abstract and Tables 1-2).
+"""Shuffle+reduce waiting time of an incast, in a link-bound model (M2 (Fang et al.), abstract and Tables 1-2).
 
-000's abstract states that with M2-based trees the "shuffle and reduce waiting time" is about 2/3
+The abstract states that with M2-based trees the "shuffle and reduce waiting time" is about 2/3
 shorter than without in-network aggregation across network sizes (Table 1: BCube(6,k), k = 2..6,
 120 senders) and about 3/4 shorter across sender counts (Table 2: 1000, 1500, 2000 and 3000 senders
-on BCube(4,8)). The tables' values are missing from the text (report §4), so only these two
+on BCube(4,8)). The tables' values are missing from the text we have (§5.2-5.3), so only these two
 fractions can be compared.
 
 **The model** (a choice; the paper gives none). In the regime 000 and dcnlab's BMv2 experiment are

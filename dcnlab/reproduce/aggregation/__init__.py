@@ -1,4 +1,5 @@
-"""Papers 000 (M2 incast trees) and 003 (IRS/SRS shuffles) on BCube: ``dcnlab plan|reproduce|bench aggregation``.
+"""M2 incast trees (Fang et al., 000) and IRS/SRS shuffles (Guo et al., 003) on BCube: ``dcnlab plan|reproduce|bench
+aggregation`` (full references: :mod:`dcnlab.results.papers`).
 
 * :mod:`~.model`: the paper-scale model sweep (parts 003-k, 003-size, 003-delta, 000-k, 000-size);
 * :mod:`~.bmv2`: the BMv2 experiment (incasts and shuffles on BCube and fat-tree);

@@ -171,7 +171,8 @@ class BenchResult:
 
     @property
     def goal_met(self) -> bool:
-        """Issue 8 §7: the aggregation rate (chunks/s) at least half the forwarding rate, at every fan-in."""
+        """The goal: the aggregation rate (chunks/s) at least half the forwarding rate, at every fan-in (aggregating must
+        not make a node the bottleneck of its tree)."""
         return all(r >= 0.5 for _, r in self.ratios)
 
     def summary_lines(self) -> list[str]:

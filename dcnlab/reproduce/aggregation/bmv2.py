@@ -1,4 +1,5 @@
-"""BMv2 experiment: in-network aggregation of incasts and shuffles on BCube and fat-tree (issue 8 §6, §7).
+"""BMv2 experiment: in-network aggregation of incasts and shuffles on BCube and fat-tree (the papers' word count, on
+BMv2).
 
 For each fabric (BCube(4,1), BCube(3,2), fat-tree k=4), one emulation (:class:`dcnlab.emu.network.FabricNetwork`:
 a BMv2 process per server and switch, a Mininet host per host) runs a word-count job per algorithm, one
@@ -40,7 +41,7 @@ does more per packet than forwarding, is no faster than the no-aggregation basel
 * *savings* against no aggregation, measured and model; *completion time*: from the common start to the
   last receiver's last chunk.
 
-``bench_dataplane`` (``dcnlab bench aggregation``, issue 8 §7) measures one BMv2 node: a host sends 118-byte
+``bench_dataplane`` (``dcnlab bench aggregation``) measures one BMv2 node: a host sends 118-byte
 frames into its BCube server, which sends them straight back to the host port (the host drops them, they are
 addressed to another MAC): plain unicast forwarding, then aggregation chunks (fan-in 2: two contributions per
 chunk; fan-in 1: every chunk completes its slot and goes out). The rate of each is frames per CPU second of
@@ -206,7 +207,7 @@ def run_job(net: Any, dp: Any, sc: Scenario, algo: str, cfg: EmuConfig, say: Pro
         senders = sorted({h for t in program.trees for h in t.contributors})
         data = word_counts(senders, len(program.trees), cfg.keys, cfg.words, cfg.seed)
         # the counters are read before the common start is fixed: reading 112 switches takes longer than the
-        # start's lead, and senders whose request came after the start began late (issue 25 §1, waiting.py)
+        # start's lead, and senders whose request came after the start began late (a saving measured far below the model's: waiting.py)
         in0, out0 = read_agg_counters(net)
         snap0 = measure.snapshot(net.controller)
         start_at = time.time() + START_LEAD_S

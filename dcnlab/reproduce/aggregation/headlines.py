@@ -1,7 +1,7 @@
-"""Papers 003 (SRS shuffles) and 000 (M2 incasts) against ``reproduce aggregation``: their headline figures, each
-against ours (issue 18 §1).
+"""IRS/SRS shuffles (Guo et al., 003) and M2 incasts (Fang et al., 000) against ``reproduce aggregation``: their
+headline figures, each against ours, judged by the verdict rule of :mod:`dcnlab.results.summary`.
 
-The figures and statements are those of the reports in ``/work/shared/papers``. The builder reads what the
+The figures and statements are the papers' own (abstracts and §5 of each). The builder reads what the
 reproduction already computed (the JSON-able results it writes) and returns
 :class:`dcnlab.results.summary.Headline` records, one per headline of the paper; a headline that the run
 did not compute (a part left out by ``--only``, a quick run, a figure no command measures yet) is still
@@ -37,7 +37,7 @@ WORKED_ENTRY = (("v0", "v3", "v8"), (46, 48, 42))
 
 @lru_cache(maxsize=1)
 def bcube41_examples() -> dict[str, Any]:
-    """The worked trees of 003 §2.3 (Fig. 2 and 3) on BCube(4,1): cost and links of each IRS tree and the
+    """The worked trees of Guo et al., §3.2-3.3 (Figs. 2 and 3) on BCube(4,1): cost and links of each IRS tree and the
     SRS entry costs of the shuffle to {v0, v3, v8}. About a second (imports included)."""
     from dcnlab.controller import aggregation as agg
     from dcnlab.topos.spec import parse_spec
@@ -114,7 +114,7 @@ def aggregation(results: Mapping[str, Any] | None, emulation: Mapping[str, Any] 
 
 PAPER_003 = {"003-k": {"srs": 32.87, "incast": 32.69, "kmb": 28.76, "unicast": 17.64},
              "003-size": {"srs": 55.33, "incast": 55.29, "kmb": 44.89, "unicast": 34.46}}
-"""003 §6: average traffic saving against no aggregation, percent (also in aggregation_model.PAPER)."""
+"""Guo et al., §5.2-5.3: average traffic saving against no aggregation, percent (also in aggregation_model.PAPER)."""
 
 
 def _ends(p: Mapping[str, Any] | None, var: str) -> str:

@@ -1,5 +1,5 @@
 """What ``dcnlab plan aggregation`` computes beside the planners of :mod:`dcnlab.controller.aggregation`: the
-members drawn for ``random:COUNT``, a tree's parameters and the solver's status in the words of report 003, and
+members drawn for ``random:COUNT``, a tree's parameters and the solver's status in the words of IRS/SRS (Guo et al.), and
 the hop paths drawn on BCube."""
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ def member_list(fabric, text: str, what: str, rng, exclude: set[str]) -> list[st
 
 
 def describe_info(info: Mapping[str, object]) -> list[str]:
-    """The tree's parameters in the words of report 003: the routing symbol e_j is the label digit
-    that stage j corrects on the way to stage j-1 (IRS, 003 §2.1)."""
+    """The tree's parameters in the words of IRS/SRS (Guo et al.), §3.2: the routing symbol e_j is the label digit
+    that stage j corrects on the way to stage j-1."""
     lines = []
     symbols = info.get("routing_symbols")
     if isinstance(symbols, dict) and symbols:

@@ -1,4 +1,4 @@
-"""A user's tree builder in the model sweeps of ``dcnlab reproduce aggregation --algo A`` (issue 26 §1).
+"""A user's tree builder in the model sweeps of ``dcnlab reproduce aggregation --algo A``.
 
 The incast parts of the sweep (``000-k``, ``000-size``: 000's traffic, links, aggregators, new servers,
 busiest link and receiver input against k and the number of senders; ``gap``: cost against the exact

@@ -1,6 +1,6 @@
-"""000 (M2 incast trees on BCube): readings of "M2 saves about 19% vs IRS across sender counts".
+"""M2 (Fang et al., 000): readings of "M2 saves about 19% vs IRS across sender counts".
 
-000's abstract (report 000 §4) gives two figures from "small-scale experiments": M2 saves about 3% of
+The paper's abstract gives two figures from "small-scale experiments": M2 saves about 3% of
 the network's data against IRS-based across network sizes (§5.2: 120 senders on BCube(6,k), k = 2..8,
 100 runs) and about 19% across sender counts (§5.3: m = 100..4,000 on BCube(4,8)). The body never
 quotes them; §5.3's text and Fig. 6 compare M2 only with unicast and the existing method, and Table 2
@@ -11,7 +11,7 @@ IRS-based across sender counts" (headline ``000-size-m2-vs-irs``):
   over the 40 points, each the same;
 * ``pooled``: ``1 - sum(M2) / sum(IRS)`` over all points (weighted by traffic);
 * ``table-2-columns``: the mean over m = 1000, 1500, 2000, 3000 only;
-* ``irs-no-intra``: against IRS without 003's intra-stage step (000 §2.1 describes IRS-based as
+* ``irs-no-intra``: against IRS without Guo et al.'s intra-stage step (Fang et al., §2.2, describes IRS-based as
   adjusting "the same dimension of the previous layer's nodes", and never mentions the step);
 * ``vs-unicast``: against the unicast-based tree (what §5.3 and Fig. 6 actually compare M2 with);
 * ``points-of-saving``: the difference of the two savings against no aggregation, in points

@@ -1,6 +1,6 @@
-"""003 (IRS/SRS shuffles on BCube): readings of the Steiner baseline, the Fig. 5 averages and delta.
+"""IRS/SRS (Guo et al., 003): readings of the Steiner baseline, the Fig. 5 averages and delta.
 
-Headlines (report 003 §6):
+Headlines (the paper's §5.2-5.4 and abstract):
 
 * ``003-steiner-bcube6``: Steiner-based saving 28.76%, 60x60 shuffles on BCube(6,k), k = 2..8, 100
   rounds (Fig. 4(a), Table 1). Readings: :data:`dcnlab.controller.aggregation.steiner_readings.READINGS`.

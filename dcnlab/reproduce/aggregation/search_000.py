@@ -11,7 +11,7 @@ same seeds) computes both IRS variants, so the search costs one pass of the roun
 round are drawn from its seed, so no setting is random (the rounds are averaged, as the reproduction
 does).
 
-The statements are 000's headlines (:func:`dcnlab.reproduce.aggregation.headlines.aggregation`, paper 000),
+The statements are 000's headlines (:func:`dcnlab.reproduce.aggregation.headlines.aggregation`, M2 (Fang et al.)),
 the model's figures only (the BMv2 word-count row has no model figure here).
 """
 

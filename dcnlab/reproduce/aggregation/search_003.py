@@ -19,7 +19,7 @@ What runs (the note of the table says it too):
 * the other δ readings, 3 rounds at m = n = 250 and 1000 (the reproduction's curve: 20).
 
 A reading other than the first is judged on its own rounds; the first's figure is from the reproduction's rounds.
-The statements are 003's headlines (:func:`dcnlab.reproduce.aggregation.headlines.aggregation`, paper 003).
+The statements are 003's headlines (:func:`dcnlab.reproduce.aggregation.headlines.aggregation`, IRS/SRS (Guo et al.)).
 """
 
 from __future__ import annotations

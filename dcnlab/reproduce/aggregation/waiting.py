@@ -24,7 +24,7 @@ measured ratio was 2.13/1.65 = 1.29. The same rule gives the incast: M2's busies
 streams, no aggregation's 6 (the receiver's host link), a model saving of 50% against 51% measured
 (0.69 s against 1.41 s). ``JobResult.busiest_units`` and ``model_completion_s`` report it for every job.
 
-**Where the time of a job goes** (issue 25 §1: the full run measured a saving of 37.10% against the
+**Where the time of a job goes** (a full run once measured a saving of 37.10% against the
 model's 69.27% of the same jobs). Each job's senders start at a common ``start_at``; the job's counters
 (112 switches on BCube(4,2)) used to be read *after* that start was fixed, so on a loaded machine the last
 sender began 0.37-0.79 s late (measured from its first chunk). Every M2 tree waits for its slowest
