@@ -1,6 +1,6 @@
 """C-MR4LMS multicast on a k=4 fat-tree: plan a group, install it, send one message, count the copies.
 
-``dcnlab.multicast`` plans the group's tree (report 001: the group's MGID picks a color, the color a
+``dcnlab.multicast`` plans the group's tree (C-MR4LMS (Chen et al.): the group's MGID picks a color, the color a
 spanning tree, the switches replicate by ingress port and color). The multicast data plane writes the
 per-port replication entries and PRE groups to the switches. One member sends a single frame (scapy,
 ``Host.send``) and every host captures (``Host.pcap``): each member must get exactly one copy (the

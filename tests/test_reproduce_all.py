@@ -209,6 +209,6 @@ def test_units_name_what_ran(run):
     assert units["Aggregation servers fall with k for unicast (Fig. 5(b))"] == "servers, k=3 minus k=2"
     assert units["The savings grow with m = n on BCube(8,5) (Fig. 5)"] == "points, m=n=100 minus m=n=50"
     assert not [h.statement for h in heads if "k=8" in h.unit]
-    assert units["C-MR4LMS max EFI 69 on random patterns (1 ppn, §6.2)"] == "groups per link"
+    assert units["C-MR4LMS max EFI 69 on random patterns (1 ppn, §4.2)"] == "groups per link"
     assert units["CCT rate limit: IRD 20.48 µs limits one QP to 100 Mb/s (Fig. 4)"] == "Mb/s"
     assert not [h.statement for h in heads if h.unit in ("", "EFI", "TFI")]

@@ -1,8 +1,8 @@
-"""The 4-level midplane fat-tree of the C-MR4LMS paper (report 001 §1.1).
+"""The 4-level midplane fat-tree of C-MR4LMS (Chen et al.), Fig. 2.
 
 Computing midplanes (CN) hold q L0 and m L1 switches; top midplanes (TN) hold
 k L2 and w L3 switches; each L1 has p uplinks, so #TN = m·p and at most k·w CNs.
-The paper leaves the wiring implicit; we use the report's inferred wiring, which
+The paper leaves the wiring implicit; we infer one from its counts, which
 gives every L0 exactly one path up to any given root:
 
 * ``l0_<c>_<i>``: ports 0..t-1 to terminals, port t+j to ``l1_<c>_<j>``;

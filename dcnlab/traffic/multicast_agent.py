@@ -1,5 +1,5 @@
-"""Host side of C-MR4LMS multicast (issue 9 §7–8; report 001 §1.2 Def. 4: "terminals use the MGID to pick
-the receive queues", §3.7: "receivers drop the duplicate").
+"""Host side of C-MR4LMS multicast (C-MR4LMS (Chen et al.), Definition 4: terminals pick the receive queues by
+MGID; fault-tolerant trees: receivers drop the duplicate).
 
 Commands (``dcnlab.traffic.agent`` dispatches ``multicast.<verb>`` here; state in ``agent.ext["multicast"]``):
 

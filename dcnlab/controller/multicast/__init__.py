@@ -1,4 +1,5 @@
-"""Multicast with a limited multicast table: C-MR4LMS on fat-trees (report 001), its baselines and metrics.
+"""Multicast with a limited multicast table: C-MR4LMS on fat-trees (Chen et al., paper 001; full reference in
+:mod:`dcnlab.results.papers`), its baselines and metrics.
 
 Modules, in dependency order:
 
@@ -17,7 +18,7 @@ Modules, in dependency order:
   installed plug-ins, references) and the checks every routing passes;
 * :mod:`~dcnlab.controller.multicast.metrics`, :mod:`~dcnlab.controller.multicast.planning` — EFI/TFI and whole-workload runs.
 
-Data-plane use (issue 9 §7): a controller keeps a :class:`CMR4LMS` (or :class:`DualCMR4LMS`) with
+Data-plane use (:mod:`~dcnlab.controller.multicast.dataplane`): a controller keeps a :class:`CMR4LMS` (or :class:`DualCMR4LMS`) with
 ``track_entries=True`` and applies each :class:`Change`'s ``entries`` — ``(switch, ingress port, color) ->
 out-ports`` in the fabric's port numbers — to the switches; :func:`port_tables` gives the full state.
 """

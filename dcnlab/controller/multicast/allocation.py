@@ -1,4 +1,4 @@
-"""Non-interfering job allocation (report 001 §3.9, rules 1–7, Theorem 4).
+"""Non-interfering job allocation: C-MR4LMS (Chen et al.), rules 1)–7), Theorem 4.
 
 Jobs are classed by terminal count and placed so that no two jobs share a link; then groups of different
 jobs may share a spanning tree without conflict, and each job can create C·m groups without merging

@@ -1,4 +1,4 @@
-"""Baselines of C-MR4LMS (report 001 §4): OpenSM-like, a single global broadcast tree, and MR4LMS-like.
+"""Baselines of C-MR4LMS (Chen et al.): OpenSM-like, a single global broadcast tree, and MR4LMS-like.
 
 All three run on the same level model and produce the same :class:`TreeRecord` trees as C-MR4LMS, so the
 metrics compare like with like.  They only add groups (the reproduction needs nothing else).
@@ -31,14 +31,14 @@ the whole fabric.
   virtual group (union of members) is placed again from scratch; when that fails too it merges again.
   Merges therefore rebuild existing trees and may move their roots and colors — the instability the paper
   criticises — and their size can snowball.
-* **Strict readings** (001 §6.3: the paper's MR4LMS keeps only 32 of 1,000 random groups at 4 ppn,
+* **Strict readings** (Chen et al., §4.3: the paper's MR4LMS keeps only 32 of 1,000 random groups at 4 ppn,
   C = 32, i.e. one tree per color; this baseline keeps about 520).  Two options, both off by default:
 
   - ``merge="same-color"``: no merging across colors.  A virtual group stays in the color it merged in;
     while its tree still conflicts there, it merges again with that color's trees on the least-loaded
     root's tree (the default, ``"any-color"``, places it again in any color).
-  - ``scope="switch"``: one multicast table of C entries per *switch* (standard InfiniBand, report 001
-    §1.2: only C-MR4LMS's modified OpenSM keeps one table per port), so two trees of one color may not
+  - ``scope="switch"``: one multicast table of C entries per *switch* (standard InfiniBand; in
+    Chen et al. only C-MR4LMS's modified OpenSM keeps one table per port), so two trees of one color may not
     cross the same switch, even on different ports (the default, ``"link"``, lets them share a switch on
     disjoint ports, i.e. per-port tables).
 

@@ -1,4 +1,5 @@
-"""C-MR4LMS: customised multicast routing for fat-trees with a limited multicast table (report 001 §3).
+"""C-MR4LMS: customised multicast routing for fat-trees with a limited multicast table: C-MR4LMS (Chen et al.),
+Algorithms 1-3.
 
 Algorithm 1 (tree construction): the MGID fixes the color and the root TN (formula (3),
 :mod:`dcnlab.controller.multicast.mapping`); the root is the members' lowest common ancestor on that spanning
@@ -8,7 +9,7 @@ included (step 2).  Algorithm 2 (merge): collect every tree that uses ``color`` 
 tentative tree and merge their groups with the new one into a virtual group.  Algorithm 3 combines them
 and updates link owners and tables.
 
-Two variants when the root is on the top level (§3.6):
+Two variants when the root is on the top level (the paper's C-MR4LMS-fixed and -dynamic):
 
 * **fixed** — always the first top switch of TN ``tnid``.  Every tree of a spanning tree is then a
   connected subtree of one fixed tree, so the merged tree contains every merged tree (Lemma 1) and is free
@@ -18,20 +19,20 @@ Two variants when the root is on the top level (§3.6):
   that switch; ties by position, the formula's root first) and the first conflict-free one wins; if none
   is, the merge uses the candidate whose tentative tree conflicts with the fewest trees, and the virtual
   group is placed again from scratch — a further merge follows when that fails (the paper's Fig. 7
-  "second merge").  A merge may move the root, so merged groups' routes may change (§3.6 item 2).
+  "second merge").  A merge may move the root, so merged groups' routes may change (the paper says so of the dynamic variant).
   ``scope="group"`` (an extension, default on the k-ary fat-tree where a TN is a single core) also
   offers the top switches of the other TNs of the same TN group: for the tree's color no other spanning
   tree uses that TN group's links, so any of them is conflict-free towards other spanning trees.
 
-Further decisions on points the paper leaves open (report 001 §7):
+Further decisions on points the paper leaves open:
 
-* **Links of the merged groups are free** when Algorithm 1 runs again for the virtual group (item 3).
-* **Terminal-link conflict with a group on another spanning tree** (same color, other TN group; item 4):
-  merging would move the existing group's root to another TN, which the MGID layers of §3.8 exist to
+* **Links of the merged groups are free** when Algorithm 1 runs again for the virtual group (the paper does not say whether they count as used).
+* **Terminal-link conflict with a group on another spanning tree** (same color, other TN group; the paper does not handle it):
+  merging would move the existing group's root to another TN, which the MGID layers (Theorem 3) exist to
   prevent.  Such a group (or join) is **refused** with a message naming the terminal and the groups; it is
   never merged across spanning trees.  Patterns from :mod:`dcnlab.controller.multicast.workload` use MGID
   layers, so they never hit this.
-* **Leave** (item 6): a member that leaves is removed from its group and the shared tree shrinks to the
+* **Leave** (the paper describes no leave or split): a member that leaves is removed from its group and the shared tree shrinks to the
   members that remain (only links are removed; the root may move down).  Merged groups are never split
   again: splitting would need new conflict checks and would change routes of groups that did nothing.
   A group whose last member leaves is removed.

@@ -1,5 +1,5 @@
 """C-MR4LMS in the P4 data plane: groups' trees -> per-port replication state, installed incrementally, with
-failover to the dual tree (issue 9 §7; report 001 §1.2 Def. 3–4, §3.5 step 6, §3.7).
+failover to the dual tree: C-MR4LMS (Chen et al.), Definitions 3-4, Algorithm 3 and the fault-tolerant trees (Fig. 5).
 
 **The per-port multicast table.**  The paper's switch keeps one multicast table per input port, of C entries
 (colors); entry ``(in port, color)`` is a bitmap of out-ports (Def. 4).  Here that table is the
@@ -7,7 +7,7 @@ failover to the dual tree (issue 9 §7; report 001 §1.2 Def. 3–4, §3.5 step 
 color)`` → a PRE multicast group whose replicas are the out-ports (:mod:`dcnlab.controller.replication` compiles the
 ``{TreeKey: out-ports}`` map of a switch into groups and entries; a switch shares one PRE group between every
 key with the same out-port set).  The out-ports of ``(x, c)`` at switch s are the ports of s on the tree that
-holds color c on port x, minus x (report §3.5: flood along the tree, never back).  **Table limit.**  BMv2 has
+holds color c on port x, minus x (flood along the tree, never back).  **Table limit.**  BMv2 has
 no per-port table size (and ``simple_switch_grpc`` has no ``--max-mc-groups`` option), so the limit of C
 entries per port is the controller's: colors are ``0..C-1`` by construction (formula (3)), every compiled
 switch is checked to hold at most C multicast entries per ingress port (:class:`TableLimitError`), and the
@@ -23,9 +23,9 @@ travels on identifies its tree at every switch.  The only entries where the two 
 tree(s)** — the entry's out-ports are the local members' ports plus the up-port of every *fed* tree.
 Hosts are never told about failures; the controller switches a group by rewriting only those edge entries.
 
-**Feeding policy** (report §7 item 7 leaves it open):
+**Feeding policy** (the paper leaves it open: it does not say how L0 feeds the two trees):
 
-* ``both`` (default; the paper's Fig. 5, §3.7): the edge entry feeds both trees, every remote member gets
+* ``both`` (default; the paper's Fig. 5, "packets are sent over both trees"): the edge entry feeds both trees, every remote member gets
   two copies and drops the second (by (MGID, source, sequence)); one failed link is transparent — no message
   is lost however slow the controller is.
 * ``primary``: the edge entry feeds the first tree only; the second is installed as a hot standby (its
@@ -41,7 +41,7 @@ edge entries of the affected trees' members (plus any PRE group a new out-port s
 :class:`FailoverStats` gives its compute and write times.  :meth:`MulticastDataplane.link_up` undoes it.
 Joins, leaves and merges on a broken tree keep its members on the healthy tree.
 
-**Incremental installation** (issue 9 §7 "installs and removes groups as jobs join and leave"): every
+**Incremental installation** (groups are installed and removed as jobs join and leave): every
 operation goes to the C-MR4LMS planner (Algorithms 1–3, incremental join and leave), whose
 :class:`~dcnlab.controller.multicast.cmr4lms.Change` lists the (link, color) pairs whose owner changed; only the
 switches at their ends (and, while links are down, the edges of the changed trees) are recompiled, and only

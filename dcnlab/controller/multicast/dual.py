@@ -1,4 +1,4 @@
-"""Fault-tolerant dual trees of C-MR4LMS (report 001 §3.7, Fig. 5, formula (4)).
+"""Fault-tolerant dual trees of C-MR4LMS (Chen et al.), Fig. 5, formula (4).
 
 Every group gets two trees, one from each half of the m spanning trees of its color
 (:func:`dcnlab.controller.multicast.mapping.dual_mappings`); senders use both, receivers drop the duplicate, so
@@ -6,7 +6,7 @@ one failed link is transparent (the controller may also move a group to its othe
 an independent C-MR4LMS plane with its own merging; the planes use disjoint L1 indices and hence
 disjoint TNs, so **the two trees of a group are link-disjoint above L0** (tested).
 
-Decisions on what the paper leaves open (report §7 item 7):
+Decisions on what the paper leaves open (the per-port tables in dual mode, L0, groups inside one L0 or one CN):
 
 * **At L0** both trees share the members' terminal links with the same color.  The replication entry of
   a member's port is the union of both trees' out-ports (the packet enters both trees); an entry of an

@@ -1,11 +1,11 @@
-"""MGID layers for communicators on process grids (report 001 §3.8, Theorem 3, formula (5)).
+"""MGID layers for communicators on process grids: C-MR4LMS (Chen et al.), Theorem 3, formula (5).
 
 A terminal in several groups needs a different color for each, or its terminal link conflicts; merging
 such groups would move roots across spanning trees.  The paper splits the colors into intervals
 ("layers") so that a terminal joins at most one group per layer; each communicator direction draws its
 MGIDs from its own layers.
 
-Process placement (paper §3.8): ranks are placed contiguously, x fastest — rank ``r = x + X·y + X·Y·z``,
+Process placement (the paper's MGID-layer section): ranks are placed contiguously, x fastest — rank ``r = x + X·y + X·Y·z``,
 terminal ``r div P`` with P processes per terminal (the paper's n-th process of a terminal is
 ``((a+n)%X, (b+(a+n)/X)%Y, c+(bX+a+n)/(XY))``, i.e. the next ranks).  A group is a line of the grid
 (all processes that differ only in one coordinate); its members are the terminals of those processes.

@@ -1,12 +1,12 @@
-"""Static MGID → spanning-tree mapping of C-MR4LMS (report 001 §3.2, formulas (1)–(4)).
+"""Static MGID → spanning-tree mapping of C-MR4LMS (Chen et al.), formulas (1)–(4).
 
 Formula (2) survives in the text: ``spt_no = mgid mod (C·m)``.  Formulas (1) and (3) (spt_no → (color,
 tnid)) and (4) (the fault-tolerant pair) are images missing from the extraction; the text constrains
 them (root = first L3 switch of TN ``tnid``; roots of different colors spread over the TNs of one TN
-group).  **Decision** — the report's reconstruction, which meets every stated property:
+group).  **Decision** — a reconstruction that meets every stated property:
 
     s     = mgid mod (C·m)
-    color = s div m                # colors are contiguous MGID blocks (= MGID layers, §3.8)
+    color = s div m                # colors are contiguous MGID blocks (= MGID layers, Theorem 3)
     g     = s mod m                # TN group = the L1 index every CN uses for this tree
     tnid  = g·p + (color mod p)    # spread the colors over the p TNs of the group
 

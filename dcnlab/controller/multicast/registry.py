@@ -9,7 +9,7 @@ multicast table entries per port (C). A user's routers are found by the entry po
 ``dcnlab.multicast`` or by ``--algo package.module:name``; their results are checked by
 :func:`~dcnlab.controller.multicast.validate.routing_problems` before use.
 
-**Built-ins** (report 001): ``cmr4lms-fixed``, ``cmr4lms-dynamic`` (roots among the TN's top switches, as the
+**Built-ins** (C-MR4LMS (Chen et al.) and its baselines): ``cmr4lms-fixed``, ``cmr4lms-dynamic`` (roots among the TN's top switches, as the
 paper says), ``cmr4lms-dynamic/group`` (our extension: every TN of the TN group), ``mr4lms`` and
 ``mr4lms-strict`` (:mod:`.baselines`), ``opensm``, ``global``. Only C-MR4LMS has dual trees
 (``dual=True``) and incremental entry tracking.

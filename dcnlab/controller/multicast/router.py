@@ -1,7 +1,7 @@
 """The interface of a multicast routing algorithm, and :class:`TreeRouter`, the base that makes a new one short.
 
 A multicast router places groups on a fat-tree (:class:`~dcnlab.controller.multicast.hierarchy.Hierarchy`)
-whose switches have a limited multicast table: ``colors`` entries per port (C in report 001). Every planner
+whose switches have a limited multicast table: ``colors`` entries per port (C in C-MR4LMS (Chen et al.)). Every planner
 of dcnlab (C-MR4LMS, MR4LMS-like, OpenSM-like, the global tree) implements :class:`Router`; so does a
 user's, registered in :mod:`dcnlab.controller.multicast.registry`.
 

@@ -1,4 +1,4 @@
-"""Spanning trees per (color, TN): Theorem 1 and Corollary 1 of C-MR4LMS (report 001 §2).
+"""Spanning trees per (color, TN): Theorem 1 and Corollary 1 of C-MR4LMS (Chen et al.).
 
 A spanning tree (SPT) reaches every L0 switch from one root on the top level.  Theorem 1: with one color
 exactly m trees can be link-disjoint — take one TN from each of the m TN groups (the p TNs reached by L1

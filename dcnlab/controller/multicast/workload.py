@@ -1,4 +1,5 @@
-"""Multicast workloads: process-grid communicators, random joins, and groups files (report 001 §6.1).
+"""Multicast workloads: process-grid communicators, random joins, and groups files (C-MR4LMS (Chen et al.), §4.1:
+the experiments' communication patterns).
 
 Pattern syntax (``--pattern``):
 
@@ -7,7 +8,7 @@ Pattern syntax (``--pattern``):
   direction order (all x-lines, then y-lines, then z-lines).  No global communicator is added (the
   paper's group counts, e.g. 576 for 512×64, count lines only).  512×64 at ppn 1 is the paper's
   topology-matched case: its 64 x-lines of 512 terminals each fill one CN of the paper instance.
-  ``:order=O`` sets the order in which the lines join (the paper never states it, report 001 §6.1):
+  ``:order=O`` sets the order in which the lines join (the paper never states it):
   a permutation of the directions (``xyz``, the default, ``zyx``, ``yxz``, ...: every line of the first
   direction, then the next), or ``shuffle`` (a random order, drawn from ``:seed=S``, default 0).  The
   MGIDs (layers) do not depend on the order; which groups merge does, and MR4LMS's merges snowball

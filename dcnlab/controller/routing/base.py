@@ -2,7 +2,7 @@
 
 A router returns, for one node, a table ``{dst host index: (primary port, ECMP alternatives...)}``.
 The first port is the one a single-path data plane uses; the rest are equal-cost
-alternatives for ECMP.  Issue #3 compiles these tables into P4 table entries.
+alternatives for ECMP.  :mod:`dcnlab.controller.rules` compiles these tables into P4 table entries.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Up/down routing on the 4-level midplane tree.
 
-Down paths are unique (report 001 §1.1: one path from any L0 to a given root).
+Down paths are unique (one path from any L0 to a given root, as C-MR4LMS (Chen et al.) requires).
 Up choices: m L1s at L0, p TNs at L1, w L3s at L2; the primary is the
 destination index mod the number of choices (deterministic spreading), the
 others are ECMP alternatives.  A packet climbs only as far as the lowest

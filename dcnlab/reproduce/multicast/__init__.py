@@ -1,6 +1,6 @@
-"""Paper 001 (C-MR4LMS multicast on the midplane fat-tree): ``dcnlab plan|reproduce|bench multicast``.
+"""C-MR4LMS multicast on the midplane fat-tree (Chen et al., 001): ``dcnlab plan|reproduce|bench multicast``.
 
-* :mod:`~.model`: the paper-scale model sweep (the patterns of 001 §6 under every algorithm);
+* :mod:`~.model`: the paper-scale model sweep (the patterns of the paper's §4 under every algorithm);
 * :mod:`~.bmv2`: the BMv2 experiment (a small midplane fat-tree, link failures, the model's trees);
 * :mod:`~.headlines`: the paper's figures against ours; :mod:`~.readings`: the readings of those that
   deviate; :mod:`~.search`: the search of the open settings;

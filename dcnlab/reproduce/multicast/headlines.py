@@ -1,6 +1,7 @@
-"""Paper 001 (C-MR4LMS) against ``reproduce multicast``: its headline figures, each against ours (issue 18 §1).
+"""C-MR4LMS (Chen et al., 001) against ``reproduce multicast``: its headline figures, each against ours, judged by the
+verdict rule of :mod:`dcnlab.results.summary`.
 
-The figures and statements are those of the reports in ``/work/shared/papers``. The builder reads what the
+The figures and statements are the paper's (its experiments, §4.2-4.3, and Figs. 9-10). The builder reads what the
 reproduction already computed (the JSON-able results it writes) and returns
 :class:`dcnlab.results.summary.Headline` records, one per headline of the paper; a headline that the run
 did not compute (a part left out by ``--only``, a quick run, a figure no command measures yet) is still
@@ -26,7 +27,7 @@ BIG_4 = "100x50x26:ppn=4"
 
 
 def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "") -> list[Headline]:
-    """Paper 001 from ``reproduce multicast``'s rows (``multicast.json``'s ``rows``)."""
+    """C-MR4LMS's headlines from ``reproduce multicast``'s rows (``multicast.json``'s ``rows``)."""
     rows = rows or []
 
     def get(pattern: str, algo: str) -> Mapping[str, Any] | None:
@@ -62,19 +63,19 @@ def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "") -> list[H
         big = [r["trees"] for r in cmr if r["groups_in"] >= 512]
         short = [r for r in cmr if r["groups_in"] < 512 and r["trees"] < r["groups_in"]]
         kept = min(r["trees"] for r in short) if short else (min(big) if big else None)
-    out.append(missing(Headline("001", "After merging C-MR4LMS keeps at least 512 groups, all when fewer (§6.3)", 512,
+    out.append(missing(Headline("001", "After merging C-MR4LMS keeps at least 512 groups, all when fewer (§4.3)", 512,
                                 kept, unit="groups", kind="trend", direction="at least", paper_text=">= 512",
                                 plot=MC_PLOT_1, reading="fewest groups kept by fixed or dynamic over every pattern "
                                                         "with 512 or more groups (a smaller pattern must keep all)"),
                        why or "not run"))
-    out.append(missing(Headline("001", "MR4LMS keeps only 32 of 1,000 random groups (4 ppn, §6.3)", 32,
+    out.append(missing(Headline("001", "MR4LMS keeps only 32 of 1,000 random groups (4 ppn, §4.3)", 32,
                                 val(RANDOM_4, "mr4lms", "trees"), unit="groups", kind="count", plot=MC_PLOT_4,
                                 reading="trees left after MR4LMS-like merging (one random pattern, seed 1)"),
                        absent((RANDOM_4, "mr4lms"))))
-    out.append(missing(Headline("001", "MR4LMS max TFI 168 on 100×50×26 (4 ppn, §6.3)", 168,
+    out.append(missing(Headline("001", "MR4LMS max TFI 168 on 100×50×26 (4 ppn, §4.3)", 168,
                                 val(BIG_4, "mr4lms", "tfi_max"), unit="groups per tree", kind="count", plot=MC_PLOT_4,
                                 reading="max groups on one tree, MR4LMS-like"), absent((BIG_4, "mr4lms"))))
-    out.append(missing(Headline("001", "MR4LMS average TFI 1.1 on 100×50×26 (4 ppn, §6.3)", 1.1,
+    out.append(missing(Headline("001", "MR4LMS average TFI 1.1 on 100×50×26 (4 ppn, §4.3)", 1.1,
                                 val(BIG_4, "mr4lms", "tfi_avg"), unit="groups per tree", kind="ratio", plot=MC_PLOT_4,
                                 reading="mean groups per tree, MR4LMS-like"), absent((BIG_4, "mr4lms"))))
     speed, fast = None, None
@@ -86,35 +87,35 @@ def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "") -> list[H
         slow = max(t(r) for r in cm if r)
         speed, fast = 100 * (1 - slow / t(mr)), slow
     out.append(missing(Headline("001", "C-MR4LMS up to 94% faster than MR4LMS (100×50×26, 4 ppn: < 35 s vs > 575 s; "
-                                       "§6.4)", 94.0, speed, unit="%", kind="percent", direction="up", reference=0.0,
+                                       "Fig. 10(f))", 94.0, speed, unit="%", kind="percent", direction="up", reference=0.0,
                                 plot=MC_PLOT_4,
                                 reading="1 - CPU time of the slower C-MR4LMS variant / CPU time of MR4LMS-like on "
                                         "100×50×26 (4 ppn), ours in Python"), absent((BIG_4, "mr4lms"), (BIG_4, MC_CMR[0]))))
-    out.append(missing(Headline("001", "C-MR4LMS computes 100×50×26 (4 ppn) in under 35 s (§6.4)", 35.0, fast, unit="s",
+    out.append(missing(Headline("001", "C-MR4LMS computes 100×50×26 (4 ppn) in under 35 s (Fig. 10(f))", 35.0, fast, unit="s",
                                 kind="trend", direction="down", paper_text="< 35 s", plot=MC_PLOT_4,
                                 reading="CPU seconds of the slower of fixed and dynamic"),
                        absent((BIG_4, MC_CMR[0]), (BIG_4, MC_CMR[1]))))
     ones = [r for r in rows if r["algo"] == "mr4lms" and r["ppn"] == 1]
-    out.append(missing(Headline("001", "MR4LMS never merges with 1 ppn: max TFI 1 on every pattern (§6.3)", 1,
+    out.append(missing(Headline("001", "MR4LMS never merges with 1 ppn: max TFI 1 on every pattern (§4.3)", 1,
                                 max(r["tfi_max"] for r in ones) if ones else None, unit="groups per tree", kind="count",
                                 plot=MC_PLOT_1, reading="largest max TFI of MR4LMS-like over the 1-ppn patterns run: "
                                 + ", ".join(r["pattern"].split(":")[0] for r in ones)), "not run: MR4LMS-like on no "
                                 "1-ppn pattern" + (f" ({why})" if why else "")))
     small = [v for p in ("181x181", "100x327") for a in MC_CMR if (v := val(p, a, "tfi_max")) is not None]
-    out.append(missing(Headline("001", "C-MR4LMS max TFI 1 on 181×181 and 100×327 (fewer than 512 groups; §6.3)", 1,
+    out.append(missing(Headline("001", "C-MR4LMS max TFI 1 on 181×181 and 100×327 (fewer than 512 groups; §4.3)", 1,
                                 max(small) if small else None, unit="groups per tree", kind="count", plot=MC_PLOT_1,
                                 reading=f"largest max TFI of fixed and dynamic over the {len(small)} runs"),
                        absent(("181x181", MC_CMR[0]), ("100x327", MC_CMR[0]))))
     out += _shares_001(get, why)
     rand = [v for a in MC_CMR if (v := val(RANDOM_1, a, "efi_max")) is not None]
-    out.append(missing(Headline("001", "C-MR4LMS max EFI 69 on random patterns (1 ppn, §6.2)", 69,
+    out.append(missing(Headline("001", "C-MR4LMS max EFI 69 on random patterns (1 ppn, §4.2)", 69,
                                 max(rand) if rand else None, unit="groups per link", kind="count", plot=MC_PLOT_1,
                                 reading=f"max EFI of fixed and dynamic on one random pattern ({int(RANDOM_1.split(':')[1]):,} "
                                         "groups, seed 1); the paper does not give its random patterns' sizes: "
                                         "the size is the one dcnlab reproduce search 001 chose"),
                        absent((RANDOM_1, MC_CMR[0]))))
     pats = sorted({r["pattern"] for r in rows if r["algo"] == "mr4lms"})
-    for key, hi, lo, fig in (("efi_max", 88, 594, "§6.2"), ("tfi_max", 25, 148, "§6.3")):
+    for key, hi, lo, fig in (("efi_max", 88, 594, "§4.2"), ("tfi_max", 25, 148, "§4.3")):
         diffs = [v - m for p in pats for a in MC_CMR
                  if (v := val(p, a, key)) is not None and (m := val(p, "mr4lms", key)) is not None]
         label = "EFI" if key == "efi_max" else "TFI"
@@ -136,25 +137,25 @@ def _shares_001(get: Any, why: str) -> list[Headline]:
     """The statements about every pattern of a kind: the share of patterns (and variants) where they hold."""
     out = []
     cases = [
-        ("Fixed and dynamic: equal max TFI above 1 on 25×50×26 and random (1 ppn, §6.3)", MC_PLOT_1,
+        ("Fixed and dynamic: equal max TFI above 1 on 25×50×26 and random (1 ppn, §4.3)", MC_PLOT_1,
          [("25x50x26",), (RANDOM_1,)],
          lambda p: (lambda f, d: None if f is None or d is None else f["tfi_max"] == d["tfi_max"] > 1)(
              get(p, MC_CMR[0]), get(p, MC_CMR[1]))),
-        ("MR4LMS max TFI 1, C-MR4LMS above 1 on 256×32×16, 128×32×32 (4 ppn, §6.3)", MC_PLOT_4,
+        ("MR4LMS max TFI 1, C-MR4LMS above 1 on 256×32×16, 128×32×32 (4 ppn, §4.3)", MC_PLOT_4,
          [("256x32x16:ppn=4",), ("128x32x32:ppn=4",)],
          lambda p: (lambda m, f: None if m is None or f is None else m["tfi_max"] == 1 and f["tfi_max"] > 1)(
              get(p, "mr4lms"), get(p, MC_CMR[0]))),
-        ("C-MR4LMS lower max and average EFI than MR4LMS on 2-D patterns (1 ppn, §6.2)", MC_PLOT_1,
+        ("C-MR4LMS lower max and average EFI than MR4LMS on 2-D patterns (1 ppn, §4.2)", MC_PLOT_1,
          [("512x64",), ("181x181",), ("100x327",)],
          lambda p: (lambda m, c: None if m is None or not all(c) else all(
              x["efi_max"] < m["efi_max"] and x["efi_avg"] < m["efi_avg"] for x in c))(
              get(p, "mr4lms"), [get(p, a) for a in MC_CMR])),
-        # issue 25 §2: the random patterns' statements, which the size of the 1-ppn ones decides
-        ("MR4LMS clearly better on random patterns: lower max EFI than C-MR4LMS (1 ppn, §6.2)", MC_PLOT_1,
+        # the random patterns' statements, which the size of the 1-ppn ones decides (an open setting, searched)
+        ("MR4LMS clearly better on random patterns: lower max EFI than C-MR4LMS (1 ppn, §4.2)", MC_PLOT_1,
          [(RANDOM_1,)],
          lambda p: (lambda m, c: None if m is None or not all(c) else all(x["efi_max"] > m["efi_max"] for x in c))(
              get(p, "mr4lms"), [get(p, a) for a in MC_CMR])),
-        ("C-MR4LMS better on random patterns: lower max EFI than MR4LMS (4 ppn, §6.2)", MC_PLOT_4,
+        ("C-MR4LMS better on random patterns: lower max EFI than MR4LMS (4 ppn, §4.2)", MC_PLOT_4,
          [(RANDOM_4,)],
          lambda p: (lambda m, c: None if m is None or not all(c) else all(x["efi_max"] < m["efi_max"] for x in c))(
              get(p, "mr4lms"), [get(p, a) for a in MC_CMR])),

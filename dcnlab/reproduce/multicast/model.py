@@ -1,8 +1,8 @@
-"""Paper-scale reproduction of C-MR4LMS (report 001 §6) on the model backend: ``dcnlab reproduce multicast``.
+"""Paper-scale reproduction of C-MR4LMS (Chen et al., §4) on the model backend: ``dcnlab reproduce multicast``.
 
 The fabric is the paper's instance, ``midplane:`` (64 CNs and 96 TNs of 40-port switches: 7,680
 switches + 32,768 terminals = the paper's 40,448 nodes), with C = 32 colors (512 spanning trees).  The
-patterns are the paper's (§6.1): 2-D and 3-D process grids and random joins with 1 process per terminal,
+patterns are the paper's (§4.1): 2-D and 3-D process grids and random joins with 1 process per terminal,
 and 3-D grids and 1,000 random groups with 4.  Each (pattern, algorithm) is one task of a process pool
 (all cores, or a Dask cluster's workers with ``--cluster``); the workloads are deterministic (random patterns use seed 1), so results do not depend on
 the number of workers.  Times are wall-clock route computation of one task while the other workers run.

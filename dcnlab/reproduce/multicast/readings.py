@@ -1,8 +1,8 @@
-"""001 (C-MR4LMS on a fat-tree): readings of "MR4LMS keeps only 32 of 1,000 random groups".
+"""C-MR4LMS (Chen et al., 001): readings of "MR4LMS keeps only 32 of 1,000 random groups".
 
-001 §6.3 (report 001 §6.3): on the paper's fabric (64 CNs, 96 TNs of 40-port switches) with C = 32
+§4.3: on the paper's fabric (64 CNs, 96 TNs of 40-port switches) with C = 32
 colors and 4 processes per terminal, "in the 1,000 random groups pattern, MR4LMS is left with only 32
-groups" (distinct trees after merging); C-MR4LMS always keeps at least 512. MR4LMS (001 §4, ref. [15])
+groups" (distinct trees after merging); C-MR4LMS always keeps at least 512. MR4LMS (the paper's ref. [15])
 is given only in outline; :class:`dcnlab.controller.multicast.baselines.MR4LMSLike` reconstructs it.
 The readings (headline ``001-mr4lms-random-1000``, or ``-100`` in a quick run: the groups that ran; unit
 groups, a count, exact):

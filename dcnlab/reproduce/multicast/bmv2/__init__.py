@@ -1,4 +1,5 @@
-"""BMv2 experiment: C-MR4LMS multicast on a small midplane fat-tree (issue 9 §8; report 001 §3, §3.7, §3.9).
+"""BMv2 experiment: C-MR4LMS multicast on a small midplane fat-tree: C-MR4LMS (Chen et al.), Algorithms 1-3,
+the fault-tolerant trees (Fig. 5) and the job allocation rules 1)-7).
 
 Modules, in dependency order:
 

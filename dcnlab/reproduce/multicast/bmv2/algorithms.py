@@ -1,4 +1,4 @@
-"""Other routers beside C-MR4LMS in the BMv2 experiment (``--emulate --algo A``; issue 26 §1).
+"""Other routers beside C-MR4LMS in the BMv2 experiment (``--emulate --algo A``).
 
 Each router named by ``--algo`` (a built-in, an installed plug-in or a ``package.module:name`` / ``file.py:name``
 reference; :mod:`dcnlab.controller.multicast.registry`) runs **before** C-MR4LMS, on the same fabric, with the
