@@ -13,8 +13,9 @@ a port or an interface name.
 chosen ports (default: those that face hosts) are detached from their links for the run and replaced by
 veth pairs whose other ends PTF drives, over BMv2's own ``port_remove``/``port_add`` (Thrift); dcnlab steps
 down on that switch so that the test's client becomes primary with any election id. Afterwards the
-original ports are attached again, the pairs deleted, and dcnlab takes the switch back and re-pushes its
-pipeline and every entry it installed, so the fabric is as before.
+original ports are attached again, the pairs deleted, and dcnlab takes the switch back; unless the test kept
+the pipeline (``keep_pipeline``), dcnlab pushes its pipeline and every entry it wrote over P4Runtime again
+(entries written with ``simple_switch_CLI`` command files are not written again).
 
 PTF itself runs as :mod:`dcnlab.emu.ptf_launch` (the ``p4.*`` modules that p4lang's tests import), with
 dcnlab's Python, in its own session (Ctrl-C reaches dcnlab, which stops it by its pid), with the test
@@ -334,9 +335,10 @@ def ptf_in_fabric(net: FabricNetwork, switch: str, tests: str | os.PathLike, por
         return run_ptf(argv, net.run, ns, cwd or tests.parent)
     finally:
         def restore() -> None:
-            if was_ours:                 # take the switch back: its pipeline and dcnlab's entries again
+            if was_ours:                 # take the switch back as primary
                 ctl.connect([switch])
-                ctl.reconnect(switch)
+                if not keep_pipeline:    # the test pushed a pipeline: dcnlab's pipeline and entries again
+                    ctl.reconnect(switch)
         _steps(lambda: thrift.run([c for p in ours for c in (f"port_remove {p}", f"port_add {sw.cfg.ports[p]} {p}")]),
                lambda: subprocess.run(_ip_batch(ns), check=True, capture_output=True,
                                       input="".join(f"link del dev {a}\n" for a, _ in ours.values()), text=True),

@@ -1,34 +1,22 @@
 """PTF tests of examples/programs/router.p4: forwarding, drops, the longest prefix winning, a multicast group.
 
 Run them with ``sudo dcnlab ptf examples/ptf-router`` (or ``... --ports 4``: they use ports 0-3). dcnlab passes
-the test parameters ``grpcaddr``, ``device_id``, ``p4info`` and ``config``; each test opens a P4Runtime session
-from them (dcnlab's :class:`~dcnlab.emu.ptf_switch.SwitchSession`), which pushes the pipeline (so every test
-starts from empty tables), writes its entries, and checks what comes out of which port with PTF's
-``verify_packets`` (there, and nowhere else) and ``verify_no_other_packets``.
+the test parameters ``grpcaddr``, ``device_id``, ``p4info`` and ``config``; each test (dcnlab's
+:class:`~dcnlab.emu.ptf_base.P4RuntimeTest`) opens a P4Runtime session from them, ``self.sw``, which pushes the
+pipeline (so every test starts from empty tables), writes its entries, and checks what comes out of which port
+with PTF's ``verify_packets`` (there, and nowhere else) and ``verify_no_other_packets``.
 """
 
-import ptf
 import ptf.testutils as tu
-from ptf.base_tests import BaseTest
 
 from dcnlab.controller.runtime.entities import MulticastGroup, TableEntry
-from dcnlab.emu.ptf_switch import SwitchSession
+from dcnlab.emu.ptf_base import P4RuntimeTest
 
 ROUTER_MAC = "00:00:00:00:01:00"
 HOST_MAC = "02:00:00:00:00:01"
 
 
-class RouterTest(BaseTest):
-    def setUp(self):
-        BaseTest.setUp(self)
-        self.dataplane = ptf.dataplane_instance
-        self.dataplane.flush()
-        self.sw = SwitchSession.from_test_params()
-
-    def tearDown(self):
-        self.sw.close()
-        BaseTest.tearDown(self)
-
+class RouterTest(P4RuntimeTest):
     @staticmethod
     def route(prefix, length, port, next_mac):
         return +TableEntry("RIngress.routes", {"hdr.ipv4.dst": (prefix, length)}, "RIngress.forward",
