@@ -5,7 +5,7 @@ its BMv2 egress queue drains 1000 packets/s (``Switch.set_queue``), and the cong
 CE (the FECN) on packets that find more than 16 queued. The receiver reflects one BECN per mark and
 each sender runs the IB CC algorithm (``dcnlab.traffic.congestion_agent``). First without CC (both
 senders at line rate: the queue overflows), then with CC and CCTI_Increase 1 and 2: the shares settle
-near 2:1, the second flow backing off twice as far per BECN (paper 002, Theorem 1).
+near 2:1, the second flow backing off twice as far per BECN (IB CC partitioning (Zhang et al.), Theorem 1).
 
 Run as root: ``.venv/bin/python examples/congestion.py``
 """

@@ -1,5 +1,5 @@
-/* dcnlab: switch congestion marking, the InfiniBand FECN emulated as IPv4 CE (issue 10 §1;
-   paper 002 §4.1 "switch side", report §3.2 and §9).
+/* dcnlab: switch congestion marking, the InfiniBand FECN emulated as IPv4 CE (IB CC
+   partitioning, Zhang et al., §4.1 "switch side": threshold and marking rate).
 
    Per egress port the controller installs one ecn_config entry (controller/congestion/dataplane.py):
      threshold  queue depth in packets; an ECN-capable (ECT(0)/ECT(1)) packet whose enq_qdepth is at
@@ -16,7 +16,7 @@
      ecn_packets   every packet that leaves the port (whatever its ECN bits or the config);
      ecn_eligible  eligible packets (over the threshold, ECT, long enough);
      ecn_marked    packets this switch marked CE.
-   BMv2's enq_qdepth counts packets, not bytes (anchors §C2), so thresholds are in packets. */
+   BMv2's enq_qdepth counts packets, not bytes (simple_switch's standard_metadata), so thresholds are in packets. */
 #ifndef DCNLAB_ECN_P4
 #define DCNLAB_ECN_P4
 

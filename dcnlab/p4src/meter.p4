@@ -1,5 +1,5 @@
-/* dcnlab: per-tenant metering, the in-network way to partition a bottleneck (issue 10 §1 "meter
-   mode"; report §9 and anchors §C3).
+/* dcnlab: per-tenant metering, the in-network way to partition a bottleneck (the "meter
+   mode" beside IB CC partitioning, Zhang et al., §5; BMv2's two-rate three-colour meters).
 
    tenant_class maps a packet's (IPv4 source, UDP source port) onto a tenant's meter index; the
    controller installs it at the bottleneck's switch (controller/congestion/dataplane.py), one

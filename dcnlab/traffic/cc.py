@@ -1,14 +1,14 @@
 """Host-side InfiniBand-style congestion control: per-flow CCTI controller, pacer, BECN reflector.
 
-Paper (report ``shared/papers/002-ib-cc-bandwidth-partition.md``) §4.1: Algorithm 1 (CCT
-management) and Algorithm 2 (source send-rate limiting); §3.3: the receiver reflects FECN marks to
+IB CC partitioning (Zhang et al.), §4.1: Algorithm 1 (CCT management) and Algorithm 2 (source send-rate
+limiting); the receiver reflects FECN marks to
 the source as BECN. Everything here is pure Python with an injectable clock (a callable returning
 seconds, e.g. ``time.monotonic``), so a host agent can drive it from its socket loop and tests can
 drive it with a fake clock. Times are in the agent's seconds: parameters and the CCT are given in IB
 time and a :class:`dcnlab.controller.congestion.cct.TimeScale` stretches the CCT entries and
 ``CCTI_Timer`` into emulated time (BMv2 forwards ~100x fewer packets per second than IB).
 
-Decisions on the paper's ambiguities (report §7.2, §7.4):
+Decisions on the paper's ambiguities (the timer, Algorithm 2's aggregate):
 
 * **Algorithm 1, reset mode (default).** On a BECN, if ``CCTI < CCTI_Limit``: ``CCTI += CCTI_Increase``
   clamped to ``CCTI_Limit`` (as ``hfi1`` does; the paper does not clamp) and the timer restarts. A

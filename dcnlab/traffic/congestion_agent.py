@@ -1,4 +1,5 @@
-"""Host side of IB-style congestion control inside an emulated host (issue 10 §2; paper 002 §4.1, report §9).
+"""Host side of IB-style congestion control inside an emulated host (IB CC partitioning (Zhang et al.),
+§4.1; ECN marks stand for FECNs, as on the switch side).
 
 ``dcnlab.traffic.agent`` dispatches ``congestion.<verb>`` here; the state lives in ``agent.ext["congestion"]``
 (:class:`CongestionHost`). A host can run any number of receivers and congestion-controlled flows.
@@ -26,8 +27,8 @@ Decisions:
 * **One NIC per host.** Every flow of a host sends through one :class:`Nic` of ``nic_pps`` packets/s:
   a flow that is ready (Algorithm 2 lets it) reserves the NIC's next free slot, so flows that are ready
   together share the link in turn, as QPs share an HCA port. Two flows without CC on one host therefore
-  get half the line rate each; that is the "shared input port" of the paper's parking lot (report
-  §6.2). A slot is ``max(previous slot + 1/nic_pps, ready time, now - 1/nic_pps)``: a late wake-up
+  get half the line rate each; that is the "shared input port" of the paper's parking lot (as we
+  infer it from Fig. 3). A slot is ``max(previous slot + 1/nic_pps, ready time, now - 1/nic_pps)``: a late wake-up
   (Python's sleep overshoots by tens of µs) is caught up with at most one extra packet, and an idle
   NIC does not save up a burst.
 * **Runtime pushes** (``flow_update``) take the controller's ``CCTI_Increase`` and ``CCTI_Timer``

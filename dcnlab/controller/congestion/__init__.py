@@ -1,4 +1,5 @@
-"""InfiniBand-style congestion control and tenant-fair bandwidth partition (issue 10, paper 002).
+"""InfiniBand-style congestion control and tenant-fair bandwidth partition: IB CC partitioning (Zhang et al., paper
+002; full reference in :mod:`dcnlab.results.papers`).
 
 * :mod:`~dcnlab.controller.congestion.params`: IB CC parameters validated against the IB field ranges.
 * :mod:`~dcnlab.controller.congestion.cct`: the paper's CCT and the time scale for BMv2.

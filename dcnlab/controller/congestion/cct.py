@@ -1,20 +1,20 @@
 """The Congestion Control Table (CCT) and the time scale that lets BMv2 follow it.
 
-Paper §6.4 (report §6.4): the experiments use the "reference design" table
+IB CC partitioning (Zhang et al.), §5: the experiments use the "reference design" table
 ``CCT(i) = 14 * i**2 / 11236`` µs. Each entry is an IRD (injection rate delay): Algorithm 2 lets
 one *aggregate* of packets (4 in the IB spec) start per IRD.
 
-Decisions on the paper's ambiguities (report §7):
+Decisions on the paper's ambiguities:
 
-* **Denominator (§7.3).** The extracted text reads "1062"; we read it as a flattened ``106²`` =
+* **Denominator.** The extracted text of §5 reads "1062"; we read it as a flattened ``106²`` =
   11236 (``DEFAULT_DENOMINATOR``). With 4 x 1024 B aggregates the table then spans line rate down to
   25 Mb/s over 1024 entries, which covers the paper's 1-3 Gb/s operating points near i = 90-150. The
   other reading (1062) is available as ``Cct.paper(denominator=1062)``; both satisfy the §4.2
   convexity property (:meth:`Cct.is_convex`).
-* **Units (§7.3).** Entries are absolute delays in seconds (of IB time), as the paper treats them.
+* **Units.** Entries are absolute delays in seconds (of IB time), as the paper treats them.
   :func:`ib_entry` converts a delay to the IBTA 16-bit entry (2-bit shift, 14-bit multiplier,
   relative to the maximum packet's egress time, as ``hfi1`` computes it) for completeness.
-* **IRD per aggregate (§7.4).** We follow Algorithm 2 literally: one IRD per aggregate of
+* **IRD per aggregate (Algorithm 2 and Fig. 4 disagree).** We follow Algorithm 2 literally: one IRD per aggregate of
   ``aggregate`` packets, so the rate limit at index i is ``aggregate * l / CCT[i]`` (capped by the
   NIC line rate). The paper's Fig. 4 arithmetic (20.48 µs -> "100MB") matches neither reading
   exactly; Algorithm 2 is the normative description.

@@ -1,13 +1,14 @@
 """Switch side of IB-style congestion control on BMv2: marking, counters, bottleneck queues, tenant meters.
 
-Issue 10 §1; paper 002 §4.1 (switch side: threshold and marking rate; report §3.2) and report §9
-(emulation recipe). The P4 side is ``p4src/ecn.p4`` (egress marking and per-port counters) and
+IB CC partitioning (Zhang et al.), §4.1 (switch side: threshold and marking rate), emulated on BMv2 with
+ECN marks for FECNs (our recipe: the paper runs on InfiniBand switches). The P4 side is ``p4src/ecn.p4``
+(egress marking and per-port counters) and
 ``p4src/meter.p4`` (per-tenant meters); this module turns :class:`~dcnlab.controller.congestion.params.SwitchParams`
 and :class:`~dcnlab.controller.congestion.policy.MeterRate` into their table entries, meter configs and counter
 reads, and sets the bottleneck queue through the Thrift channel (BMv2's P4Runtime server has no queue
 or register support).
 
-Decisions (the paper leaves them open; see report §7.6):
+Decisions (§4.1 leaves them open):
 
 * **Threshold.** The IB level 0..15 becomes a depth in packets by :func:`~dcnlab.controller.congestion.params.
   threshold_depth` (``8 * (16 - level)``; level 15 -> 8, 12 -> 32, 1 -> 120 packets). Level 0 (off)

@@ -1,6 +1,6 @@
-"""Fluid model of the IB congestion-control loop on one bottleneck (the model backend of issue 10 §4).
+"""Fluid model of the IB congestion-control loop on one bottleneck (the model backend of ``reproduce congestion``).
 
-Paper §4.1-4.2 (report §3-§4): N flows share one bottleneck output. The switch marks FECN on
+IB CC partitioning (Zhang et al.), §4.1-4.2: N flows share one bottleneck output. The switch marks FECN on
 packets that find the queue at or above the threshold, one in ``Marking_Rate + 1`` of them; the
 receiver returns one BECN per ``C`` marks; each source raises its CCTI by ``CCTI_Increase`` per
 BECN and lowers it by one per ``CCTI_Timer`` expiry (Algorithm 1, timer reset on BECN, or the
@@ -42,9 +42,9 @@ the same shares within 1%):
   ``CCTI_Limit``, BECNs at the limit ignored without timer reset, periodic timer); the timer phase
   is kept below ``dt`` so the mean timer period is exact.
 
-Decisions on the paper's ambiguities (report §7) beyond those in :mod:`~dcnlab.controller.congestion.params`
+Decisions on the paper's ambiguities beyond those in :mod:`~dcnlab.controller.congestion.params`
 and :mod:`~dcnlab.controller.congestion.cct`: the link carries 8 Gb/s of data (10 Gb/s 4X SDR after
-8b/10b, §7.8); the paper's experiment parameters that are not given (§7.5: threshold, marking rate,
+8b/10b: our reading of §5's 10 Gb/s links); the experiment parameters §5 does not give (threshold, marking rate,
 C, CCTI_Limit) default to level 12 (32 packets), one mark per 8 eligible packets
 (``Marking_Rate`` = 7), C = 1 and CCTI_Limit = CCT size − 1; ``CCTI_Timer`` = 150 (Table 1).
 Marking every eligible packet (α = 1) overshoots: about 12 BECNs arrive per flow within one

@@ -1,8 +1,8 @@
 """InfiniBand congestion-control parameters, validated against the IB field ranges.
 
-Paper: Zhang et al., "A differentiated transport-layer bandwidth partitioning mechanism for
-InfiniBand data centers" (report ``shared/papers/002-ib-cc-bandwidth-partition.md``), §4.1 and
-Table 1. Field widths follow the IBTA CC annex as exposed by OpenSM/``ibccconfig`` and the Linux
+Paper: IB CC partitioning (Zhang et al., Chinese Journal of Computers 2012), "Differentiated Transport-Layer
+Network Bandwidth Allocation for InfiniBand Datacenter", §4.1 and Table 1. Field widths follow the IBTA CC
+annex as exposed by OpenSM/``ibccconfig`` and the Linux
 ``hfi1`` driver:
 
 =====================  ======  ======================================================================
@@ -21,22 +21,23 @@ BECN coalescing ``C``  —       1..65535 marked packets per congestion notifica
 aggregate              —       1..64 packets per IRD comparison (Algorithm 2; the spec uses 4)
 =====================  ======  ======================================================================
 
-Decisions on the paper's ambiguities (report §7) that live here:
+Decisions where the paper is ambiguous, made here:
 
-* **Granularity (§7.1).** The paper gives every QP its own CCT parameters; the IBTA puts them per
+* **Granularity (§4.1: per QP).** The paper gives every QP its own CCT parameters; the IBTA puts them per
   (port, SL). We keep them **per flow** (one flow = one QP = one sender object in a host agent). In
   the paper's experiment 2 every flow has its own source host, so both readings coincide there.
-* **Timer semantics (§7.2).** ``timer_mode="reset"`` (default) is the paper's Algorithm 1: a BECN
+* **Timer semantics (Algorithm 1 resets the timer; the specification does not).** ``timer_mode="reset"``
+  (default) is the paper's Algorithm 1: a BECN
   that raises CCTI restarts the timer, so CCTI only falls after a BECN-free ``CCTI_Timer``.
   ``timer_mode="free"`` is the specification's free-running timer (``hfi1``): it ticks every
   ``CCTI_Timer`` regardless of BECNs. See :mod:`dcnlab.traffic.cc` for the exact state machine.
-* **Timer unit (§7.5).** ``CCTI_Timer`` counts 1.024 µs ticks (IBTA); Table 1's 150 is the default,
+* **Timer unit (Table 1 gives 150 without a unit).** ``CCTI_Timer`` counts 1.024 µs ticks (IBTA); Table 1's 150 is the default,
   i.e. 153.6 µs.
-* **Threshold level -> queue depth (§3.2, §7.6).** Level 0 is off; levels 15..1 are a linear
+* **Threshold level -> queue depth (§4.1 gives the levels, not the depths).** Level 0 is off; levels 15..1 are a linear
   increase (the spec's "linear above 60% occupancy"): ``depth = step * (16 - level)`` packets,
   so with the default step of 8 packets level 15 marks from 8 queued packets, level 12 from 32
   and level 1 from 120. The switch (``p4src/ecn.p4``) compares ``enq_qdepth`` with this depth.
-* **Marking rate (§7.6).** ``Marking_Rate = m`` marks one of every ``m + 1`` *eligible* packets
+* **Marking rate (§4.1 does not say how marks are spaced).** ``Marking_Rate = m`` marks one of every ``m + 1`` *eligible* packets
   (eligible = queue at or above the threshold, ECN-capable, not smaller than ``Packet_Size``).
   ``marking_mode="nth"`` does it with a counter (deterministic), ``"random"`` with probability
   ``1/(m+1)``. Packets below the threshold are never marked. Defaults: level 12 (32 packets) and

@@ -1,6 +1,6 @@
 """Tenant-fair bandwidth partition policy: per-flow ``CCTI_Increase`` and per-tenant meter rates.
 
-Paper §4.6 and §5 (report §4.6, §5): tenant t with weight w_t should get ``B * w_t / sum(w)`` of a
+IB CC partitioning (Zhang et al.), §4.2 and §5: tenant t with weight w_t should get ``B * w_t / sum(w)`` of a
 bottleneck however many flows it opens. Theorem 1 gives each flow a rate ∝ 1/CCTI_Increase, so
 tenant t's n_t flows get ``CCTI_Increase ∝ n_t / w_t`` each: every flow of t then gets ∝ w_t/n_t,
 the tenant ∝ w_t, and its flows share equally. The controller recomputes the values on every flow
@@ -20,7 +20,8 @@ Decisions (the paper leaves these open):
   paper does not address this case.
 * **Operating point (CCTI_Timer).** Theorem 1 fixes the ratios, not the level: in steady state a
   flow's CCTI balances ``CCTI_Increase x BECN rate`` against one decrement per ``CCTI_Timer``, so
-  ``r_i ~ C*l / (alpha * Inc_i * T)`` (report §4.7). If the sum of these rates exceeds the bottleneck,
+  ``r_i ~ C*l / (alpha * Inc_i * T)`` (our steady-state estimate from Theorem 1 and eq. (2)). If the sum of these
+  rates exceeds the bottleneck,
   the flows cannot collect enough marks, the queue fills and the split falls back to the switch's
   arbitration. With a few flows the default timer (150 = 153.6 µs) is far from that limit (2 flows
   at Inc 1 and 2: 0.64 Gb/s of 8), but with hundreds of flows it is not. When the bottleneck rate is
@@ -210,7 +211,8 @@ class TenantPolicy:
         return {f: v[1] for f, v in self._current.items()}
 
     def equilibrium_rate_bps(self, ccti_increase: int, ccti_timer: int) -> float:
-        """Report §4.7: the rate at which a flow's CCTI is stable when every eligible packet is marked."""
+        """Our steady-state estimate (Theorem 1, eq. (2)): the rate at which a flow's CCTI is stable when every
+        eligible packet is marked."""
         bits = self.receiver.becn_every * self.packet_bytes * 8 / self.switch.mark_probability
         return bits / (ccti_increase * ccti_timer * TIMER_TICK_S)
 

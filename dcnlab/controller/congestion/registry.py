@@ -2,7 +2,7 @@
 
 A policy is what the controller does with congestion control when tenants share a bottleneck: which
 ``CCTI_Increase`` and ``CCTI_Timer`` every flow's sender gets (CC mode), or which rate every tenant's meter
-gets (meter mode), recomputed at every flow arrival and departure (paper 002 §5).
+gets (meter mode), recomputed at every flow arrival and departure (IB CC partitioning (Zhang et al.), §5).
 
 **Interface.** A policy is a callable ``make(tenants, *, bottleneck_rates, switch, receiver, packet_bytes)``
 returning an object with ``add_flow(FlowSpec) -> [FlowUpdate]``, ``remove_flow(name) -> [FlowUpdate]`` and
@@ -45,7 +45,7 @@ class PerFlowPolicy(TenantPolicy):
 
 
 REGISTRY.add("tenant-fair", TenantPolicy, "the paper's tenant-fair partition: CCTI_Increase per flow ∝ the "
-             "tenant's flows / weight (002 §5)")
+             "tenant's flows / weight (Zhang et al., §5)")
 REGISTRY.add("per-flow", PerFlowPolicy, "plain CC: every flow alike, a tenant's share grows with its flows")
 
 

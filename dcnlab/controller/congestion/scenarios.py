@@ -1,12 +1,13 @@
-"""The paper's experiments (report §6) as flow schedules, plus a large-scale exploration.
+"""The experiments of IB CC partitioning (Zhang et al.), §5 and Figs. 3-5, as flow schedules, plus a large-scale
+exploration.
 
 One :class:`Scenario` holds the flows (start/stop times, tenants, switch input ports), the
 controller's parameter pushes and meter settings derived from :class:`~.policy.TenantPolicy`, and
 the measurement windows. The model backend runs it with :func:`~.fluid.simulate`; the BMv2
-experiment (issue 10 §5) can replay the same schedule in scaled time.
+experiment (:mod:`dcnlab.reproduce.congestion.bmv2`) can replay the same schedule in scaled time.
 
 * **(a) Fig. 3, fairness with identical parameters.** Senders A, B, D, E to C; a new flow every
-  phase (1 s), each lasting 5 phases. Decision (report §6.2, inference): A and B reach the
+  phase (1 s), each lasting 5 phases. Decision (§5 does not give the wiring; we infer it from Fig. 3): A and B reach the
   bottleneck switch through one shared input port, D and E through their own, which is what makes
   A+B = D = E without CC (the parking-lot effect of round-robin input arbitration). A starts first
   so that sharing becomes fair once A ends, as in the paper.
@@ -53,10 +54,10 @@ from dcnlab.controller.congestion.policy import FlowSpec, Tenant
 PAPER_BECN = {1: 790, 2: 480, 3: 320}
 """Fig. 5(b): BECNs at the D->B source with 1, 2 and 3 tenant-2 flows (interval not stated)."""
 PAPER_FIG4_MBPS = {2.048: 1000.0, 20.48: 100.0, 204.8: 10.0}
-"""Fig. 4 (report §6.3): IRD (µs) -> the paper's rate limit, written "1GB", "100MB", "10MB" and computed as
+"""Fig. 4 (§5): IRD (µs) -> the paper's rate limit, written "1GB", "100MB", "10MB" and computed as
 ``(1024 * 8) / (IRD * 4)``: bit/s, so read here as Mb/s."""
 PAPER_RECOVERY_S = (2.0, 1.0)
-"""Fig. 5(a) (report §6.4): after the first departure tenant 2's remaining flows speed up over 5-7 s, after
+"""Fig. 5(a) (§5): after the first departure tenant 2's remaining flows speed up over 5-7 s, after
 the second over 7-8 s: 2 s and 1 s."""
 RECOVERY_FRACTION = 0.9
 """A flow has recovered (converged) once it is within 10% of its new steady rate (:func:`summarize_recovery`)."""
@@ -204,7 +205,7 @@ def tenant_recovery(phase_s: float = 2.0, sample_s: float = 1e-3, timer_mode: Ti
     """(c') Fig. 5(a)'s arrivals and departures at a fine time resolution: the schedule of
     :func:`tenant_fair` with CC (1 -> 2 -> 3 -> 2 -> 1 tenant-2 flows) sampled every ``sample_s``.
 
-    Paper §5 (report §6.4): "convergence after a flow joins is very fast"; after flows leave, tenant 2's
+    Paper §5: "convergence after a flow joins is very fast"; after flows leave, tenant 2's
     remaining flows speed up "relatively slowly", over 5-7 s and 7-8 s. The loop's time constants are
     ``CCTI_Timer`` (153.6 µs) and the feedback delay, so the model's transients last milliseconds: the
     100 ms samples of (c) cannot resolve them, 1 ms samples can (:func:`summarize_recovery`). The
@@ -225,7 +226,7 @@ def cct_rate_limit(ird_us: float, aggregate: int = 4, packet_bytes: int = 1024, 
     """(d) Fig. 4: one QP alone on the link, its CCTI pinned to 1 (``CCTI_Min = CCTI_Limit = 1``) and
     ``CCT[1]`` = ``ird_us``; ``aggregate`` packets of ``packet_bytes`` per IRD (Algorithm 2).
 
-    Paper §5 (report §6.3): "one QP's CCTI is fixed at 1 and fixed IRD values are set; the sender
+    Paper §5: "one QP's CCTI is fixed at 1 and fixed IRD values are set; the sender
     aggregates 4 x 1024-byte packets per IRD comparison"; IRD 20.48 µs gives "(1024 x 8) / (20.48 x 4 x
     10^-6) = 100MB", 204.8 µs "10MB", 2.048 µs "1GB". Decisions: the packet is 1024 bytes and the
     aggregate 4 (the paper's), the IRD applies per aggregate (Algorithm 2, the model's pacer;

@@ -1,4 +1,4 @@
-"""Paper 002 (bandwidth partition by IB congestion control): ``dcnlab plan|reproduce|bench congestion``.
+"""Bandwidth partition by IB congestion control (Zhang et al., 002): ``dcnlab plan|reproduce|bench congestion``.
 
 * :mod:`~.model`: the paper's scenarios and a large-scale exploration on the fluid model, and their checks;
 * :mod:`~.plots`: the reproduction's figures;

@@ -1,7 +1,7 @@
-"""Paper 002 (IB CC bandwidth partitioning) against ``reproduce congestion``: its headline figures, each against
-ours (issue 18 §1).
+"""IB CC partitioning (Zhang et al., 002) against ``reproduce congestion``: its headline figures, each against ours,
+judged by the verdict rule of :mod:`dcnlab.results.summary`.
 
-The figures and statements are those of the reports in ``/work/shared/papers``. The builder reads what the
+The figures and statements are the paper's (§4.2's Theorem 1 and §5's Figs. 3-5). The builder reads what the
 reproduction already computed (the JSON-able results it writes) and returns
 :class:`dcnlab.results.summary.Headline` records, one per headline of the paper; a headline that the run
 did not compute (a part left out by ``--only``, a quick run, a figure no command measures yet) is still
@@ -41,7 +41,7 @@ def _parking(rates: Mapping[str, float] | None) -> float | None:
 
 def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | None = None,
                why: str = "") -> list[Headline]:
-    """Paper 002 from ``reproduce congestion``'s model summary (``results.json`` without its series) and the
+    """The headlines of Zhang et al. from ``reproduce congestion``'s model summary (``results.json`` without its series) and the
     BMv2 experiment's summary (``emulation.json``)."""
     m = model or {}
     e = emulation or {}

@@ -1,4 +1,4 @@
-"""Paper 002 on the model backend (report §6; :mod:`dcnlab.controller.congestion.scenarios` on
+"""IB CC partitioning (Zhang et al., 002) on the model backend (the paper's §5; :mod:`dcnlab.controller.congestion.scenarios` on
 :mod:`dcnlab.controller.congestion.fluid`): the paper's experiments at paper scale in IB time plus a large-scale
 exploration (hundreds of flows and tenants), run on the pool, and the checks of the paper's figures.
 

@@ -1,7 +1,7 @@
-"""002 (IB CC bandwidth partition): readings of Fig. 5(b)'s BECN counts 790 / 480 / 320, of Fig. 5(a)'s
+"""IB CC partitioning (Zhang et al., 002): readings of Fig. 5(b)'s BECN counts 790 / 480 / 320, of Fig. 5(a)'s
 recovery times after departures (2 s and 1 s) and of Fig. 4's CCT rate limit (100 Mb/s at 20.48 µs).
 
-002 §5 (report 002 §6.4): the D->B source, captured with ``ibdump``, receives "790, 480 and 320"
+§5 (experiment 2): the D->B source, captured with ``ibdump``, receives "790, 480 and 320"
 BECNs with 1, 2 and 3 tenant-2 flows; the paper calls the ratio "5:3:2" (1 : 0.61 : 0.41) and close to
 the allocation 1 : 1/2 : 1/3. The sampling interval is not stated; the only interval the text gives is
 Fig. 3's "throughput is sampled every 100 ms". The fluid model (:mod:`dcnlab.controller.congestion.fluid`)
@@ -16,7 +16,8 @@ Readings of the count (headlines ``002-becn-<n>flows``, unit BECNs, a count: exa
 * ``per-phase``: all BECNs of the phase (2 s, transients included), as a count per phase of the schedule;
 * ``median-100ms``: the median of the phase's 100 ms samples (a figure's "very stable" level).
 
-Each window is read under both timer semantics (report 002 §7.2): ``reset`` (Algorithm 1) and ``free``
+Each window is read under both timer semantics (the paper's Algorithm 1 and the specification differ):
+``reset`` (Algorithm 1) and ``free``
 (the specification's free-running timer, the reproduction's: ``dcnlab.reproduce.congestion.model.DEFAULT_SETTING_002``, the
 setting ``dcnlab reproduce search 002`` chose), suffixed ``/reset`` and ``/free``. The ratio headlines ``002-becn-ratio-2`` and ``002-becn-ratio-3`` (0.608 and 0.405 of the
 1-flow count, unit ratio) are read the same ways (the 1 s and 100 ms windows give the same ratio, so

@@ -1,6 +1,7 @@
-"""Bandwidth partition by IB-style congestion control on BMv2 (issue 10 §5; paper 002 §5, Fig. 3 and Fig. 5).
+"""Bandwidth partition by IB-style congestion control on BMv2: IB CC partitioning (Zhang et al.), §5, Figs. 3 and 5.
 
-Modules, in dependency order (the decisions, report §7 and §9, stand in the module each concerns):
+Modules, in dependency order (the decisions, ours where the paper's hardware has no counterpart, stand in the module
+each concerns):
 
 * :mod:`~dcnlab.reproduce.congestion.bmv2.config` — :class:`EmuConfig`, the time scale, timer, CCT limit, marking;
 * :mod:`~dcnlab.reproduce.congestion.bmv2.plans` — the scenarios (a), (b), (c) as plans, the model's prediction;

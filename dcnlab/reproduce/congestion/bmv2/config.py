@@ -1,7 +1,7 @@
 """What the BMv2 congestion experiment runs with: :class:`EmuConfig` (every knob, in emulated seconds) and
 the time scale between emulated and IB time.
 
-Decisions (report §7, §9; none of this is in the paper):
+Decisions (ours: the paper's testbed is InfiniBand hardware, and none of this is in it):
 
 * **Time scale.** One emulated packet stands for one 1024-byte IB packet: the bottleneck of
   ``rate_pps`` packets/s plays the 8 Gb/s IB link (976,563 packets/s), so ``TimeScale.for_link(rate_pps)``
@@ -12,11 +12,11 @@ Decisions (report §7, §9; none of this is in the paper):
   Algorithm 1 (timer reset on every BECN) with CCTI_Timer = 30 is ``timer_mode="reset"``
   (``--timer-mode reset``; :data:`DEFAULT_TIMER`). Both are implemented by the same sender
   (:mod:`dcnlab.traffic.cc`) and predicted by the same model. Why free-running here: with Algorithm 1 a flow
-  that receives a BECN more often than once per timer period never recovers (report §7.2), so the
+  that receives a BECN more often than once per timer period never recovers (Algorithm 1 as printed), so the
   shares depend on the history of the run and on when a busy machine happens to delay a sender; on
   this shared 2-core machine the reset timer gave 1:3 -> 3.1-5.7:1 over six BMv2 runs (the model
   says 3.0), while the free-running timer's equilibrium ``r_i ∝ 1/(CCTI_Increase_i * CCTI_Timer)``
-  (report §4.7) does not depend on the history, and gave 2.8-3.1:1. The timer values are 20 and 30
+  (from Theorem 1 and eq. (2)) does not depend on the history, and gave 2.8-3.1:1. The timer values are 20 and 30
   instead of Table 1's 150: the paper's phases last 1-2 s of IB time, i.e. 6,500-13,000 timer
   periods, while an emulated phase of 3-10 s at the scale above is only 3-10 ms of IB time. With 150
   a flow that must speed up after a departure recovers one CCT index per 150 ms and needs longer than

@@ -1,6 +1,6 @@
 """The whole BMv2 experiment: the fabric brought up once, every scenario run in turn, a disturbed run repeated.
 
-Decisions (report §7, §9; none of this is in the paper):
+Decisions (ours: the paper's testbed is InfiniBand hardware, and none of this is in it):
 
 * **Disturbed runs.** A CC run that lost more than 10% of its packets (:func:`disturbed`) measured a
   starved emulator, not the mechanism; it is run again (``attempts`` = 2 runs per scenario at most),

@@ -17,7 +17,7 @@ Every scenario is one :class:`dcnlab.controller.congestion.scenarios.Scenario` i
 object drives the emulation and, scaled into IB time, the fluid model (:func:`predict`), whose result is
 scaled back (``ModelResult.in_emulated_time``) and drawn on the same plots.
 
-Decisions (report §7, §9; none of this is in the paper):
+Decisions (ours: the paper's testbed is InfiniBand hardware, and none of this is in it):
 
 * **Phases.** (a) a new flow every 6 s, measured from 1 s after the fourth flow's start ("Settling in
   (a)" below; the model's Jain index with CC falls to 0.88 at 1 s and 0.96 at 2 s phases measured from
@@ -31,12 +31,12 @@ Decisions (report §7, §9; none of this is in the paper):
   mode needs no settling (its shares are exact within a second), so its phases stay 10 s
   (``phase_c_meter``). ``quick()`` shortens them all (the tests use it).
 * **Parking lot in (a).** A and B run on the same host, and a host has one NIC at line rate that its
-  flows share (:class:`dcnlab.traffic.congestion_agent.Nic`): A+B <= ``rate_pps``, the "shared input port" of
-  report §6.2. BMv2's bottleneck is one FIFO egress queue (not IB's per-input round robin), and the model
+  flows share (:class:`dcnlab.traffic.congestion_agent.Nic`): A+B <= ``rate_pps``, the "shared input port" we
+  infer from Fig. 3. BMv2's bottleneck is one FIFO egress queue (not IB's per-input round robin), and the model
   of every run is that testbed (:func:`model_config`: ``fifo`` with ``Link.shared_input``): a FIFO shares
   by offered load (in the fluid model), A+B : D : E = 1000 : 1000 : 1000 packets/s, so (A+B)/D = 1, the paper's figure, for a
   reason other than the paper's (with A and B on NICs of their own the same FIFO would give 2). Measured
-  (issue 25 §1, 100 ms bins over the settled window, 9 runs at load averages 6-58; 5 that
+  (100 ms bins over the settled window, 9 runs at load averages 6-58; 5 that
   :func:`~.checks.disturbed` accepts, 4 where D's or E's sender offered 76-88% of line rate): BMv2's
   (A+B)/D was 1.06-1.40 (mean 1.18); the accepted runs 1.07, 1.14, 1.18, 1.27 and 1.40 where the senders
   offered 1.00-1.04 (the others 1.06-1.30 at offered 1.05-1.18): a tail-drop FIFO fed by periodic senders does not share by offered load flow by
@@ -54,7 +54,7 @@ Decisions (report §7, §9; none of this is in the paper):
   every run of a FIFO holds: every flow is served and the bottleneck runs at least 90% full.
 * **Settling in (a).** All four flows run from ``3 * phase_a`` to ``5 * phase_a``, but E starts at line
   rate at ``3 * phase_a`` and comes down to its share within about a second (:func:`~.checks.fairness_window`);
-  (a) is measured from ``settle_a`` = 1 s after E's start. Measured with CC (issue 25 §1): over the whole
+  (a) is measured from ``settle_a`` = 1 s after E's start. Measured with CC: over the whole
   window (the full run's setting) BMv2's slowest/fastest was 0.81, 0.81, 0.78 against the model's 0.853 at
   the same setting (the full run's 0.886 beside the paper-scale model's 0.994 compared a transient with a
   steady state); from 1 s after E's start, with 3-s phases (a 5-s window), 0.934, 0.890, 0.880 against

@@ -1,7 +1,7 @@
 """One scenario run on the testbed: flows started, pushed and stopped on time, meters set, the agents'
 bins measured; the model's prediction comes along.
 
-Decisions (report §7, §9; none of this is in the paper):
+Decisions (ours: the paper's testbed is InfiniBand hardware, and none of this is in it):
 
 * **NIC rate** = ``rate_pps``: a source never sends faster than the link (IB HCA at line rate). CC off
   therefore means "at line rate".

@@ -4,12 +4,12 @@ One emulated fabric runs every scenario in turn. Host 0 is the receiver and host
 send; the default fabric, ``dragonfly:p=5,a=1,h=1`` (two BMv2 switches with five hosts each), has all
 five on one switch, so every packet crosses a single BMv2: on a busy 2-core machine each extra BMv2 hop
 loses packets when its process is starved. The bottleneck is the BMv2 egress queue of the receiver's
-port, rate-limited to ``rate_pps`` packets/s with ``queue_depth`` packets of buffer over Thrift (anchors
-§C6 step 1: the queue must live inside BMv2, not in tc). That port marks CE (the FECN) as
+port, rate-limited to ``rate_pps`` packets/s with ``queue_depth`` packets of buffer over Thrift (the
+queue must live inside BMv2, not in tc, for BMv2's ECN marking to see it). That port marks CE (the FECN) as
 ``p4src/ecn.p4`` does; the receiver host reflects BECNs; each sender runs Algorithm 1 and 2
 (:mod:`dcnlab.traffic.congestion_agent`). Any fabric with 5 hosts works (``--spec``, e.g. ``bcube:n=5,k=0``).
 
-Decisions (report §7, §9; none of this is in the paper):
+Decisions (ours: the paper's testbed is InfiniBand hardware, and none of this is in it):
 
 * **Priority.** The emulation measures time: a sender thread that a busy machine starves sends less
   than its CCT allows, and a starved BMv2 drains its queue late. The machine is shared (other work runs
