@@ -1,6 +1,6 @@
 """Broadcast over completely independent spanning trees (CISTs) on Dragonfly(1,4,2), before and after a cut.
 
-``dcnlab.cist.plan_cists`` builds the k = 2 CISTs of the switch graph (report 004); the broadcast data
+``dcnlab.cist.plan_cists`` builds the k = 2 CISTs of the switch graph (Dragonfly CISTs, Bian et al.); the broadcast data
 plane installs each as a broadcast tree (the tree id travels in the frame's shim). One host sends its
 broadcast once on every tree (scapy frames, ``Host.send``) and every host captures (``Host.pcap``):
 each host gets one copy per tree. Then a link of tree 0 is cut (``net.link(a, b).cut()``, every frame

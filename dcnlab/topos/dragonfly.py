@@ -1,8 +1,8 @@
 """Dragonfly(p,a,h): g = a·h+1 groups of a routers, each group a complete graph,
 p hosts per router and exactly one global link between every pair of groups.
 
-Global-link arrangements, in the *corrected* forms of report 004 §1.3 (the
-printed set formulas of the CIST paper contradict its own examples):
+Global-link arrangements of Dragonfly CISTs (Bian et al.), §2.2, in *corrected* forms (the
+printed set formulas contradict the paper's own examples; these reproduce every one of them):
 
 * relative: router k of group i links to router a-1-k of groups
   (i + h·k + t) mod g, t = 1..h.

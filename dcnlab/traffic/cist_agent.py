@@ -1,4 +1,5 @@
-"""Host side of broadcast over completely independent spanning trees (issue 11 §3; report 004 §7 items 2-3).
+"""Host side of broadcast over completely independent spanning trees (the trees of
+Dragonfly CISTs, Bian et al.; sending on them is ours: the paper has no data plane).
 
 Commands (``dcnlab.traffic.agent`` dispatches ``cist.<verb>`` here; state in ``agent.ext["cist"]``):
 
@@ -29,8 +30,8 @@ The agent patches the tree byte, the dcnlab header and (striping) the chunk into
 imports scapy. The switches rewrite the destination MAC and IP of the copy that leaves to a host, so the host
 receives an ordinary UDP datagram on port 7701 and the source is the datagram's source IP.
 
-**Modes.** ``copies`` (report §7 item 2): one copy of every broadcast on every tree; the receiver delivers the
-first and counts the rest as duplicates. ``stripe`` (item 3, the parity option): with k trees, broadcast s is
+**Modes.** ``copies``: one copy of every broadcast on every tree; the receiver delivers the
+first and counts the rest as duplicates. ``stripe`` (the parity option): with k trees, broadcast s is
 k-1 data chunks plus their XOR parity, chunk i on tree ``trees[(i + s) mod k]`` (the parity rotates, so every
 tree carries the same share); the receiver delivers s as soon as any k-1 chunks are in, rebuilding a missing
 data chunk from the parity, and checks the rebuilt data against the sender's (data chunks are

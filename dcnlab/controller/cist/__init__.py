@@ -1,7 +1,8 @@
 """Completely independent spanning trees (CISTs) on Dragonfly, and broadcast that survives failures.
 
-Paper: Bian, Cheng, Fan, Pan, "Construction Algorithm of Completely Independent Spanning Tree in Dragonfly
-Network", Computer Science 49(11), 2022 (report ``shared/papers/004-dragonfly-CISTs.md``).
+Paper: Bian, Cheng, Fan, Pan, "蜻蜓网络上完全独立生成树的构造算法" (Construction Algorithm of Completely Independent
+Spanning Tree in Dragonfly Network), 计算机科学 (Computer Science), 2022, 49(11): 284-292
+(:mod:`dcnlab.results.papers`, paper 004).
 
 * :mod:`~dcnlab.controller.cist.graph` — the switch graph of a fabric (hosts excluded), with port numbers.
 * :mod:`~dcnlab.controller.cist.partition` — CIST-partitions (Algorithms 1 and 2, corrected; label construction).

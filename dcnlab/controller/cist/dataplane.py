@@ -1,6 +1,7 @@
 """CIST broadcast in the P4 data plane: trees -> ``tree_replicate`` state, installed through the controller.
 
-Issue 11 §3; report 004 §7 items 1, 2 and 6 (the paper itself has no data plane).
+Dragonfly CISTs (Bian et al., Computer Science 2022) build the trees; the paper itself has no data plane, so this
+one is ours.
 
 A broadcast packet carries the tree shim of ``p4src/headers.p4`` (UDP port 7701, then ``kind``, ``tree``,
 ``group``) with ``kind = 2`` (broadcast) and ``tree`` = the id of the tree it travels on. Every switch
@@ -16,12 +17,12 @@ Decisions (none of this is in the paper):
   Callers may pass ``{tree id: tree}`` instead, e.g. to install a baseline tree next to the CISTs;
   :data:`BASELINE_TREE` (255, the largest 8-bit id) is the id the experiments give the single BFS tree, so it
   can never collide with a CIST id (k = ⌊a/2⌋ <= 64 within the program's table sizes).
-* **Same state for every source.** CISTs are independent for every root (report §2), so one entry per
+* **Same state for every source.** CISTs are independent for every root (the paper's definition, §2.1), so one entry per
   (in-port, tree) serves every source; no per-source state exists.
 * **PRE group ids.** CIST groups live in ``GROUP_BASE..GROUP_BASE + 2·GROUP_BANK - 1`` (16384..24575) so they
   never meet the groups of the multicast mechanism, which start at 1. The range is split in two banks, and
   each install uses the bank the previous one did not use.
-* **Replacing the trees** (report §7 item 6, "swap forwarding state atomically") is make-before-break, in three
+* **Replacing the trees** (the forwarding state is swapped atomically) is make-before-break, in three
   rounds over all switches: (1) insert the new groups (other bank) and any new host-port entries; (2) point
   every ``tree_replicate`` entry at its new group — MODIFY for a key both sets have, INSERT for a new key;
   (3) delete the keys only the old set has, the host-port entries no longer used, and the old groups. Each

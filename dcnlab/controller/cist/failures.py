@@ -1,12 +1,12 @@
-"""Failure model of broadcast over CISTs (issue 11 §3-4, model half; report 004 §7 items 2 and 6).
+"""Failure model of broadcast over CISTs (the model half; the paper, Bian et al., has no experiments).
 
 **Model.** A broadcast from switch s sends one copy on every tree; a copy travels along the tree's links and
 is forwarded by every tree switch it reaches. A failed switch neither delivers nor forwards; a failed link
 carries nothing. So a copy on tree T reaches d iff the s–d path of T avoids every failed switch and link,
 i.e. s and d are in the same component of T minus the failures. A pair (s, d) is *delivered* if at least
 one tree reaches d. Broadcast is the same in both directions, so the counts are over ordered pairs of
-distinct *working* switches; pairs with a failed endpoint are not counted (issue 11 §4: failures "other
-than the endpoints"). Hosts hang off switches (report §5), so host-level delivery follows: hosts x, y on
+distinct *working* switches; pairs with a failed endpoint are not counted (what CISTs guarantee is about failures other
+than the endpoints). Hosts hang off switches (single-homed), so host-level delivery follows: hosts x, y on
 switches s != d are delivered iff (s, d) is.
 
 **Guarantee checked by the tests.** A failed switch is internal in at most one tree and only internal

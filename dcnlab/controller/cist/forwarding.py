@@ -1,13 +1,13 @@
 """Broadcast forwarding state of a CIST, in the fabric's port numbers (for the P4 data plane).
 
 A broadcast on tree T floods along T from whichever switch the source host hangs off (CISTs are independent
-for every root, report §2, so the state is the same for every source). At switch u, a copy that arrived on
+for every root, by the paper's definition, so the state is the same for every source). At switch u, a copy that arrived on
 port ``in`` goes out on every *tree port* (a port whose link is an edge of T) and every *host port* of u,
 except ``in`` itself. So the table of u is ``{in_port: out_ports}`` for in_port over u's tree ports and host
 ports; copies arriving on any other port are not forwarded (they are not on this tree).
 
 Decision (not in the paper, which has no data plane): hosts receive the copy of *every* tree, so a
-receiver sees up to k copies and deduplicates by (source, sequence) (issue 11 §3). A leaf of T (a switch
+receiver sees up to k copies and deduplicates by (source, sequence). A leaf of T (a switch
 with one tree port) still delivers to its hosts; it just never forwards to another switch.
 """
 

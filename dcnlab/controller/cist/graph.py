@@ -1,6 +1,6 @@
 """The switch graph that CISTs live on: forwarding nodes and the links between them, with port numbers.
 
-Report 004 §5: the paper's graph D(p,a,h) has the *switches* as vertices and the switch-to-switch links
+Dragonfly CISTs (Bian et al.), §2.2: the paper's graph D(p,a,h) has the *switches* as vertices and the switch-to-switch links
 as edges; terminals (hosts) are single-homed leaves and are left out. :class:`SwitchGraph` extracts exactly
 that graph from any :class:`~dcnlab.topos.model.Fabric` (it only reads ``nodes()`` and ``links()``), and keeps the
 port numbers of both ends of every link plus each switch's host ports, so that trees can later be compiled

@@ -1,4 +1,4 @@
-"""CIST-partitions of Dragonfly(p,a,h) router graphs (Bian, Cheng, Fan, Pan 2022, §3; report 004 §3.1-3.3).
+"""CIST-partitions of Dragonfly(p,a,h) router graphs: Dragonfly CISTs (Bian et al., Computer Science 2022), §3.1-3.3.
 
 By Araki's Lemma 1, a connected graph has k completely independent spanning trees iff its vertex set has a
 *CIST-partition* V_0..V_{k-1}: every G[V_t] connected, and no B(V_s, V_t) with a tree component. Part t
@@ -6,16 +6,17 @@ becomes the set of internal vertices of tree t (:mod:`dcnlab.controller.cist.tre
 
 Constructions (all give k = ⌊a/2⌋ parts):
 
-* **relative and circulant** (paper Algorithms 1 and 1', corrected closed form of report §3.1): part t holds
+* **relative and circulant** (paper Algorithms 1 and 1', §3.1 and §3.3, in a corrected closed form that reproduces
+  the paper's worked examples): part t holds
   switches {t, a-1-t} of every group; for odd a the middle switch (a-1)/2 of every group joins part 0.
-* **absolute** (paper Algorithm 2 is unrecoverable, report §3.2 and ambiguity 5): the report's *label
-  construction*. Switch r of group x gets a label (u, v) naming the component of the global-links-only graph
+* **absolute** (the paper's Algorithm 2, §3.2, cannot be recovered from its printed text): our *label
+  construction*, not in the paper. Switch r of group x gets a label (u, v) naming the component of the global-links-only graph
   it belongs to; labels (u, u) are cliques K_{h+1}, labels (u, v), u < v, are K_{h,h}. Label (u, v) goes to
   "step class" min(v-u, a+1-(v-u)) - 1 of K_{a+1}, diagonal labels (u, u) to min(u, a-1-u), and for odd a the
   left-over class (a-1)/2 to part 0. Every group then gets exactly 2 switches of each part (3 of part 0 for
   odd a).
 
-Decisions on the paper's ambiguities (report §6):
+Decisions on the paper's ambiguities (its pseudo-code's bounds and indices):
 
 1. Parts are V[0..⌊a/2⌋-1]; the paper's loop bound ⌊a/2⌋ would give one part too many.
 2. The odd-a middle switch is index (a-1)/2 (0-based), not ⌊a/2⌋+1.
@@ -96,7 +97,7 @@ def pair_partition(a: int, g: int) -> DragonflyPartition:
 
 
 def absolute_label(x: int, r: int, h: int) -> tuple[int, int]:
-    """Label (u, v), u <= v, of router r in group x under the absolute arrangement (report §3.2).
+    """Label (u, v), u <= v, of router r in group x under the absolute arrangement (our label construction).
 
     Routers with the same label form one component of the global-links-only graph."""
     if r * h <= x <= r * h + h:
@@ -107,7 +108,7 @@ def absolute_label(x: int, r: int, h: int) -> tuple[int, int]:
 
 
 def absolute_partition(a: int, h: int) -> DragonflyPartition:
-    """The report's label construction for the absolute arrangement (not in the paper)."""
+    """Our label construction for the absolute arrangement (not in the paper, whose Algorithm 2 is unreadable)."""
     rows = []
     for x in range(a * h + 1):
         row = []

@@ -7,8 +7,8 @@ entry point group ``dcnlab.cist`` or by ``--algo package.module:name``. Before a
 are checked with :func:`~dcnlab.controller.cist.validate.check_trees` (spanning, edge-disjoint, Hasunuma's
 condition: every switch internal in at most one tree), the check the built-ins pass.
 
-**Built-ins** (report 004): ``generic`` (the paper's partition, leaves by the generic rule) and
-``algorithm3`` (the report's corrected Algorithm 3, relative and circulant pair partitions only).
+**Built-ins** (Dragonfly CISTs (Bian et al.)): ``generic`` (the paper's partition, leaves by the generic rule) and
+``algorithm3`` (the paper's Algorithm 3 with its leaf conditions corrected, relative and circulant pair partitions only).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def _builtin(rule: str):
     return build
 
 
-REGISTRY.add("generic", _builtin("generic"), "the paper's CIST-partition, leaves by the generic rule (report 004 §3.4)")
+REGISTRY.add("generic", _builtin("generic"), "the paper's CIST-partition, leaves by the generic rule (Bian et al., §3.4)")
 REGISTRY.add("algorithm3", _builtin("algorithm3"),
              "the corrected Algorithm 3 (relative and circulant pair partitions only)")
 

@@ -1,18 +1,19 @@
-"""Completely independent spanning trees from a CIST-partition (paper Algorithm 3, Theorem 4; report §3.4).
+"""Completely independent spanning trees from a CIST-partition (Dragonfly CISTs (Bian et al.), §3.4: Algorithm 3,
+Theorem 4).
 
 Tree t has the routers of part V_t as its only internal vertices (Hasunuma's condition) and every other router
 as a leaf hung on a V_t router *of its own group* over a local link:
 
 * **Skeleton.** A spanning tree of G[V_t]. The paper adds *all* global links of V_t, which makes cycles
-  (report §3.4, ambiguity 6); we take the BFS tree of G[V_t] rooted at a centre of G[V_t] (smallest
+  (as printed, Algorithm 3's tree is not a tree); we take the BFS tree of G[V_t] rooted at a centre of G[V_t] (smallest
   eccentricity, ties to the lowest router number), so the tree's height is the radius of G[V_t] + 1.
 * **Leaves**, two rules (``rule=``):
 
-  - ``generic`` (default; report §3.4, works for every partition with 2 routers per part per group and
+  - ``generic`` (default; ours, works for every partition with 2 routers per part per group and
     3 in part 0): in each group, for parts s < t with P_s = [s0, s1(, s2)] and P_t = [t0, t1] (ascending),
     tree t hangs s_j on t_(j mod 2) and tree s hangs t0 on s1 and t1 on s0. The local links used by T_s and
     T_t are then disjoint.
-  - ``algorithm3``: the report's corrected Algorithm 3, only for the pair partitions of the relative and
+  - ``algorithm3``: the paper's Algorithm 3 with its leaf conditions corrected, only for the pair partitions of the relative and
     circulant arrangements ((m0, m1) = (t, a-1-t)): the odd-a middle switch hangs on m0; otherwise r hangs on
     m0 if m0 < r < ⌊a/2⌋ or r > m1, and on m1 if r < m0 or ⌈a/2⌉ <= r < m1. (The printed conditions share
     edges between trees and leave router a/2 unattached for even a.)

@@ -1,11 +1,12 @@
-"""Independent checks of CIST-partitions and completely independent spanning trees (report 004 §2, §6 item 8).
+"""Independent checks of CIST-partitions and completely independent spanning trees (Dragonfly CISTs (Bian et al.),
+§2.1: Araki's Lemma 1 and Hasunuma's condition).
 
 Nothing here knows how the partitions or trees were built: inputs are switch names and undirected edges,
-checked against the fabric's switch graph (hosts excluded, report §5). Checks:
+checked against the fabric's switch graph (hosts excluded, as the paper's graph D(p,a,h) has switches only). Checks:
 
 * :func:`check_partition` — Araki (2014), Lemma 1 of the paper: the parts partition V(G), every induced
   subgraph G[V_t] is connected, and for s != t no component H of the bipartite graph B(V_s, V_t) is a tree
-  (|E(H)| >= |V(H)|). The paper writes the partition as V_0..V_k; k parts is meant (report §2).
+  (|E(H)| >= |V(H)|). The paper writes the partition as V_0..V_k; k parts is meant (its Lemma 1 has k).
 * :func:`check_trees` — every tree spans G with N-1 edges of G and is connected; the trees are pairwise
   edge-disjoint; and Hasunuma's (2001) characterisation: every vertex is internal (degree >= 2) in at most one
   tree. Edge-disjoint spanning trees meeting that condition are completely independent, i.e. for every pair

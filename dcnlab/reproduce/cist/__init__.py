@@ -1,4 +1,4 @@
-"""Paper 004 (completely independent spanning trees on Dragonfly): ``dcnlab plan|reproduce|bench cist``.
+"""Completely independent spanning trees on Dragonfly (Bian et al., 004): ``dcnlab plan|reproduce|bench cist``.
 
 * :mod:`~.model`: the model sweep (constructions, validations and failure rounds on every instance);
 * :mod:`~.scaling`: the construction time against N (Theorems 5-7);

@@ -1,4 +1,5 @@
-"""BMv2 experiment: broadcast over CISTs on Dragonfly survives failures (issue 11 §4; report 004 §7 items 2, 6).
+"""BMv2 experiment: broadcast over CISTs on Dragonfly survives failures (Dragonfly CISTs (Bian et al.) on
+BMv2; the paper has no experiments).
 
 One emulated Dragonfly (BMv2 switches, Mininet hosts; :class:`dcnlab.emu.network.FabricNetwork`) gets the k = ⌊a/2⌋
 CISTs of :func:`dcnlab.controller.cist.plan_cists` as broadcast trees 0..k-1 and, for comparison, one BFS spanning
@@ -38,8 +39,8 @@ tree: f < k cuts f of that pair's k tree paths, f = k all of them); and, on full
 failures after all the repairs.
 
 **What is counted.** Ordered pairs (source host, destination host) of distinct hosts whose switches work:
-pairs with an endpoint on a failed switch are left out, exactly as in the model (issue 11 §4: failures "other
-than the endpoints"; hosts are single-homed, report §5). Checks:
+pairs with an endpoint on a failed switch are left out, exactly as in the model (CISTs guarantee delivery under failures other
+than the endpoints; hosts are single-homed). Checks:
 
 * *exactly once*: without failures every counted pair delivers every broadcast of both windows once after
   deduplication, and every tree brings exactly one copy of each (no loops, no missing branches);

@@ -65,7 +65,7 @@ class EmuConfig:
 
 
 SMALL = EmuConfig("dragonfly:p=1,a=4,h=2", rate_pps=0.5, during=4, inject_at=3.0, after=2)
-"""Issue 11 §4: Dragonfly(p=1,a=4,h=2), 36 switches, k = 2."""
+"""The small instance: Dragonfly(p=1,a=4,h=2), the paper's worked D(4,2), 36 switches, k = 2."""
 
 
 LARGE = EmuConfig("dragonfly:p=1,a=6,h=2", rate_pps=0.1, during=2, inject_at=8.0, after=1)

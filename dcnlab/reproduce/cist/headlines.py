@@ -1,6 +1,7 @@
-"""Paper 004 (CISTs on Dragonfly) against ``reproduce cist``: its headline figures, each against ours (issue 18 §1).
+"""Dragonfly CISTs (Bian et al., 004) against ``reproduce cist``: its headline figures, each against ours, judged by the
+verdict rule of :mod:`dcnlab.results.summary`.
 
-The figures and statements are those of the reports in ``/work/shared/papers``. The builder reads what the
+The figures and statements are the paper's (its worked examples, Theorems 1-7). The builder reads what the
 reproduction already computed (the JSON-able results it writes) and returns
 :class:`dcnlab.results.summary.Headline` records, one per headline of the paper; a headline that the run
 did not compute (a part left out by ``--only``, a quick run, a figure no command measures yet) is still
@@ -20,7 +21,7 @@ from dcnlab.results.summary import Headline, missing
 
 def cist(cases: Sequence[Mapping[str, Any]] | None, emulation: Sequence[Mapping[str, Any]] | None = None,
          why: str = "", scaling: Mapping[str, Any] | None = None) -> list[Headline]:
-    """Paper 004 from ``reproduce cist``'s model cases (``model.json``), BMv2 results and the construction-time
+    """The headlines of Bian et al. from ``reproduce cist``'s model cases (``model.json``), BMv2 results and the construction-time
     measurement (``scaling.json``, :mod:`dcnlab.reproduce.cist.scaling`)."""
     cases = list(cases or [])
     emu = list(emulation or [])

@@ -1,4 +1,5 @@
-"""Paper 004 on the model backend (``dcnlab reproduce cist``; the paper has no experiments, so this reproduces its
+"""Dragonfly CISTs (Bian et al., 004) on the model backend (``dcnlab reproduce cist``; the paper has no experiments,
+so this reproduces its
 claims): for Dragonfly instances from D(4,2) to D(16,8), the k = ⌊a/2⌋ CISTs are built and validated, random
 failures are swept (delivered fraction vs failed elements, CISTs vs a single BFS tree; nothing may be lost with
 f <= k-1) and the adversary's k failures are costed."""

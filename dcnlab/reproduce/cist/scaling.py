@@ -1,12 +1,13 @@
-"""Construction time of the CISTs against the number of switches N: paper 004, Theorems 5-7 ("Algorithms 1-3
+"""Construction time of the CISTs against the number of switches N: Dragonfly CISTs (Bian et al.),
+Theorems 5-7 ("Algorithms 1-3
 run in O(N)"), measured by ``dcnlab reproduce cist`` and ``dcnlab bench cist``.
 
 **What is timed** (imports, building the fabric and its switch graph, and validation are not), per instance,
 in CPU seconds of this process (:func:`time.process_time`, not wall-clock time: on shared cores the time the
 scheduler gives to other processes — a compiler, the other workers of ``reproduce all`` — is not counted):
 
-* ``alg1`` / ``alg2`` — the partition: Algorithm 1 (relative and circulant; the closed form of report §3.1,
-  :func:`~dcnlab.controller.cist.partition.pair_partition`) or Algorithm 2 (absolute; the report's label
+* ``alg1`` / ``alg2`` — the partition: Algorithm 1 (relative and circulant; our closed form of it,
+  :func:`~dcnlab.controller.cist.partition.pair_partition`) or Algorithm 2 (absolute; our label
   construction, :func:`~dcnlab.controller.cist.partition.absolute_partition`), each up to the parts as vertex
   lists (``vertex_parts()``), which is the algorithms' output V[0..k-1].
 * ``alg3`` — Algorithm 3 (corrected, :func:`~dcnlab.controller.cist.trees.tree_edges`): the k trees' edges,
@@ -49,7 +50,7 @@ a few hundredths to a linear code's slope, and the timer noise on two shared cor
 Algorithm 3 outputs k = ⌊a/2⌋ trees of N-1 edges each, k(N-1) edges in all, so its total cannot be O(N); the
 paper's own argument (Theorem 5: "the ⌊a/2⌋ iterations run in parallel") is per part, so its time **per
 tree** (total / k) is judged; the total is reported too (expected slope 4/3 here, since k ∝ N^(1/3) when
-a = 2h; report 004 §4: the sequential bound is O(|E|) = O(N(a+h))). The headline's figure is the largest
+a = 2h; run one after another the bound is O(|E|) = O(N(a+h))). The headline's figure is the largest
 judged slope.
 """
 
@@ -363,7 +364,7 @@ def result_json(points: Sequence[Mapping[str, Any]], reps: int, quick: bool, wal
     fitted = fits(points)
     algorithms = algorithm_fits(points)
     judged = judged_slope(algorithms)
-    return {"what": "CIST construction time vs switches N (paper 004, Theorems 5-7)",
+    return {"what": "CIST construction time vs switches N (Bian et al., Theorems 5-7)",
             "family": "balanced Dragonfly(p=1, a, h=a/2)", "a": sorted({int(p["a"]) for p in points}),
             "timed": {"alg1": "pair_partition + vertex_parts (Algorithm 1, relative and circulant)",
                       "alg2": "absolute_partition + vertex_parts (Algorithm 2, absolute)",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def two_trees(fabric, graph):
-    """The first two of the paper's k CISTs (report 004's generic construction): fewer trees to install in
+    """The first two of the paper's k CISTs (Bian et al.'s partition, generic leaves): fewer trees to install in
     every switch, at the price of Theorem 4's guarantee beyond one failed switch or link (any two of k
     completely independent spanning trees are completely independent)."""
     from dcnlab.controller.cist import plan_cists
