@@ -20,7 +20,8 @@
   clock): ``bin = floor((t - epoch) / bin_s)``, 100 ms by default. Receivers count packets, frame bytes
   and CE marks per flow and bin, binned by the kernel's arrival timestamp (``SO_TIMESTAMPNS``), so a
   receiving thread that a busy machine delays still puts each packet in the bin it arrived in; senders
-  count packets sent, BECNs received and the mean CCTI per bin.
+  count packets sent, BECNs received and the mean CCTI per bin, and how the sending thread kept time
+  ("Send timing" below).
 
 Decisions:
 
@@ -31,6 +32,12 @@ Decisions:
   infer it from Fig. 3). A slot is ``max(previous slot + 1/nic_pps, ready time, now - 1/nic_pps)``: a late wake-up
   (Python's sleep overshoots by tens of µs) is caught up with at most one extra packet, and an idle
   NIC does not save up a burst.
+* **Send timing.** A packet is *due* when the flow's pacing (Algorithm 2) and its host's NIC let it leave:
+  ``max(ready, the NIC's next free slot)``. Each sender bin adds up how long after that its packets really
+  left (``late``, ms; a thread woken late by the machine's scheduler, not by the NIC or the CCT) and keeps the
+  longest interval between two of the flow's packets (``gap``, ms). A sender starved of CPU shows up there
+  (late tens of ms per bin, gaps of tens of ms, fewer packets than its NIC allowed), and so tells a flow
+  that was never offered from one that a switch queue dropped (:mod:`dcnlab.reproduce.congestion.bmv2.budget`).
 * **Runtime pushes** (``flow_update``) take the controller's ``CCTI_Increase`` and ``CCTI_Timer``
   (:class:`~dcnlab.controller.congestion.policy.FlowUpdate`); CCTI is kept (clamped to the bounds).
 * **ICMP errors.** A connected UDP socket reports "port unreachable" from an earlier datagram on a later
@@ -45,7 +52,7 @@ Commands (one JSON reply each; times are seconds; ``epoch`` is a ``time.time()``
   ccti_limit, timer_mode}, cct: {size, denominator}, scale, aggregate=4, nic_pps, ecn=true, epoch,
   bin=0.1, cn_port=47900}``.
 * ``flow_update {flow, ccti_increase, ccti_timer?}``; ``flow_stats {flow}``; ``flow_stop {flow}`` ->
-  ``packets becns ccti send_errors bins: [[bin, sent, becns, mean CCTI], ...]``.
+  ``packets becns ccti send_errors bins: [[bin, sent, becns, mean CCTI, late ms, longest gap ms], ...]``.
 * ``reset`` stops every flow, receiver and listener of the host.
 """
 
@@ -91,9 +98,14 @@ class SendBin:
     sent: int = 0
     becns: int = 0
     ccti_sum: int = 0
+    late_s: float = 0.0
+    """Sum over the bin's packets of how long each left after it was due (module docstring, "Send timing")."""
+    gap_s: float = 0.0
+    """The longest interval between two packets of the flow that ended in this bin."""
 
     def row(self, b: int) -> list:
-        return [b, self.sent, self.becns, round(self.ccti_sum / self.sent, 2) if self.sent else None]
+        return [b, self.sent, self.becns, round(self.ccti_sum / self.sent, 2) if self.sent else None,
+                round(1000 * self.late_s, 2), round(1000 * self.gap_s, 2)]
 
 
 class Nic:
@@ -107,12 +119,14 @@ class Nic:
         self._next = time.monotonic()
         self._lock = threading.Lock()
 
-    def reserve(self, ready: float) -> float:
-        """The monotonic time at which a packet that is ready at ``ready`` may leave (its slot is taken)."""
+    def reserve(self, ready: float) -> tuple[float, float]:
+        """The monotonic time at which a packet that is ready at ``ready`` may leave (its slot is taken), and
+        when it was due: ``max(ready, the NIC's next free slot)``, the slot a sender that ran on time got."""
         with self._lock:
-            slot = max(self._next, ready, time.monotonic() - self.gap)
+            due = max(self._next, ready)
+            slot = max(due, time.monotonic() - self.gap)
             self._next = slot + self.gap
-            return slot
+            return slot, due
 
 
 class FlowSender:
@@ -167,10 +181,14 @@ class FlowSender:
 
     def _loop(self) -> None:
         payload = bytearray(self.size - wire.ETH_IP_UDP)
-        ready = time.monotonic()
+        ready = last = time.monotonic()
         seq = 0
         hsize = wire.HEADER.size
-        while self._sleep_until(ready) and self._sleep_until(self.nic.reserve(ready)):
+        while self._sleep_until(ready):
+            slot, due = self.nic.reserve(ready)
+            if not self._sleep_until(slot):
+                break
+            late = time.monotonic() - due
             payload[:hsize] = wire.pack(self.flow, seq, time.time_ns())
             try:
                 self.sock.send(payload)
@@ -184,7 +202,9 @@ class FlowSender:
                 sb = self._bin(time.time())
                 sb.sent += 1
                 sb.ccti_sum += ccti
-            ready = t + wait
+                sb.late_s += late
+                sb.gap_s = max(sb.gap_s, t - last)
+            ready, last = t + wait, t
 
     def on_cn(self, cn: CnPacket) -> None:
         with self.lock:

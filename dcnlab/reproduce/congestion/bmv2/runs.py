@@ -203,7 +203,7 @@ def measured_result(plan: sc.Scenario, cfg: EmuConfig, ids: dict[str, int], tena
         snd = senders.get(name)
         if snd is not None:
             sent[j] = snd["packets"]
-            for b, _sent, nb, mean_ccti in snd["bins"]:
+            for b, _sent, nb, mean_ccti, *_timing in snd["bins"]:
                 if 0 <= b < n_samples:
                     becns[b, j] = nb
                     if mean_ccti is not None:
