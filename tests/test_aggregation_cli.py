@@ -85,7 +85,7 @@ def test_plan_errors_are_one_line(capsys, argv, message):
 def test_reproduce_emulate_needs_the_toolchain(capsys, monkeypatch):
     from dcnlab.reproduce.aggregation import model as aggregation_model
     monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): ["p4c not found", "not root"])
-    rc, out, err = run(capsys, "reproduce", "aggregation", "--emulate")
+    rc, out, err = run(capsys, "reproduce", "aggregation", "--emulate", "on")
     assert rc == 2 and out == "" and "needs root and p4c: not root; p4c not found" in err
 
 
@@ -94,14 +94,14 @@ def test_reproduce_emulate_hands_its_options_to_the_experiment(capsys, monkeypat
     from dcnlab.reproduce.aggregation import reproduce as aggregation_reproduce
     seen = []
     monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): [])
-    monkeypatch.setattr(aggregation_reproduce, "run_bmv2", lambda args: seen.append(args) or 0)
-    rc, _, _ = run(capsys, "reproduce", "aggregation", "--emulate", "--quick", "--seed", "4", "--topo",
+    monkeypatch.setattr(aggregation_reproduce, "reproduce", lambda args, bmv2, why: seen.append((args, bmv2)) or 0)
+    rc, _, _ = run(capsys, "reproduce", "aggregation", "--emulate", "on", "--quick", "--seed", "4", "--topo",
                    "bcube:n=3,k=2", "--topo", "fattree:k=4", "--json", "--out", "x")
-    assert rc == 0 and len(seen) == 1
-    cfg = aggregation_reproduce.config_from_args(seen[0])
-    assert cfg.specs == ("bcube:n=3,k=2", "fattree:k=4") and cfg.seed == 4 and seen[0].json and seen[0].out == "x"
-    rc, _, err = run(capsys, "reproduce", "aggregation", "--topo", "bcube:n=4,k=1")
-    assert rc == 2 and "only with --emulate" in err
+    assert rc == 0 and len(seen) == 1 and seen[0][1] is True
+    cfg = aggregation_reproduce.config_from_args(seen[0][0])
+    assert cfg.specs == ("bcube:n=3,k=2", "fattree:k=4") and cfg.seed == 4 and seen[0][0].json and seen[0][0].out == "x"
+    rc, _, err = run(capsys, "reproduce", "aggregation", "--emulate", "off", "--topo", "bcube:n=4,k=1")
+    assert rc == 2 and "--topo applies only when the BMv2 experiment runs" in err and "--emulate off" in err
 
 
 def test_bench_dataplane_skipped_or_run(capsys, monkeypatch):
@@ -142,7 +142,7 @@ def test_bench_model_small(capsys, monkeypatch):
 
 def test_reproduce_small_part(capsys, tmp_path):
     rc, out, _ = run(capsys, "reproduce", "aggregation", "--only", "000-k", "--rounds", "1", "--workers", "1",
-                     "--out", str(tmp_path))
+                     "--emulate", "off", "--out", str(tmp_path))
     assert rc == 0 and "M2 traffic below IRS-based" in out and "Fang Fig. 5" in out
     data = json.loads((tmp_path / "aggregation.json").read_text())
     points = data["results"]["000-k"]["points"]
@@ -153,7 +153,7 @@ def test_reproduce_small_part(capsys, tmp_path):
 
 def test_reproduce_json_is_one_object(capsys, tmp_path):
     rc, out, _ = run(capsys, "reproduce", "aggregation", "--only", "003-k", "--rounds", "1", "--workers", "1",
-                     "--out", str(tmp_path), "--json")
+                     "--emulate", "off", "--out", str(tmp_path), "--json")
     data = json.loads(out)
     assert rc == 0 and set(data["results"]) == {"003-k"}
     assert data["results"]["003-k"]["paper"]["srs"] == 32.87

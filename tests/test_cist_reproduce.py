@@ -10,11 +10,12 @@ from dcnlab.cli import main
 
 
 def test_reproduce_quick_json(capsys, tmp_path):
-    rc = main(["reproduce", "cist", "--quick", "--json", "--workers", "2", "--out", str(tmp_path)])
+    rc = main(["reproduce", "cist", "--emulate", "off", "--quick", "--json", "--workers", "2", "--out", str(tmp_path)])
     out, _ = capsys.readouterr()
     assert rc == 0
     data = json.loads(out)
-    assert set(data) == {"model", "scaling", "emulation", "ok"} and data["ok"] is True and data["emulation"] == []
+    assert set(data) == {"model", "scaling", "emulation", "emulation_why", "ok"} and data["ok"] is True
+    assert data["emulation"] == [] and data["emulation_why"] == "not run: --emulate off"
     specs = [c["spec"] for c in data["model"]]
     assert specs[0] == "dragonfly:p=1,a=4,h=2,arrangement=relative" and len(specs) == 5
     for c in data["model"]:

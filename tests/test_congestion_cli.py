@@ -56,13 +56,13 @@ def test_reproduce_writes_plots_and_json(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(congestion_model, "build_scenarios", small)
     out = tmp_path / "res"
-    assert cli.main(["reproduce", "congestion", "--model", "--quick", "--out", str(out), "--json",
+    assert cli.main(["reproduce", "congestion", "--emulate", "off", "--quick", "--out", str(out), "--json",
                      "--workers", "1"]) == 0
     io = capsys.readouterr()
     summary = json.loads(io.out)
-    assert "model backend" in io.err and "forced by --model" in io.err
+    assert "model backend" in io.err and "BMv2: not run: --emulate off" in io.err
     assert summary["note"] == congestion_model.BACKEND_NOTE and summary["backend"] == "model"
-    assert summary["reason"] == "forced by --model"
+    assert summary["reason"] == "BMv2: not run: --emulate off" and summary["emulation"] is None
     names = {p.split("/")[-1] for p in summary["files"]}
     assert names == {"fig3_fairness.png", "theorem1_ratios.png", "fig5_tenants_cc.png",
                      "fig5_tenants_meter.png", "large_scale.png", "results.json", "summary.json"}

@@ -14,7 +14,6 @@ from dcnlab.controller.congestion.dataplane import PortMarks
 from dcnlab.controller.congestion.params import CongestionParamError
 from dcnlab.reproduce.congestion import bmv2 as bp
 from dcnlab import cli
-from dcnlab.cli import congestion as congestion_cmd
 from dcnlab.reproduce.congestion import reproduce as congestion_reproduce
 from dcnlab.reproduce.congestion import plots as congestion_plots
 from dcnlab.reproduce.congestion import model as congestion_model
@@ -175,13 +174,13 @@ def test_default_fabric_puts_receiver_and_senders_on_one_switch():
     assert {f.host_attachment(i)[0] for i in range(5)} == {"s0_0"} and f.num_hosts() == 10
 
 
-def test_cli_says_which_backend_and_refuses_emulate_without_bmv2(monkeypatch, capsys, tmp_path):
+def test_cli_says_which_parts_run_and_refuses_emulate_on_without_bmv2(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(congestion_reproduce, "bmv2_missing", lambda: ["p4c not found"])
-    assert cli.main(["reproduce", "congestion", "--emulate", "--out", str(tmp_path)]) == 2
+    assert cli.main(["reproduce", "congestion", "--emulate", "on", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert "--emulate needs p4c: not found" in err and "root" not in err and len(err.strip().splitlines()) == 1
+    assert "--emulate on needs p4c: not found" in err and "root" not in err and len(err.strip().splitlines()) == 1
 
-    # the model path itself is tested in test_congestion_cli.py; here only which backend runs and says so
+    # the model path itself is tested in test_congestion_cli.py; here only which parts run and say so
     monkeypatch.setattr(congestion_model, "build_scenarios", lambda quick: [])
     monkeypatch.setattr(congestion_model, "run_all", lambda scenarios, workers: {})
     monkeypatch.setattr(congestion_model, "summarize", lambda scenarios, results: {"checks": []})
@@ -190,15 +189,21 @@ def test_cli_says_which_backend_and_refuses_emulate_without_bmv2(monkeypatch, ca
     assert cli.main(["reproduce", "congestion", "--out", str(tmp_path), "--json", "--workers", "1"]) == 0
     io = capsys.readouterr()
     summary = json.loads(io.out)
-    assert summary["backend"] == "model" and summary["reason"] == "BMv2 not available: p4c not found"
-    assert "model backend" in io.err
+    assert summary["backend"] == "model" and summary["emulation"] is None
+    assert summary["emulation_why"] == "not run: p4c not found" and "model backend" in io.err
+    assert json.loads((tmp_path / "summary.json").read_text())["emulation"] == {"ran": False,
+                                                                                "why": "not run: p4c not found"}
 
-    ran = []
+    ran = []        # with BMv2 (--emulate auto): the model parts, then the experiment, which gets their summary
     monkeypatch.setattr(congestion_reproduce, "bmv2_missing", list)
-    monkeypatch.setattr(congestion_cmd, "_reproduce_bmv2", lambda args, out: ran.append(args.quick) or 0)
-    assert cli.main(["reproduce", "congestion", "--quick", "--out", str(tmp_path)]) == 0 and ran == [True]
+    monkeypatch.setattr(congestion_reproduce, "run_bmv2", lambda out, cfg, quick, progress, model=None:
+                        ran.append((cfg, model)) or ({"checks": []}, [], False))
+    assert cli.main(["reproduce", "congestion", "--quick", "--json", "--out", str(tmp_path)]) == 1
+    summary = json.loads(capsys.readouterr().out)
+    assert len(ran) == 1 and ran[0][0].phase_c == bp.quick().phase_c and ran[0][1]["backend"] == "model"
+    assert summary["backend"] == "model" and summary["emulation"]["ok"] is False
     with pytest.raises(SystemExit) as exc:
-        cli.main(["reproduce", "congestion", "--model", "--emulate"])
+        cli.main(["reproduce", "congestion", "--model", "--emulate", "on"])
     assert exc.value.code == 2
     assert "not allowed with argument" in capsys.readouterr().err
     assert np.isfinite(bp.EmuConfig().scale.factor)
@@ -217,6 +222,8 @@ def test_cli_timer_defaults_follow_the_mode(monkeypatch, tmp_path, argv, mode, t
         raise Stop
 
     monkeypatch.setattr(congestion_reproduce, "bmv2_missing", list)
+    monkeypatch.setattr(congestion_reproduce, "run_model",      # the model parts run first: not here
+                        lambda *a, **kw: ({"checks": [], "files": [], "wall_seconds": 0.0}, "here"))
     monkeypatch.setattr(bp, "run_experiment", fake_run)
     with pytest.raises(Stop):
         cli.main(["reproduce", "congestion", "--quick", "--out", str(tmp_path), *argv])

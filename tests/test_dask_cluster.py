@@ -23,7 +23,7 @@ from dcnlab.cli.errors import UserError
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed not installed: pip install 'dcnlab[cluster]'")
 
-QUICK = ["reproduce", "aggregation", "--quick", "--only", "003-k", "000-k", "--rounds", "2"]
+QUICK = ["reproduce", "aggregation", "--emulate", "off", "--quick", "--only", "003-k", "000-k", "--rounds", "2"]
 
 
 @pytest.fixture(scope="module")
@@ -145,8 +145,9 @@ def test_import_dcnlab_does_not_import_dask():
 
 def test_cist_reproduction_same_on_the_cluster_as_locally(cluster, tmp_path, capsys):
     """``reproduce cist --cluster``: one task per Dragonfly on the workers, the same sweeps as here."""
-    assert main(["reproduce", "cist", "--quick", "--workers", "2", "--out", str(tmp_path / "local")]) == 0
-    assert main(["reproduce", "cist", "--quick", "--cluster", cluster.scheduler_address,
+    assert main(["reproduce", "cist", "--emulate", "off", "--quick", "--workers", "2",
+                 "--out", str(tmp_path / "local")]) == 0
+    assert main(["reproduce", "cist", "--emulate", "off", "--quick", "--cluster", cluster.scheduler_address,
                  "--out", str(tmp_path / "dask")]) == 0
     out = capsys.readouterr().out
     assert f"model on Dask cluster {cluster.scheduler_address} (2 worker threads)" in out

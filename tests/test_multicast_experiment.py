@@ -125,9 +125,9 @@ def test_result_checks_summary_and_json():
 
 
 def test_cli_rejects_emulation_options_without_emulate():
-    r = subprocess.run([sys.executable, "-m", "dcnlab", "reproduce", "multicast", "--feed", "primary"],
-                       capture_output=True, text=True)
-    assert r.returncode == 2 and "--feed only apply with --emulate" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "dcnlab", "reproduce", "multicast", "--emulate", "off", "--feed",
+                        "primary"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--feed applies only when the BMv2 experiment runs" in r.stderr
     r = subprocess.run([sys.executable, "-m", "dcnlab", "reproduce", "multicast", "--help"],
                        capture_output=True, text=True)
     assert r.returncode == 0 and "--emulate" in r.stdout and "--cut" in r.stdout

@@ -39,7 +39,8 @@ def test_plan_congestion_default_is_the_papers_policy():
 
 
 @pytest.mark.parametrize("argv", [["plan", "congestion", "--policy", "nope"],
-                                  ["reproduce", "congestion", "--model", "--policy", "no/such.py:P", "--out", "OUT"]])
+                                  ["reproduce", "congestion", "--emulate", "off", "--policy", "no/such.py:P",
+                                   "--out", "OUT"]])
 def test_a_bad_policy_is_one_line_and_exit_2_before_any_work(tmp_path, argv):
     argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
     r = dcnlab(*argv, cwd=tmp_path)

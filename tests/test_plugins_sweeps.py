@@ -52,8 +52,8 @@ def plugin_file(tmp_path_factory) -> Path:
 def sweep(plugin_file, tmp_path_factory) -> tuple[Path, dict]:
     """One quick run of the incast parts with the example tm and the built-in look-alikes (one round a point)."""
     out = tmp_path_factory.mktemp("agg")
-    assert main(["reproduce", "aggregation", "--quick", "--only", "000-k", "gap", "--rounds", "1", "--workers", "2",
-                 "--algo", TM, "--algo", f"{plugin_file}:irs", "--algo", f"{plugin_file}:unicast",
+    assert main(["reproduce", "aggregation", "--emulate", "off", "--quick", "--only", "000-k", "gap", "--rounds", "1",
+                 "--workers", "2", "--algo", TM, "--algo", f"{plugin_file}:irs", "--algo", f"{plugin_file}:unicast",
                  "--out", str(out)]) == 0
     return out, json.loads((out / "aggregation.json").read_text())
 
@@ -134,7 +134,8 @@ def test_reproduce_cist_runs_a_users_construction_beside_the_papers(tmp_path, mo
 
     monkeypatch.setattr(model, "QUICK_MODEL_SPECS", model.MODEL_SPECS[:1] + model.MODEL_SPECS[3:4])   # D(4,2), D(6,2)
     monkeypatch.setattr(scaling, "QUICK_A", (8, 12, 16))
-    assert main(["reproduce", "cist", "--quick", "--workers", "2", "--algo", TWO, "--out", str(tmp_path)]) in (0, 1)
+    assert main(["reproduce", "cist", "--emulate", "off", "--quick", "--workers", "2", "--algo", TWO,
+                 "--out", str(tmp_path)]) in (0, 1)
     table = capsys.readouterr().out
     assert "D(1,6,2) relative [plug-in two_trees() of cist.py]" in table
     cases = json.loads((tmp_path / "model.json").read_text())
@@ -166,8 +167,8 @@ def shuffles(plugin_file, tmp_path_factory) -> tuple[Path, dict, str]:
     small = {**model.plans(True, 1), "003-size": model.Plan("003-size", (20, 40), 1)}
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(model, "plans", lambda quick, rounds: small)
-        assert main(["reproduce", "aggregation", "--quick", "--only", "003-k", "003-size", "--workers", "2",
-                     "--algo", TM, "--algo", f"{plugin_file}:irs", "--algo", f"{plugin_file}:unicast",
+        assert main(["reproduce", "aggregation", "--emulate", "off", "--quick", "--only", "003-k", "003-size",
+                     "--workers", "2", "--algo", TM, "--algo", f"{plugin_file}:irs", "--algo", f"{plugin_file}:unicast",
                      "--out", str(out)]) == 0
     return out, json.loads((out / "aggregation.json").read_text()), (out / "summary.json").read_text()
 

@@ -35,12 +35,12 @@ COMMANDS = [
     (["run", "fattree:k=4"], EMU_TOOLS, True),
     (["run", "bcube:n=2,k=0", "--bw", "10"], EMU_TOOLS, True),
     (["compile"], ("p4c",), False),
-    (["reproduce", "aggregation", "--emulate", "--out", "{out}"], EMU_TOOLS, True),
-    (["reproduce", "multicast", "--emulate", "--out", "{out}"], EMU_TOOLS, True),
-    (["reproduce", "multicast", "--emulate", "--quick", "--out", "{out}"], EMU_TOOLS, True),
-    (["reproduce", "cist", "--emulate", "--out", "{out}"], EMU_TOOLS, True),
-    (["reproduce", "cist", "--emulate", "--quick", "--json", "--out", "{out}"], EMU_TOOLS, True),
-    (["reproduce", "congestion", "--emulate", "--out", "{out}"], EMU_TOOLS, True),
+    (["reproduce", "aggregation", "--emulate", "on", "--out", "{out}"], EMU_TOOLS, True),
+    (["reproduce", "multicast", "--emulate", "on", "--out", "{out}"], EMU_TOOLS, True),
+    (["reproduce", "multicast", "--emulate", "on", "--quick", "--out", "{out}"], EMU_TOOLS, True),
+    (["reproduce", "cist", "--emulate", "on", "--out", "{out}"], EMU_TOOLS, True),
+    (["reproduce", "cist", "--emulate", "on", "--quick", "--json", "--out", "{out}"], EMU_TOOLS, True),
+    (["reproduce", "congestion", "--emulate", "on", "--out", "{out}"], EMU_TOOLS, True),
     (["bench", "emu"], EMU_TOOLS, True),
     (["bench", "chaos", "--cycles", "1"], EMU_TOOLS, True),
 ]
@@ -142,8 +142,8 @@ def fake_prefix() -> Iterator[Path]:
         shutil.rmtree(pre)
 
 
-@pytest.mark.parametrize("argv", [["run", "bcube:n=2,k=0"], ["reproduce", "cist", "--emulate", "--quick"],
-                                  ["reproduce", "multicast", "--emulate"], ["bench", "emu"]])
+@pytest.mark.parametrize("argv", [["run", "bcube:n=2,k=0"], ["reproduce", "cist", "--emulate", "on", "--quick"],
+                                  ["reproduce", "multicast", "--emulate", "on"], ["bench", "emu"]])
 def test_not_root_is_named_even_with_the_toolchain(tmp_path, fake_prefix, argv):
     """As nobody, with every binary present: only 'not root' is missing; --out is left as it was."""
     out = _earlier_results(tmp_path)

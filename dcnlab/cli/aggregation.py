@@ -1,5 +1,5 @@
-"""CLI of the aggregation mechanism: ``dcnlab plan aggregation``, ``dcnlab reproduce aggregation``,
-``dcnlab bench aggregation`` (issue 8 §2, §4, §7).
+"""CLI of the aggregation mechanism (papers 000, M2, and 003, IRS/SRS): ``dcnlab plan aggregation``,
+``dcnlab reproduce aggregation``, ``dcnlab bench aggregation``.
 
 Members are BCube servers (``v<i>``) or fat-tree hosts (``h<pod>_<edge>_<x>``). ``random:M`` picks M
 distinct members with ``--seed``; receivers are drawn first and senders from the rest, so the two
@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from dcnlab.cli import emulate
 from dcnlab.cli.argtypes import algorithm_option, exclusive, needs, number, ranged, seed, workers
 from dcnlab.cli.errors import UserError
 from dcnlab.reproduce.aggregation import plan as aggregation_plan
@@ -189,53 +190,52 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_plan)
 
 
+BMV2_OPTIONS = ("--topo",)
+"""Options of the BMv2 experiment only: an error when it does not run."""
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    """Model backend by default; ``--emulate`` runs the BMv2 experiment (:mod:`dcnlab.reproduce.aggregation.bmv2`)."""
-    for option in ("--rounds", "--workers", "--only", "--cluster"):
-        exclusive(args, option, "--emulate", why="the BMv2 experiment has its own jobs (see --help)")
-    exclusive(args, "--workers", "--cluster", why="the cluster's workers run the rounds")
-    if args.emulate:
-        from dcnlab.emu import preflight
-        from dcnlab.reproduce.aggregation.model import dataplane_missing
-        why = dataplane_missing(preflight.EMULATION_TOOLS)
-        if why:
-            raise UserError(preflight.message("dcnlab reproduce aggregation --emulate", why))
-        from dcnlab.reproduce.aggregation import reproduce
-        return reproduce.run_bmv2(args)
-    if args.topo:
-        raise UserError("--topo: only with --emulate (the model backend runs the papers' BCubes)")
+    """The model parts (:mod:`dcnlab.reproduce.aggregation.model`), then the BMv2 experiment
+    (:mod:`dcnlab.reproduce.aggregation.bmv2`) as ``--emulate`` says (:mod:`dcnlab.cli.emulate`)."""
+    from dcnlab.emu import preflight
     from dcnlab.reproduce.aggregation import model, plugins, reproduce
+
+    bmv2, why = emulate.bmv2_plan(args, "aggregation", lambda: model.dataplane_missing(preflight.EMULATION_TOOLS))
+    emulate.only_with_bmv2(args, BMV2_OPTIONS, bmv2, why)
+    exclusive(args, "--workers", "--cluster", why="the cluster's workers run the rounds")
     plugins.worker_refs(args.algo or (), args.only or model.PARTS)   # one line, before --out is touched
-    return reproduce.reproduce(args)
+    return reproduce.reproduce(args, bmv2, why)
 
 
 def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
     from dcnlab.reproduce.aggregation.model import PARTS
     specs = ("bcube:n=4,k=1", "bcube:n=3,k=2", "fattree:k=4")     # dcnlab.reproduce.aggregation.bmv2.SPECS
     p = sub.add_parser("aggregation", help="reproduce 003 (SRS shuffles) and 000 (M2 incasts) at paper scale",
-                       description="Model backend: paper-scale rounds in a process pool; prints our numbers beside "
-                                   "the papers' and writes PNG plots and JSON. --emulate: word-count jobs on BMv2 "
-                                   "(exact results, switch-counted link bytes against the model).")
-    p.add_argument("--quick", action="store_true", help="few rounds and sizes (about a minute); with --emulate: "
+                       description="The model parts: paper-scale rounds in a process pool, our numbers beside the "
+                                   "papers', PNG plots and JSON. Then, as --emulate says, the BMv2 experiment: "
+                                   "word-count jobs (exact results, switch-counted link bytes against the model) and "
+                                   "000's waiting time; summary.json has both.")
+    emulate.emulate_option(p, "word-count incasts and shuffles on BCube(4,1), BCube(3,2) and fat-tree k=4, and 000's "
+                              "waiting time on BCube(4,2)", was="it used to run BMv2 instead of the model")
+    p.add_argument("--quick", action="store_true", help="few rounds and sizes (about a minute); BMv2 part: "
                                                         "BCube(4,1) only, fewer keys")
-    p.add_argument("--out", default="results/aggregation",
-                   help="output directory (default results/aggregation; results/aggregation-emu with --emulate)")
-    p.add_argument("--rounds", type=ranged(int, 1, 10_000), help="rounds per point (default: 100 for the k sweeps, 20 for 003-size and "
-                                              "003-delta, 10 for 000-size and gap; --quick: 1 to 5)")
-    p.add_argument("--workers", type=workers(), help="processes (default: all cores)")
+    p.add_argument("--out", default="results/aggregation", help="output directory (default results/aggregation)")
+    p.add_argument("--rounds", type=ranged(int, 1, 10_000), help="model: rounds per point (default: 100 for the k "
+                                              "sweeps, 20 for 003-size and 003-delta, 10 for 000-size and gap; "
+                                              "--quick: 1 to 5)")
+    p.add_argument("--workers", type=workers(), help="model processes (default: all cores)")
     add_cluster_option(p)
-    p.add_argument("--only", nargs="+", choices=PARTS, help="run only these parts")
+    p.add_argument("--only", nargs="+", choices=PARTS, help="run only these model parts")
     p.add_argument("--seed", type=seed(), default=1, help="base seed (rounds use seed, round, point; default 1)")
-    p.add_argument("--emulate", action="store_true", help="run the BMv2 experiment instead of the model "
-                                                          "(root, simple_switch_grpc and p4c)")
     p.add_argument("--topo", action="append", choices=specs, metavar="SPEC",
-                   help=f"with --emulate: fabric to emulate, repeatable (default: all of {', '.join(specs)})")
+                   help=f"BMv2 part: fabric to emulate, repeatable (default: all of {', '.join(specs)}; the waiting "
+                        f"time runs only without it)")
     p.add_argument("--json", action="store_true", help="print one JSON object (results, with the table's lines)")
     algorithm_option(p, "aggregation", append=True, metavar="ALGO",
                      help="also run this tree builder beside the papers' (repeatable): in the model's incast parts "
                           "(000-k, 000-size, gap) and shuffle parts (003-k, 003-size: one tree per receiver, as plan "
                           "--shuffle --algo; not 003-delta): its rows in the table, its series in the plots, its "
-                          "figures and origin in summary.json; or with --emulate in every BMv2 job; an installed "
+                          "figures and origin in summary.json; and in every job of the BMv2 part; an installed "
                           "plug-in, package.module:name, file.py:name, or list")
     p.set_defaults(func=cmd_reproduce)
 

@@ -159,16 +159,17 @@ def emulation_limit(max_switches: int | None = None) -> SizeLimit:
                      hosts=MAX_EMULATED_HOSTS)
 
 
-def algorithm_option(p: argparse.ArgumentParser, mechanism: str, *flags: str, extra: tuple[str, ...] = (),
+def algorithm_option(p: argparse.ArgumentParser, mechanism: str, *aliases: str, extra: tuple[str, ...] = (),
                      append: bool = False, **kw: Any) -> argparse.Action:
     """``--algo NAME`` of one mechanism's registry (:mod:`dcnlab.controller.registry`): a built-in, an installed
     plug-in (entry point group ``dcnlab.<mechanism>``), ``package.module:name`` or ``file.py:name``, or
     ``list`` to print what is installed, with where each comes from, and exit (as ``--help`` does, before the
-    other options are checked). ``extra``: names the command takes beside the registry's (e.g. shuffle's
+    other options are checked). ``aliases``: other spellings of ``--algo`` (congestion's ``--policy``), which
+    parse the same, ``list`` included. ``extra``: names the command takes beside the registry's (e.g. shuffle's
     ``srs``); ``append``: the option repeats, its names collected in a list. An unknown name or a plug-in that
     fails to load is one line, before any work."""
-    return p.add_argument(*(flags or ("--algo",)), action=_AlgoAction, mechanism=mechanism, extra=extra,
-                          append=append, **kw)
+    return p.add_argument("--algo", *aliases, action=_AlgoAction, mechanism=mechanism, extra=extra, append=append,
+                          **kw)
 
 
 class _AlgoAction(argparse.Action):
@@ -184,8 +185,8 @@ class _AlgoAction(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
         registry = self._registry()
-        if values == "list":
-            print(registry.format_listing(option_string or "--algo"))
+        if values == "list":       # the same listing under any alias (--policy list is --algo list)
+            print(registry.format_listing(self.option_strings[0]))
             parser.exit(0)
         if values not in self.extra:
             try:

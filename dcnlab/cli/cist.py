@@ -1,4 +1,5 @@
-"""CLI of the cist mechanism: ``dcnlab plan cist`` and ``dcnlab bench cist`` (issue 11 §2, §5).
+"""CLI of the cist mechanism (paper 004, CISTs on Dragonfly): ``dcnlab plan cist``, ``dcnlab reproduce cist`` and
+``dcnlab bench cist``.
 
 ``dcnlab plan cist --topo dragonfly:p=1,a=4,h=2 [--rule generic|algorithm3] [--json] [--plot FILE.png]
 [--fail s0_2,s1_0-s2_3] [--adversary switch|link|mixed]`` prints the CIST-partition, the trees, their
@@ -10,15 +11,15 @@ diameters and the validation. ``--json`` prints exactly one object,
 (goal <= 2 s each), and in its last columns the log-log slopes of the construction time against N
 (Theorems 5-7; :mod:`dcnlab.reproduce.cist.scaling`, the ``--quick`` sizes) of the case's arrangement.
 
-``dcnlab reproduce cist [--emulate] [--quick] [--out DIR] [--json] [--workers N | --cluster ADDRESS]`` (issue 11 §4; the paper has
-no experiments, so this reproduces its claims): on the model backend, for Dragonfly instances from D(4,2) to
-D(16,8), the k = ⌊a/2⌋ CISTs are built and validated, random failures are swept (delivered fraction vs failed
-elements, CISTs vs a single BFS tree; nothing may be lost with f <= k-1) and the adversary's k failures are
-costed. The construction time is fitted against N (Theorems 5-7, O(N);
+``dcnlab reproduce cist [--emulate auto|on|off] [--quick] [--out DIR] [--json] [--workers N | --cluster ADDRESS]``
+(the paper has no experiments, so this reproduces its claims): on the model backend, for Dragonfly instances
+from D(4,2) to D(16,8), the k = ⌊a/2⌋ CISTs are built and validated, random failures are swept (delivered
+fraction vs failed elements, CISTs vs a single BFS tree; nothing may be lost with f <= k-1) and the adversary's
+k failures are costed. The construction time is fitted against N (Theorems 5-7, O(N);
 :mod:`dcnlab.reproduce.cist.scaling`: ``scaling.png`` and ``scaling.json``, about 35 CPU seconds, 5 with
-``--quick``). With ``--emulate`` it then runs the BMv2 experiment of :mod:`dcnlab.reproduce.cist.bmv2` on
-Dragonfly(p=1,a=4,h=2) and, without ``--quick``, on Dragonfly(p=1,a=6,h=2). PNG and JSON go to ``--out``
-(default ``results/cist``).
+``--quick``). Then, as ``--emulate`` says (:mod:`dcnlab.cli.emulate`), it runs the BMv2 experiment of
+:mod:`dcnlab.reproduce.cist.bmv2` on Dragonfly(p=1,a=4,h=2) and, without ``--quick``, on Dragonfly(p=1,a=6,h=2).
+PNG and JSON go to ``--out`` (default ``results/cist``).
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ import argparse
 import json
 import os
 import sys
-from typing import TYPE_CHECKING
 
+from dcnlab.cli import emulate
 from dcnlab.cli.argtypes import algorithm_option, exclusive, ranged, seed, workers
 from dcnlab.cli.errors import UserError
 from dcnlab.reproduce.cist import bench as cist_bench
@@ -37,10 +38,6 @@ from dcnlab.reproduce.cist import plots, reproduce
 from dcnlab.results.outputs import image_file, output_dir, writing
 from dcnlab.sweep.pool import add_cluster_option
 from dcnlab.topos.model import Role
-
-if TYPE_CHECKING:
-    pass
-
 
 # -- plan -----------------------------------------------------------------------------------------------
 
@@ -160,28 +157,26 @@ def add_bench_parser(bsub: argparse._SubParsersAction) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    if args.emulate:    # before the model sweep and before --out is touched
-        from dcnlab.emu import preflight
-        preflight.require("dcnlab reproduce cist --emulate")
-        # gRPC logs an INFO line on every fork while its threads run (each restarted switch, each CLI)
+    bmv2, why = emulate.bmv2_plan(args, "cist")     # before the model sweep and before --out is touched
+    if bmv2:    # gRPC logs an INFO line on every fork while its threads run (each restarted switch, each CLI)
         os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
     reproduce.plugin_refs(args.algo or ())      # one line, before --out is touched
     out = output_dir(args.out, "--out")
-    data, lines, ok = reproduce.run(out, bool(args.quick), args.workers, args.seed, args.cluster, bool(args.emulate),
-                                    lambda m: print(f"  {m}", file=sys.stderr, flush=True), args.algo or ())
+    data, lines, ok = reproduce.run(out, bool(args.quick), args.workers, args.seed, args.cluster, bmv2,
+                                    lambda m: print(f"  {m}", file=sys.stderr, flush=True), args.algo or (), why)
     if args.json:
-        print(json.dumps(data))
+        print(json.dumps({**data, "emulation_why": why}))
     else:
         print("\n".join(lines))
     return 0 if ok else 1
 
 
 def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("cist", help="CISTs on Dragonfly: broadcast that survives k-1 failures (model sweep; "
-                                    "--emulate for the BMv2 experiment)")
-    p.add_argument("--emulate", action="store_true", help="also run the BMv2 experiment (root, p4c and BMv2): "
-                                                          "Dragonfly(1,4,2), and Dragonfly(1,6,2) unless --quick")
+    p = sub.add_parser("cist", help="CISTs on Dragonfly: broadcast that survives k-1 failures (model sweep, then "
+                                    "the BMv2 experiment as --emulate says)")
+    emulate.emulate_option(p, "broadcasts under failures while traffic runs, CISTs against a single tree, on "
+                              "Dragonfly(1,4,2), and Dragonfly(1,6,2) unless --quick")
     p.add_argument("--quick", action="store_true", help="fewer instances and rounds; a shorter emulation")
     p.add_argument("--out", default="results/cist", metavar="DIR", help="output directory for PNG and JSON")
     p.add_argument("--workers", type=workers(), default=None,

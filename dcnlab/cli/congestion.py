@@ -1,11 +1,18 @@
-"""CLI of the congestion mechanism: ``dcnlab plan|reproduce|bench congestion`` (issue 10, paper 002).
+"""CLI of the congestion mechanism (paper 002, IB CC bandwidth partition): ``dcnlab plan|reproduce|bench congestion``.
 
-* ``dcnlab reproduce congestion [--model | --emulate] [--quick] [--out DIR] [--json]`` runs the paper's
-  experiments: on BMv2 when it can (root, ``simple_switch_grpc``, ``simple_switch_CLI`` and ``p4c``
-  found), else on the model backend, and says which one ran (``--model`` and ``--emulate`` force
-  one; ``--emulate`` without the toolchain is an error).
+* ``dcnlab reproduce congestion [--emulate auto|on|off] [--quick] [--out DIR] [--json]`` runs the paper's
+  experiments: the model parts always, then the BMv2 experiment as ``--emulate`` says (:mod:`dcnlab.cli.emulate`:
+  ``auto``, the default, where root, ``simple_switch_grpc``, ``simple_switch_CLI`` and ``p4c`` are found; ``on``
+  requires them; ``off`` skips it), and says which ran and why. ``--model`` is the old spelling of
+  ``--emulate off`` (a notice says so); a bare ``--emulate``, of ``--emulate on`` (it used to skip the model).
 
-  * **BMv2** (:mod:`dcnlab.reproduce.congestion.bmv2`, issue 10 §5): (a) 4 senders, CC off / on / meter
+  * **Model** (:mod:`dcnlab.controller.congestion.scenarios` on :mod:`dcnlab.controller.congestion.fluid`):
+    the experiments at paper scale in IB time plus a large-scale exploration (hundreds of
+    flows and tenants); PNGs in the style of the paper's Fig. 3 and Fig. 5 and everything as JSON.
+    Also (a) without CC on one FIFO queue (BMv2's arbitration; A and B on their own inputs or on one
+    shared input, as BMv2 runs them), (c') the recovery after Fig. 5(a)'s departures at 1 ms
+    resolution (``fig5_recovery.png``) and (d) Fig. 4's CCT rate limit (one QP pinned to an IRD).
+  * **BMv2** (:mod:`dcnlab.reproduce.congestion.bmv2`): (a) 4 senders, CC off / on / meter
     mode, Jain's index over time; (b) ``CCTI_Increase`` 1:2 and 1:3 and the same ratios as meters;
     (c) tenant 1 with one flow against tenant 2 with 1 -> 2 -> 3 -> 2 -> 1 flows, with the policy's
     pushes and in meter mode; per-flow and per-tenant throughput every 100 ms with the fluid model's
@@ -13,14 +20,9 @@
     check misses its tolerance. The sender's CCTI timer is the specification's free-running one
     (CCTI_Timer 20) unless ``--timer-mode reset`` asks for the paper's Algorithm 1 (CCTI_Timer 30;
     ``--ccti-timer`` overrides either); the module docstring of the experiment says why.
-  * **Model** (report §6; :mod:`dcnlab.controller.congestion.scenarios` on :mod:`dcnlab.controller.congestion.fluid`):
-    the same experiments at paper scale in IB time plus a large-scale exploration (hundreds of
-    flows and tenants); PNGs in the style of the paper's Fig. 3 and Fig. 5 and everything as JSON.
-    Also (a) without CC on one FIFO queue (BMv2's arbitration; A and B on their own inputs or on one
-    shared input, as BMv2 runs them), (c') the recovery after Fig. 5(a)'s departures at 1 ms
-    resolution (``fig5_recovery.png``) and (d) Fig. 4's CCT rate limit (one QP pinned to an IRD).
-* ``dcnlab plan congestion --tenant NAME:WEIGHT:FLOWS ...`` prints the policy: per-flow
-  ``CCTI_Increase``, target shares, meter rates, and with ``--model`` the model's predicted shares.
+* ``dcnlab plan congestion --tenant NAME:WEIGHT:FLOWS ... [--algo POLICY]`` prints the policy: per-flow
+  ``CCTI_Increase``, target shares, meter rates, and with ``--model`` the model's predicted shares. ``--algo``
+  is every mechanism's name for its algorithm; ``--policy`` is the same option.
 * ``dcnlab bench congestion`` measures the model's speed (simulated seconds per second) by flow count.
 """
 
@@ -32,9 +34,9 @@ import logging
 import math
 import os
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from dcnlab.cli import emulate
 from dcnlab.cli.argtypes import (
     algorithm_option,
     emulation_limit,
@@ -66,60 +68,55 @@ MAX_MODEL_FLOW_SECONDS = 1000
 MAX_BENCH_FLOW_SECONDS = 10_000
 PLAN_SECONDS = 0.4
 BMV2_OPTIONS = ("--spec", "--queue-rate", "--max-load", "--timer-mode", "--ccti-timer")
-"""Options of the BMv2 experiment only: an error when the model backend runs."""
+"""Options of the BMv2 experiment only: an error when it does not run."""
 
 
 # -- reproduce -----------------------------------------------------------------------------------------
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from dcnlab.emu import preflight
-
-    why = reproduce.bmv2_missing()    # before --out is touched: --emulate without BMv2 must leave it as it was
-    if args.emulate and why:
-        raise UserError(preflight.message("dcnlab reproduce congestion --emulate", why))
-    bmv2 = bool(args.emulate or not (args.model or why))
-    reason = "forced by --model" if args.model else "BMv2 not available: " + "; ".join(why)
-    for option in BMV2_OPTIONS:
-        needs(args, option, bmv2, f"to the BMv2 backend; the model backend runs here ({reason})")
-    needs(args, "--workers", not bmv2, "to the model backend; the BMv2 backend runs here")
-    needs(args, "--cluster", not bmv2, "to the model backend; the BMv2 backend runs here")
+    # before --out is touched: --emulate on without BMv2 must leave it as it was
+    bmv2, why = emulate.bmv2_plan(args, "congestion", reproduce.bmv2_missing)
+    emulate.only_with_bmv2(args, BMV2_OPTIONS, bmv2, why)
     exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
-    policies = tuple(args.policy or ())
+    policies = tuple(args.algo or ())
     if bmv2 and len(policies) > 1:
-        raise UserError(f"--policy: the BMv2 experiment runs (c) under one policy; given {len(policies)}")
+        raise UserError(f"--algo: the BMv2 experiment runs (c) under one policy; given {len(policies)} (the model "
+                        f"parts run each: add --emulate off)")
+    cfg = reproduce.bmv2_config(bool(args.quick), args.spec, args.queue_rate, args.timer_mode, args.ccti_timer,
+                                args.max_load, policies[0] if policies else None) if bmv2 else None
     out = output_dir(args.out, "--out")
-    if bmv2:
-        return _reproduce_bmv2(args, out)
-    n_workers = args.workers or os.cpu_count() or 1
-    note = f"{model.BACKEND_NOTE}; {reason}"
+    note = f"{model.BACKEND_NOTE}; BMv2: {why}"
     print(note, file=sys.stderr)
-    summary, where = reproduce.run_model(out, bool(args.quick), n_workers, args.cluster, reason, policies)
+    summary, where = reproduce.run_model(out, bool(args.quick), args.workers or os.cpu_count() or 1, args.cluster,
+                                         f"BMv2: {why}", policies)
+    emu: dict[str, Any] | None = None
+    if cfg is None:
+        reproduce.write_summary(out, summary, None, why, bool(args.quick))
+    else:       # summary.json: the model's figures and BMv2's
+        print(model.BMV2_NOTE, file=sys.stderr)
+        got, files, ok = reproduce.run_bmv2(out, cfg, bool(args.quick),
+                                            lambda m: print(f"  {m}", file=sys.stderr, flush=True), summary)
+        emu = {"backend": "bmv2", "note": model.BMV2_NOTE, "ok": ok, "files": [str(f) for f in files], **got}
+    status = 1 if emu is not None and not emu["ok"] else 0
     if args.json:
-        print(json.dumps(summary))
-        return 0
+        print(json.dumps({**summary, "emulation": emu, "emulation_why": why}))
+        return status
     print(note)
     print(model.checks_table(summary["checks"]))
-    print(f"\n{sum(c['ok'] for c in summary['checks'])}/{len(summary['checks'])} checks ok; "
+    print(f"\n{sum(c['ok'] for c in summary['checks'])}/{len(summary['checks'])} model checks ok; "
           f"{summary['wall_seconds']:.1f} s on {where}")
     for f in summary["files"]:
         print(f"wrote {f}")
-    return 0
+    if emu is not None:
+        _print_bmv2(emu)
+    return status
 
 
-def _reproduce_bmv2(args: argparse.Namespace, out: Path) -> int:
+def _print_bmv2(summary: dict[str, Any]) -> None:
     from dcnlab.reproduce.congestion import bmv2 as bp
 
-    cfg = reproduce.bmv2_config(bool(args.quick), args.spec, args.queue_rate, args.timer_mode, args.ccti_timer,
-                                args.max_load, (args.policy or [None])[0])
-    print(model.BMV2_NOTE, file=sys.stderr)
-    summary, files, ok = reproduce.run_bmv2(out, cfg, bool(args.quick),
-                                            lambda m: print(f"  {m}", file=sys.stderr, flush=True))
-    if args.json:
-        print(json.dumps({"backend": "bmv2", "note": model.BMV2_NOTE, "ok": ok, "files": [str(f) for f in files],
-                          **summary}))
-        return 0 if ok else 1
-    print(model.BMV2_NOTE)
+    print(f"\n{model.BMV2_NOTE}")
     if "policy" in summary:
         print(f"(c) ran under the policy {summary['policy']['name']} ({summary['policy']['origin']})")
     print("\n".join(bp.summary_lines(summary)))
@@ -131,11 +128,10 @@ def _reproduce_bmv2(args: argparse.Namespace, out: Path) -> int:
               f"{', '.join(summary['load']['disturbed_runs'])} (max {summary['load']['max_1min']:.1f} on "
               f"{summary['load']['cpus']} CPUs): other work disturbed the emulation; rerun when the machine is quieter")
     checked = [c["ok"] for c in summary["checks"] if c["ok"] is not None]
-    print(f"\n{sum(checked)}/{len(checked)} checks ok; "
+    print(f"\n{sum(checked)}/{len(checked)} BMv2 checks ok; "
           f"{summary['wall_s']:.0f} s; time scale x{summary['time_scale']:.1f} (emulated s per IB s)")
-    for f in files:
+    for f in summary["files"]:
         print(f"wrote {f}")
-    return 0 if ok else 1
 
 
 # -- plan ----------------------------------------------------------------------------------------------
@@ -178,7 +174,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.model and total * seconds > MAX_MODEL_FLOW_SECONDS:
         raise UserError(f"--model: {total:,} flows x {seconds:g} s = {total * seconds:,.0f} flow-seconds of IB time; "
                         f"the model runs at most {MAX_MODEL_FLOW_SECONDS:,} (about 10 ms of CPU each)")
-    data = congestion_plan.plan(specs, args.rate * GBPS, seconds, timer_mode, args.model, args.policy)
+    data = congestion_plan.plan(specs, args.rate * GBPS, seconds, timer_mode, args.model, args.algo)
     from dcnlab.topos.spec import parse_spec     # for --view: the flows on the BMv2 experiment's fabric
     args.planned = ("congestion", parse_spec(reproduce.BMV2_SPEC), data)
     if args.json:
@@ -217,32 +213,35 @@ def cmd_bench(args: argparse.Namespace) -> int:
 # -- registration --------------------------------------------------------------------------------------
 def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("congestion", help="IB congestion control: fairness, CCTI_Increase ratios, tenant "
-                                          "fairness (paper 002, Fig. 3 and Fig. 5)")
-    backend = p.add_mutually_exclusive_group()
-    backend.add_argument("--model", action="store_true", help="use the model backend even if BMv2 is available")
-    backend.add_argument("--emulate", action="store_true",
-                         help="use BMv2 (root, p4c and BMv2; an error without them); the default when available")
+                                          "fairness (paper 002, Fig. 3 and Fig. 5)",
+                       description="The model parts (the fluid model at paper scale, in IB time), then, as --emulate "
+                                   "says, the BMv2 experiment on the same scenarios (real packets, congestion agents) "
+                                   "checked against the model; PNG and JSON in --out and summary.json with both.")
+    emulate.emulate_option(p, "four senders with CC off, on and as meters, the CCTI_Increase ratios and the tenants, "
+                              f"on {reproduce.BMV2_SPEC}",
+                           was="it used to run BMv2 instead of the model", aliases=(("--model", "off"),))
     p.add_argument("--quick", action="store_true",
                    help="shorter phases and fewer large-scale points (model < 1 min; BMv2 about 2 min)")
     p.add_argument("--spec", type=fabric_spec(emulation_limit),
-                   help=f"BMv2: the fabric (at least 5 hosts; default {reproduce.BMV2_SPEC}: two switches, as in the "
+                   help=f"BMv2 part: the fabric (at least 5 hosts; default {reproduce.BMV2_SPEC}: two switches, as in the "
                         f"paper's Fig. 2)")
     p.add_argument("--queue-rate", type=ranged(int, 50, 20000, "packets/s"),
-                   help=f"BMv2: bottleneck egress queue rate (default {reproduce.BMV2_QUEUE_RATE})")
+                   help=f"BMv2 part: bottleneck egress queue rate (default {reproduce.BMV2_QUEUE_RATE})")
     p.add_argument("--max-load", type=ranged(float, 0.1, 1000), default=None, metavar="LOAD",
-                   help="BMv2: before each scenario wait (up to 5 min) until the 1-minute load average is below LOAD")
+                   help="BMv2 part: before each scenario wait (up to 5 min) until the 1-minute load average is below LOAD")
     p.add_argument("--timer-mode", choices=("reset", "free"), default=None,
-                   help="BMv2: CCTI timer, Algorithm 1 (reset on BECN) or the spec's free-running timer "
+                   help="BMv2 part: CCTI timer, Algorithm 1 (reset on BECN) or the spec's free-running timer "
                         "(default: free; see reproduce/congestion/bmv2/config.py)")
     p.add_argument("--ccti-timer", type=ranged(int, 1, 65535, "x 1.024 us"), default=None,
-                   help="BMv2: CCTI_Timer (default: 20 free-running, 30 reset)")
+                   help="BMv2 part: CCTI_Timer (default: 20 free-running, 30 reset)")
     p.add_argument("--out", default="results/congestion", metavar="DIR", help="output directory for PNG and JSON")
     p.add_argument("--workers", type=workers(), help="model processes (default: every core)")
     add_cluster_option(p, "model runs")
-    algorithm_option(p, "congestion", "--policy", append=True, metavar="POLICY",
-                     help="also run the tenant experiment (c) under this policy (repeatable): per-flow, an installed "
-                          "plug-in, package.module:name, file.py:name, or list; model: its rows join the table, "
-                          "results.json and summary.json; BMv2: (c) runs under it instead of tenant-fair (one only)")
+    algorithm_option(p, "congestion", "--policy", append=True,
+                     help="also run the tenant experiment (c) under this policy (repeatable; --policy is the same "
+                          "option): per-flow, an installed plug-in, package.module:name, file.py:name, or list; "
+                          "model: its rows join the table, results.json and summary.json; BMv2: (c) runs under it "
+                          "instead of tenant-fair (one only)")
     p.add_argument("--json", action="store_true", help="print one JSON object (the summary) on stdout")
     p.set_defaults(func=cmd_reproduce)
 
@@ -258,9 +257,9 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timer-mode", choices=("reset", "free"),
                    help="with --model: CCTI timer of the model, Algorithm 1 (reset on BECN; default) or the spec's "
                         "free-running timer")
-    algorithm_option(p, "congestion", "--policy", default="tenant-fair", metavar="POLICY",
-                     help="tenant-fair (the paper's; default), per-flow, an installed plug-in, package.module:name, "
-                          "file.py:name, or list")
+    algorithm_option(p, "congestion", "--policy", default="tenant-fair",
+                     help="the tenant policy (--policy is the same option): tenant-fair (the paper's; default), "
+                          "per-flow, an installed plug-in, package.module:name, file.py:name, or list")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_plan)
 

@@ -53,23 +53,24 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
         Example("plan aggregation --topo fattree:k=4 --receiver h0_0_0 --senders h1_0_0,h2_1_1,h3_0_1")),
     ("plan", "multicast"): (Example("plan multicast --topo fattree:k=8 --colors 4 --pattern random:40:seed=1"),),
     ("plan", "congestion"): (Example("plan congestion --tenant tenant1:1:1 --tenant tenant2:1:3"),
+                             Example("plan congestion --algo per-flow --tenant a:1:1 --tenant b:1:3"),
                              Example("plan congestion --model --seconds 0.05")),
     ("plan", "cist"): (Example("plan cist --topo dragonfly:p=1,a=4,h=2 --fail s0_2,s1_0-s2_3"),),
     ("plan", "cluster"): (Example("plan cluster fattree:k=4 --machines 2"),
                           Example("plan cluster bcube:n=8,k=2 --machines 2,4,8", "long")),
-    ("reproduce", "aggregation"): (Example("reproduce aggregation --quick", "long"),
+    ("reproduce", "aggregation"): (Example("reproduce aggregation --quick --emulate off", "long"),
                                    Example("reproduce aggregation --quick --cluster tcp://127.0.0.1:8786", "long"),
-                                   Example("reproduce aggregation --emulate --quick", "emulation")),
+                                   Example("reproduce aggregation --emulate on --quick", "emulation")),
     ("reproduce", "multicast"): (Example("reproduce multicast --quick", "long"),
                                  Example("reproduce multicast --cluster tcp://127.0.0.1:8786", "long"),
-                                 Example("reproduce multicast --emulate", "emulation")),
-    ("reproduce", "congestion"): (Example("reproduce congestion --model --quick", "long"),
-                                  Example("reproduce congestion --model --cluster 127.0.0.1:8786", "long"),
-                                  Example("reproduce congestion --emulate --quick", "emulation")),
+                                 Example("reproduce multicast --emulate on", "emulation")),
+    ("reproduce", "congestion"): (Example("reproduce congestion --emulate off --quick", "long"),
+                                  Example("reproduce congestion --emulate off --cluster 127.0.0.1:8786", "long"),
+                                  Example("reproduce congestion --emulate on --quick --algo per-flow", "emulation")),
     ("reproduce", "search"): (Example("reproduce search 002", "long"),),
-    ("reproduce", "cist"): (Example("reproduce cist --quick", "long"),
+    ("reproduce", "cist"): (Example("reproduce cist --quick --emulate off", "long"),
                             Example("reproduce cist --cluster tcp://127.0.0.1:8786", "long"),
-                            Example("reproduce cist --emulate --quick", "emulation")),
+                            Example("reproduce cist --emulate on --quick", "emulation")),
     ("reproduce", "all"): (Example("reproduce all --quick --emulate off", "long"),
                            Example("reproduce all --quick --out results/papers --workers 2", "long"),
                            Example("reproduce all --emulate off --cluster tcp://127.0.0.1:8786", "long"),
@@ -101,6 +102,13 @@ class HelpFormatter(argparse.HelpFormatter):
         if "\n" in text:
             return "".join(indent + line for line in text.splitlines(keepends=True))
         return super()._fill_text(text, width, indent)
+
+    def _format_args(self, action: argparse.Action, default_metavar: str) -> str:
+        # an option whose value may still be left out in an old spelling (a bare --emulate) is shown with the
+        # value it should be given: --emulate {auto,on,off}, not --emulate [{auto,on,off}]
+        if getattr(action, "value_shown_required", False):
+            return self._metavar_formatter(action, default_metavar)(1)[0]
+        return super()._format_args(action, default_metavar)
 
 
 def leaf_parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()

@@ -1,4 +1,4 @@
-"""CLI of the multicast mechanism (issue 9 §5–6): ``dcnlab plan multicast``, ``dcnlab reproduce multicast``,
+"""CLI of the multicast mechanism (paper 001, C-MR4LMS): ``dcnlab plan multicast``, ``dcnlab reproduce multicast``,
 ``dcnlab bench multicast``.
 
 ``plan`` computes the trees of a workload with one algorithm and prints them with the metrics; with
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from dcnlab.cli import emulate
 from dcnlab.cli.argtypes import (
     algorithm_option,
     emulation_limit,
@@ -29,9 +30,7 @@ from dcnlab.cli.argtypes import (
     ranged,
     workers,
 )
-from dcnlab.cli.errors import UserError
 from dcnlab.reproduce.multicast import plan as multicast_plan
-from dcnlab.results.outputs import output_dir
 from dcnlab.sweep.pool import add_cluster_option
 from dcnlab.topos.limits import SizeLimit
 
@@ -101,7 +100,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def add_plan_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("multicast", help="multicast trees with a limited table: C-MR4LMS and baselines (report 001)",
+    p = sub.add_parser("multicast", help="multicast trees with a limited table: C-MR4LMS and baselines (paper 001)",
                        description="Route multicast groups on a fat-tree with C colors (table entries per port).")
     p.add_argument("--topo", default="midplane:", metavar="SPEC",
                    help="midplane:... or fattree:k=... (default midplane:, the paper's 40,448-node instance)")
@@ -125,61 +124,49 @@ def add_plan_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_plan)
 
 
+BMV2_OPTIONS = ("--topo", "--colors", "--feed", "--cut")
+"""Options of the BMv2 experiment only: an error when it does not run."""
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    exclusive(args, "--workers", "--emulate", why="the BMv2 experiment runs no model processes")
-    exclusive(args, "--cluster", "--emulate", why="the BMv2 experiment runs no model processes")
-    exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
-    if args.emulate:
-        return cmd_emulate(args)
-    extra = [f"--{n}" for n in ("topo", "colors", "feed", "cut") if getattr(args, n) is not None]
-    if extra:
-        raise UserError(f"reproduce multicast: {', '.join(extra)} only apply with --emulate")
-    from dcnlab.reproduce.multicast import reproduce as multicast_reproduce
-    return multicast_reproduce.reproduce(args)
-
-
-def cmd_emulate(args: argparse.Namespace) -> int:
-    """``dcnlab reproduce multicast --emulate``: the BMv2 experiment (issue 9 §8), its summary, JSON and PNG."""
+    """The model sweep, then the BMv2 experiment as ``--emulate`` says (:mod:`dcnlab.cli.emulate`)."""
     import sys
 
-    from dcnlab.emu import preflight
-    from dcnlab.reproduce.multicast import reproduce
+    from dcnlab.reproduce.multicast import reproduce as multicast_reproduce
 
-    preflight.require("dcnlab reproduce multicast --emulate")
-    out = output_dir(args.out, "--out")
-    result, png, js, summ = reproduce.run_bmv2(out, args.quick, args.topo, args.colors, args.feed, args.cut,
-                                               lambda m: print(m, file=sys.stderr, flush=True),
-                                               tuple(args.algo or ()))
-    print("\n".join(result.summary_lines()))
-    print(f"wrote {js}, {png} and {summ}")
-    return 0 if result.ok() else 1
+    bmv2, why = emulate.bmv2_plan(args, "multicast")    # before any work and before --out is touched
+    emulate.only_with_bmv2(args, BMV2_OPTIONS, bmv2, why)
+    exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
+    return multicast_reproduce.reproduce(args, bmv2, why, lambda m: print(m, file=sys.stderr, flush=True))
 
 
 def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("multicast", help="reproduce C-MR4LMS (001) at paper scale: EFI, TFI, groups kept, time",
-                       description="Model backend on the paper's 40,448-node fat-tree with C=32; prints our numbers "
-                                   "beside the paper's statements and writes PNG plots and JSON.")
-    p.add_argument("--quick", action="store_true", help="fewer patterns, no MR4LMS on the big ones (under a minute)")
+                       description="The model parts on the paper's 40,448-node fat-tree with C=32 (our numbers beside "
+                                   "the paper's statements, PNG plots and JSON), then, as --emulate says, the BMv2 "
+                                   "experiment on a small midplane; summary.json has both.")
+    emulate.emulate_option(p, "a small midplane with jobs joining and leaving: exactly-once delivery, copies per "
+                              "link against the model, a link cut with dual trees (about 2 minutes with --quick)",
+                           was="it used to run BMv2 instead of the model")
+    p.add_argument("--quick", action="store_true", help="fewer patterns, no MR4LMS on the big ones (under a minute); "
+                                                        "a shorter BMv2 experiment")
     p.add_argument("--out", default="results/multicast", help="output directory (default results/multicast)")
-    p.add_argument("--workers", type=workers(), help="processes (default: all cores)")
+    p.add_argument("--workers", type=workers(), help="model processes (default: all cores)")
     add_cluster_option(p, "model runs")
     algorithm_option(p, "multicast", append=True, metavar="ALGO",
                      help="also run this algorithm beside the paper's (repeatable): an installed plug-in, "
                           "package.module:name, file.py:name, or list; its rows join the table, the plots and "
-                          "multicast.json; with --emulate it runs the BMv2 steady window on its own trees before "
+                          "multicast.json; in the BMv2 part it runs the steady window on its own trees before "
                           "C-MR4LMS (failover stays C-MR4LMS's)")
-    p.add_argument("--emulate", action="store_true",
-                   help="run the BMv2 experiment instead (issue 9 §8: small midplane, jobs joining and leaving, "
-                        "exactly-once delivery, per-link copies vs the model, link cut with dual trees); needs root")
     p.add_argument("--topo", metavar="SPEC", type=fabric_spec(emulation_limit),
-                   help="with --emulate: the midplane instance (default "
+                   help="BMv2 part: the midplane instance (default "
                         "midplane:q=2,m=2,p=2,k=2,w=2,cns=4,terminals=2, 32 switches)")
     p.add_argument("--colors", type=ranged(int, 1, 64), metavar="C",
-                   help="with --emulate: table entries per port, 1..64 (default 3, which forces merges)")
+                   help="BMv2 part: table entries per port, 1..64 (default 3, which forces merges)")
     p.add_argument("--feed", choices=("both", "primary"),
-                   help="with --emulate: edge switches feed both trees (default, the paper's) or the first only")
+                   help="BMv2 part: edge switches feed both trees (default, the paper's) or the first only")
     p.add_argument("--cut", choices=("drop", "down"),
-                   help="with --emulate: cut the link by dropping every frame on both ends (default) or by setting "
+                   help="BMv2 part: cut the link by dropping every frame on both ends (default) or by setting "
                         "both ends down (freezes BMv2's end switches; see reproduce/multicast/bmv2/setup.py)")
     p.set_defaults(func=cmd_reproduce)
 

@@ -35,12 +35,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         psub.choices[name].set_defaults(func=view.wrap_plan(psub.choices[name].get_default("func")))
     from dcnlab.cli import cluster as cluster_cmd
     cluster_cmd.add_plan_parser(psub)     # not a mechanism: a fabric over N machines (dcnlab run --servers)
-    r = sub.add_parser("reproduce", help="reproduce a paper's headline numbers (model backend; --emulate for BMv2)")
+    r = sub.add_parser("reproduce", help="reproduce a paper's headline numbers (model parts, and BMv2 parts as "
+                                         "--emulate auto|on|off says)")
     rsub = r.add_subparsers(dest="reproduce_cmd", required=True, metavar="MECHANISM")
     _register(rsub, "add_reproduce_parser")
     from dcnlab.cli import reproduce
     reproduce.add_all_parser(rsub)       # all of the above in one run and one report
-    reproduce.add_search_parser(rsub)    # the settings the papers leave open (issue 25 §2)
+    reproduce.add_search_parser(rsub)    # the settings the papers leave open, searched
 
 
 def add_bench_parsers(bsub: argparse._SubParsersAction) -> None:

@@ -9,6 +9,7 @@ import json
 import sys
 import time
 
+from dcnlab.cli import emulate
 from dcnlab.cli.argtypes import exclusive, ranged, seed, workers
 from dcnlab.report import reproduce_all
 from dcnlab.report import search as settings_search
@@ -19,12 +20,10 @@ from dcnlab.sweep.pool import add_cluster_option
 
 
 def cmd_reproduce_all(args: argparse.Namespace) -> int:
-    from dcnlab.emu import preflight
     from dcnlab.report.write import table_lines
 
+    emulate.bmv2_plan(args, "all")      # --emulate on without root or the toolchain: before anything is written
     exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
-    if args.emulate == "on":    # before anything is written
-        preflight.require("dcnlab reproduce all --emulate on")
     out = output_dir(args.out, "--out")
     for m in reproduce_all.PARTS:
         output_dir(str(out / m), "--out")
@@ -73,15 +72,13 @@ def add_all_parser(sub: argparse._SubParsersAction) -> None:
                                    "possible, one report (report.md, report.html, summary.json)",
                        description="Runs the model parts of reproduce aggregation (papers 000 and 003), multicast "
                                    "(001), congestion (002) and cist (004) in one process pool, then their BMv2 "
-                                   "experiments (--emulate), and writes OUT/report.md, a self-contained "
+                                   "experiments (as --emulate says), and writes OUT/report.md, a self-contained "
                                    "OUT/report.html, OUT/summary.json (every headline: paper, model, BMv2, their "
                                    "verdicts and the headline's) "
                                    "and each part's outputs in OUT/<mechanism>/.")
     p.add_argument("--quick", action="store_true", help="fewer rounds, every headline (under 3 minutes on 2 cores "
                                                         "without BMv2; BMv2 experiments in their quick form)")
-    p.add_argument("--emulate", choices=("auto", "on", "off"), default="auto",
-                   help="BMv2 experiments: auto (default) where root and the P4 toolchain are present, on (an "
-                        "error without them), off")
+    emulate.emulate_option(p, "the four reproductions' BMv2 experiments, one after the other")
     p.add_argument("--out", default=reproduce_all.DEFAULT_OUT, metavar="DIR", help=f"output directory (default {reproduce_all.DEFAULT_OUT})")
     p.add_argument("--workers", type=workers(), help="model processes (default: every core)")
     add_cluster_option(p, "model tasks and readings")

@@ -6,8 +6,8 @@ The model parts of the four reproductions (000 and 003 through ``aggregation``, 
 the longest first, under one progress display. As soon as a part's tasks are done
 its outputs are written to ``OUT/<mechanism>/``, exactly what ``dcnlab reproduce <mechanism>`` writes
 (JSON, PNG plots, ``summary.json``). Then, with ``--emulate auto`` where root and the P4 toolchain
-are present (or ``--emulate on``), the four BMv2 experiments run one after the other (each is
-``reproduce <mechanism> --emulate``'s), their outputs in the same directories. Last come
+are present (or ``--emulate on``), the four BMv2 experiments run one after the other (each is the BMv2 part of
+``reproduce <mechanism> --emulate on``), their outputs in the same directories. Last come
 ``OUT/summary.json`` (every headline of the five papers, :mod:`dcnlab.results.summary`),
 ``OUT/report.md`` and a self-contained ``OUT/report.html`` (every PNG embedded). The report also shows, per
 paper, the settings its text leaves open and the search that chose the one each reproduction runs
@@ -214,7 +214,7 @@ def write_part_summary(part: PartRun, quick: bool) -> Path:
 # -- BMv2 --------------------------------------------------------------------------------------------------------
 
 def emulate(part: PartRun, quick: bool, say: Callable[[str], None]) -> None:
-    """Run the part's BMv2 experiment (its command's ``--emulate``) into ``part.out``."""
+    """Run the part's BMv2 experiment (its command's BMv2 part) into ``part.out``."""
     {"aggregation": _emulate_aggregation, "multicast": _emulate_multicast, "congestion": _emulate_congestion,
      "cist": _emulate_cist}[part.mechanism](part, quick, say)
 
@@ -297,13 +297,15 @@ def run_model(parts: list[PartRun], n_workers: int, quick: bool, bar: Any, clust
             bar.write(f"{part.mechanism}: {len(part.tasks)} tasks done in {part.seconds:.1f} s; wrote {part.out}/")
 
 
-def emulation_plan(mode: str) -> tuple[bool, str]:
-    """Whether the BMv2 experiments run, and why (or why not)."""
+def emulation_plan(mode: str, missing: Callable[[], list[str]] | None = None) -> tuple[bool, str]:
+    """Whether the BMv2 experiments run under ``--emulate MODE`` (auto, on, off), and why (or why not);
+    ``missing``: why they cannot run here (default :func:`dcnlab.emu.preflight.problems`). Every ``dcnlab
+    reproduce`` command decides so (:func:`dcnlab.cli.emulate.bmv2_plan`)."""
     from dcnlab.emu import preflight
 
     if mode == "off":
         return False, "not run: --emulate off"
-    why = preflight.problems()
+    why = (missing or preflight.problems)()
     if why:
         return False, "not run: " + "; ".join(why)
     return True, "root and the P4 toolchain are present" + (" (--emulate on)" if mode == "on" else

@@ -1,6 +1,7 @@
 """What ``dcnlab reproduce aggregation`` runs: the model sweep (:mod:`~dcnlab.reproduce.aggregation.model`) and its
-outputs, or with ``--emulate`` the BMv2 experiment (:mod:`~dcnlab.reproduce.aggregation.bmv2`) and 000's waiting
-time (:mod:`~dcnlab.reproduce.aggregation.waiting`), and ``summary.json`` with the headlines of 003 and 000."""
+outputs, then as ``--emulate`` says the BMv2 experiment (:mod:`~dcnlab.reproduce.aggregation.bmv2`) and 000's
+waiting time (:mod:`~dcnlab.reproduce.aggregation.waiting`), and ``summary.json`` with the headlines of 003 and
+000."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 
 from dcnlab.reproduce.aggregation import bmv2, model, plots, plugins
 
-NO_EMULATION = "not asked for (dcnlab reproduce aggregation --emulate runs the BMv2 experiment)"
+NO_EMULATION = "not asked for (dcnlab reproduce aggregation --emulate on runs the BMv2 experiment)"
 
 
 def write_outputs(out: Path, results: dict[str, Any], meta: dict[str, Any], algos: Sequence[str] = ()) -> list[Path]:
@@ -46,7 +47,9 @@ def write_summary(out: Path, results: dict[str, Any] | None, quick: bool, emulat
                              mechanism="aggregation", quick=quick, **extra)
 
 
-def reproduce(args: argparse.Namespace) -> int:
+def reproduce(args: argparse.Namespace, bmv2: bool = False, why: str = "") -> int:
+    """``dcnlab reproduce aggregation``: the model parts into ``args.out``, then with ``bmv2`` the BMv2 experiment
+    (:func:`run_bmv2`); ``why``: why it runs or not, for ``summary.json``. Exit status 1 when a BMv2 check fails."""
     from dcnlab.topos.errors import UserError
 
     if args.rounds is not None and args.rounds < 1:
@@ -78,13 +81,19 @@ def reproduce(args: argparse.Namespace) -> int:
     if names:
         meta["algorithms"] = plugins.describe(names)
     files = write_outputs(out, results, meta, names)
+    emu, lines, ok = run_bmv2(args, out, results, names) if bmv2 else (None, [], True)
+    if not bmv2:
+        write_summary(out, results, bool(args.quick), None, why or NO_EMULATION,
+                      algorithms=plugins.rows(results, names) if names else None)
     if getattr(args, "json", False):
-        print(json.dumps({"meta": meta, "results": results, "table": model.table(results).splitlines()}))
-        return 0
+        print(json.dumps({"meta": meta, "results": results, "table": model.table(results).splitlines(),
+                          "emulation": emu, "emulation_why": why or NO_EMULATION}, default=str))
+        return 0 if ok else 1
     print(model.table(results))
     print(f"\n{len(tasks)} rounds in {wall:.1f} s on {where}; wrote {out / 'aggregation.json'}, "
           f"{out / 'summary.json'} and {len(files)} plots in {out}/")
-    return 0
+    print("\n".join([""] + lines if lines else [f"BMv2 experiment: {why or NO_EMULATION}"]))
+    return 0 if ok else 1
 
 
 def config_from_args(args: argparse.Namespace) -> bmv2.EmuConfig:
@@ -102,17 +111,17 @@ def config_from_args(args: argparse.Namespace) -> bmv2.EmuConfig:
     return cfg
 
 
-def run_bmv2(args: argparse.Namespace) -> int:
-    """``dcnlab reproduce aggregation --emulate [--quick] [--out DIR] [--seed S] [--json]``: exit 0 when every
-    check passes, 1 otherwise."""
+def run_bmv2(args: argparse.Namespace, out: Path, results: dict[str, Any] | None = None, algos: Sequence[str] = ()
+             ) -> tuple[dict[str, Any], list[str], bool]:
+    """The BMv2 experiment with the command's options (``--quick``, ``--seed``, ``--topo``, ``--algo``) and, without
+    ``--topo``, 000's waiting time, their outputs and ``summary.json`` (with the model's ``results`` when they ran
+    first) in ``out``: (the experiment as JSON, the lines that say it, whether every check held)."""
     import sys
 
-    from dcnlab.results.outputs import output_dir, writing
+    from dcnlab.results.outputs import writing
 
     cfg = config_from_args(args)
-    quick = dataclasses.replace(cfg, extra_algorithms=()) == bmv2.QUICK
-    out_arg = getattr(args, "out", None)
-    out = output_dir(bmv2.DEFAULT_OUT if out_arg in (None, "results/aggregation") else out_arg, "--out")  # before the run
+    quick = bool(getattr(args, "quick", False))
 
     def say(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
@@ -125,11 +134,8 @@ def run_bmv2(args: argparse.Namespace) -> int:
         from dcnlab.reproduce.aggregation import waiting as aggregation_waiting
         waited = aggregation_waiting.run_and_write(quick, getattr(args, "seed", None), out, say)
         emu["waiting"] = waited.to_json()
-    write_summary(out, None, quick, emu, bmv2.emulation_note(result),
-                  model_why="--emulate runs the BMv2 experiment instead of the model")
-    if getattr(args, "json", False):
-        print(json.dumps(emu, default=str))
-    else:
-        print("\n".join(result.summary_lines() + (waited.summary_lines() if waited else [])))
-        print(f"wrote {png} and {js}")
-    return 0 if result.ok and (waited is None or waited.ok) else 1
+    write_summary(out, results, quick, emu, bmv2.emulation_note(result),
+                  model_why="" if results is not None else "the model parts did not run",
+                  algorithms=plugins.rows(results, algos) if results is not None and algos else None)
+    lines = result.summary_lines() + (waited.summary_lines() if waited else []) + [f"wrote {png} and {js}"]
+    return emu, lines, result.ok and (waited is None or waited.ok)

@@ -1,5 +1,5 @@
 """What ``dcnlab reproduce cist`` runs: the model sweep (:mod:`~dcnlab.reproduce.cist.model`), the construction
-time against N (:mod:`~dcnlab.reproduce.cist.scaling`), with ``--emulate`` the BMv2 experiment
+time against N (:mod:`~dcnlab.reproduce.cist.scaling`), then as ``--emulate`` says the BMv2 experiment
 (:mod:`~dcnlab.reproduce.cist.bmv2`), and ``summary.json`` with 004's headlines."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from dcnlab.reproduce.cist import model, plots
 from dcnlab.results.outputs import writing
 
-NO_EMULATION = "not asked for (dcnlab reproduce cist --emulate also runs the BMv2 experiment)"
+NO_EMULATION = "not asked for (dcnlab reproduce cist --emulate on also runs the BMv2 experiment)"
 
 
 def scaling_outputs(out: Path, quick: bool, say: Callable[[str], None] | None = None
@@ -98,9 +98,10 @@ def write_summary(out: Path, cases: list[dict[str, Any]] | None, emulations: lis
 
 
 def run(out: Path, quick: bool, workers: int | None, seed: int, cluster_address: str | None, emulate: bool,
-        say: Callable[[str], None], algos: Sequence[str] = ()) -> tuple[dict[str, Any], list[str], bool]:
+        say: Callable[[str], None], algos: Sequence[str] = (), why: str = "") -> tuple[dict[str, Any], list[str], bool]:
     """The model sweep on the pool (or the Dask cluster at ``cluster_address``), the construction time against N,
-    with ``emulate`` the BMv2 experiment (``say`` gets its progress), and ``summary.json``, all in ``out``: the
+    with ``emulate`` the BMv2 experiment (``say`` gets its progress; ``why``: why it runs or not, for
+    ``summary.json``), and ``summary.json``, all in ``out``: the
     results as JSON, the lines that say them, and whether every check held. ``algos``: user constructions
     run in the model sweep beside the paper's (their trees checked by ``check_trees``; their rows in the
     table, their lines in ``model-sweep.png``, their survival and origin in ``summary.json``)."""
@@ -144,6 +145,10 @@ def run(out: Path, quick: bool, workers: int | None, seed: int, cluster_address:
             emulations.append(result.to_json())
             ok = ok and result.ok
             lines += [""] + result.summary_lines() + [f"wrote {png} and {js}"]
+    if not emulate:
+        lines += ["", f"BMv2 experiment: {why or NO_EMULATION}"]
     names = [n for n, _ in refs]
-    lines.append(f"wrote {write_summary(out, cases, emulations if emulate else None, quick, algorithms=plugin_rows(cases, names) if names else None)}")
+    summary = write_summary(out, cases, emulations if emulate else None, quick, "" if emulate else why,
+                            algorithms=plugin_rows(cases, names) if names else None)
+    lines.append(f"wrote {summary}")
     return {"model": cases, "scaling": scaling, "emulation": emulations, "ok": ok}, lines, ok

@@ -1,6 +1,6 @@
 """What ``dcnlab reproduce multicast`` runs: the model sweep (:mod:`~dcnlab.reproduce.multicast.model`) and its
-outputs, or with ``--emulate`` the BMv2 experiment (:mod:`~dcnlab.reproduce.multicast.bmv2`), and ``summary.json``
-with 001's headlines."""
+outputs, then as ``--emulate`` says the BMv2 experiment (:mod:`~dcnlab.reproduce.multicast.bmv2`), and
+``summary.json`` with 001's headlines."""
 
 from __future__ import annotations
 
@@ -15,7 +15,10 @@ from dcnlab.reproduce.multicast import model, plots
 from dcnlab.reproduce.multicast.model import COLORS, SPEC, Claim
 
 
-def reproduce(args: argparse.Namespace) -> int:
+def reproduce(args: argparse.Namespace, bmv2: bool = False, why: str = "", say: Callable[[str], None] = print) -> int:
+    """``dcnlab reproduce multicast``: the model sweep, its table, plots and JSON in ``args.out``, then with ``bmv2``
+    the BMv2 experiment (:func:`run_bmv2`; ``say`` gets its progress); ``why``: why it runs or not, for
+    ``summary.json``. Exit status 1 when a BMv2 check fails."""
     from dcnlab.results.outputs import output_dir
 
     out = output_dir(args.out, "--out")     # before the runs: a bad --out fails at once
@@ -27,7 +30,7 @@ def reproduce(args: argparse.Namespace) -> int:
         rows = model.run_all(tasks, args.workers, cluster)
         wall = time.perf_counter() - start
         where = pool.describe(args.workers, cluster)
-    cs, pngs = write_outputs(out, rows, args.quick, wall)
+    cs, pngs = write_outputs(out, rows, args.quick, wall, why or NO_EMULATION)
     print(f"C-MR4LMS reproduction on {SPEC} (40,448 nodes: 7,680 switches + 32,768 terminals), C={COLORS}"
           + (" [quick]" if args.quick else ""))
     print(model.table(rows))
@@ -36,14 +39,25 @@ def reproduce(args: argparse.Namespace) -> int:
     print()
     print(f"{len(rows)} runs in {wall:.0f} s on {where}; wrote "
           + ", ".join(str(p) for p in [out / "multicast.json", out / "summary.json", *pngs]))
-    return 0
+    if not bmv2:
+        print(f"BMv2 experiment: {why or NO_EMULATION}")
+        return 0
+    result, png, js, summ = run_bmv2(out, args.quick, getattr(args, "topo", None), getattr(args, "colors", None),
+                                     getattr(args, "feed", None), getattr(args, "cut", None), say,
+                                     tuple(getattr(args, "algo", None) or ()), rows)
+    print()
+    print("\n".join(result.summary_lines()))
+    print(f"wrote {js}, {png} and {summ}")
+    return 0 if result.ok() else 1
 
 
-NO_EMULATION = "not asked for (dcnlab reproduce multicast --emulate runs the BMv2 experiment)"
+NO_EMULATION = "not asked for (dcnlab reproduce multicast --emulate on runs the BMv2 experiment)"
 
 
-def write_outputs(out: Path, rows: list[dict[str, Any]], quick: bool, wall: float) -> tuple[list[Claim], list[Path]]:
-    """``multicast.json``, the plots and ``summary.json`` (paper 001's headlines) in ``out``."""
+def write_outputs(out: Path, rows: list[dict[str, Any]], quick: bool, wall: float, why: str = NO_EMULATION
+                  ) -> tuple[list[Claim], list[Path]]:
+    """``multicast.json``, the plots and ``summary.json`` (C-MR4LMS's headlines; ``why``: why the BMv2 experiment
+    did not run) in ``out``."""
     from dcnlab.results.outputs import writing
 
     cs = model.claims(rows)
@@ -55,7 +69,7 @@ def write_outputs(out: Path, rows: list[dict[str, Any]], quick: bool, wall: floa
     with writing(out, "--out"):
         (out / "multicast.json").write_text(json.dumps(data, indent=1) + "\n")
         pngs = plots.plot(rows, out)
-    write_summary(out, rows, quick)
+    write_summary(out, rows, quick, why=why)
     return cs, pngs
 
 
@@ -73,9 +87,11 @@ def write_summary(out: Path, rows: list[dict[str, Any]] | None, quick: bool, ran
 
 
 def run_bmv2(out: Path, quick: bool, topo: str | None, colors: int | None, feed: Any, cut: Any,
-             progress: Callable[[str], None], algorithms: tuple[str, ...] = ()) -> tuple[Any, Path, Path, Path]:
-    """The BMv2 experiment (issue 9 §8) with the command's options (None: the defaults), its JSON and PNG and
-    ``summary.json`` in ``out``: (the result, the PNG, the JSON, the summary)."""
+             progress: Callable[[str], None], algorithms: tuple[str, ...] = (), rows: list[dict[str, Any]] | None = None
+             ) -> tuple[Any, Path, Path, Path]:
+    """The BMv2 experiment (:mod:`dcnlab.reproduce.multicast.bmv2`) with the command's options (None: the
+    defaults), its JSON and PNG and ``summary.json`` in ``out`` (with the model sweep's ``rows`` when it ran
+    first): (the result, the PNG, the JSON, the summary)."""
     from dataclasses import replace
 
     from dcnlab.reproduce.multicast import bmv2 as exp
@@ -94,6 +110,6 @@ def run_bmv2(out: Path, quick: bool, topo: str | None, colors: int | None, feed:
                                                "table_limit_per_port", "checks", "failover")}
                             | {"delivered": r["window"]["delivered"], "receptions": r["window"]["receptions"]}
                             for r in result.algorithms]} if result.algorithms else {}
-    summ = write_summary(out, None, quick, True, exp.emulation_note(result),
-                         model_why="--emulate runs the BMv2 experiment instead of the model", **extra)
+    summ = write_summary(out, rows, quick, True, exp.emulation_note(result),
+                         model_why="" if rows is not None else "the model parts did not run", **extra)
     return result, png, js, summ
