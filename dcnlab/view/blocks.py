@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from dcnlab.topos.model import Fabric
+from dcnlab.view.labels import block_width
 from dcnlab.view.rows import MARGIN, ROW_STEP, group_of, natural_key, row_order
 
 BLOCK_STEP = 90.0
@@ -65,16 +66,25 @@ def _rows(fabric: Fabric, info: dict[str, tuple[str, str, str]]) -> tuple[dict[s
 
 
 def _circle(fabric: Fabric, info: dict[str, tuple[str, str, str]]) -> tuple[dict[str, tuple[float, float]], float, float]:
+    """Dragonfly: each group's router block (labelled ``G<i>``) on a circle, group 0 at the top and the others
+    clockwise as in the detailed drawing, its host block outside it on the same ray. Neighbouring blocks (two
+    groups' on the circle, a group's two on its ray) are a block's width apart in any direction, so their
+    labels never overlap."""
     groups = sorted({g for g, _, _ in info.values()}, key=natural_key)
-    size = max(700.0, 30.0 * len(groups))
-    c, r = size / 2, size / 2 - MARGIN - 30
+    a, p = int(fabric.params["a"]), int(fabric.params["p"])
+    widest = max(block_width(f"G{len(groups) - 1}", a), block_width("hosts", a * p) if p else 0.0)
+    r = max(300.0, (widest + BLOCK_GAP) / (2 * math.sin(math.pi / max(len(groups), 2))))
+    ring = widest + BLOCK_GAP                   # from a router block to its host block, apart in any direction
+    c = r + ring + widest / 2 + MARGIN
     pos = {}
     for b, (g, layer, _) in info.items():
-        i = groups.index(g)
-        ang = 2 * math.pi * i / len(groups)
-        rr = r if layer == "host" else r - 45
+        ang = -math.pi / 2 + 2 * math.pi * groups.index(g) / len(groups)
+        rr = r + ring if layer == "host" else r
         pos[b] = (c + rr * math.cos(ang), c + rr * math.sin(ang))
-    return pos, size, size
+    return pos, 2 * c, 2 * c
+
+
+BLOCK_GAP = 10.0
 
 
 FAN_RADIUS = 130.0
@@ -85,8 +95,10 @@ SPOKE = 110.0
 
 def _label(fabric: Fabric, block: str, info: tuple[str, str, str]) -> str:
     """Short text on a block (its id is in the tooltip): on a BCube group's fan ``L<j>`` and ``hosts``
-    around the group's servers, named by the group."""
+    around the group's servers, named by the group; a Dragonfly group's routers ``G<i>``, its hosts ``hosts``."""
     group, layer, _ = info
+    if fabric.kind == "dragonfly":
+        return "hosts" if layer == "host" else f"G{group[len('group'):]}"
     if fabric.kind != "bcube" or block == group:
         return block
     return group if layer == "server" else "hosts" if layer == "host" else "L" + layer[len("level"):]

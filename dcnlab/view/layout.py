@@ -2,7 +2,8 @@
 
 * fat-tree: rows core / agg / edge / host, pods side by side (a gap between pods);
 * BCube: levels of switches above the servers, then their hosts (a gap per top-digit group);
-* Dragonfly: groups on a circle, routers on a small circle inside each group, hosts just outside them;
+* Dragonfly: :func:`dcnlab.view.dragonfly.dragonfly_layout`, each group a framed, labelled cluster on a
+  circle, its hosts outside it, global links as chords (``groups`` in the object: the frames and labels);
 * midplane: its layers as rows;
 * anything else (a user's topology file): networkx's Kamada-Kawai layout (spring above 300 nodes).
 
@@ -19,6 +20,7 @@ from collections import defaultdict
 from typing import Any
 
 from dcnlab.topos.model import Fabric, Node
+from dcnlab.view.dragonfly import dragonfly_layout
 from dcnlab.view.rows import MARGIN, ROW_STEP, group_of, natural_key, row_order
 
 MAX_DETAILED_NODES = 1500
@@ -65,29 +67,6 @@ def _layered(fabric: Fabric) -> tuple[dict[str, tuple[float, float]], float, flo
     return pos, width, 2 * MARGIN + (len(order) - 1) * ROW_STEP + 40.0
 
 
-def _circle(fabric: Fabric) -> tuple[dict[str, tuple[float, float]], float, float]:
-    """Dragonfly: groups on a big circle (radius 1), each group's routers on a small circle around its
-    centre, their hosts just outside them on the same ray; the small circles, hosts included, take 80% of
-    the gap between two groups' centres, so that neighbouring groups never overlap."""
-    groups, a = int(fabric.params["a"]) * int(fabric.params["h"]) + 1, int(fabric.params["a"])
-    gap = 2 * math.sin(math.pi / groups) if groups > 1 else 1.0
-    small = 0.8 * gap / 2 / 1.35                      # routers' radius; hosts at 1.35 times it
-    raw: dict[str, tuple[float, float]] = {}
-    for n in fabric.nodes():
-        i, j = n.label[0], n.label[1]
-        out = 2 * math.pi * i / groups
-        cx, cy = math.cos(out), math.sin(out)
-        ang = out + 2 * math.pi * j / a               # router 0 faces outwards
-        r = small
-        if not n.forwards:
-            hosts = int(fabric.params["p"])
-            ang += (n.label[2] - (hosts - 1) / 2) * min(0.35, 2 * math.pi / a / max(hosts, 1) / 1.5)
-            r = small * 1.35
-        raw[n.name] = (cx + r * math.cos(ang), cy + r * math.sin(ang))
-    size = max(700.0, 14.0 * len(raw))
-    return _fit(raw, size, size), size, size
-
-
 def _general(fabric: Fabric) -> tuple[dict[str, tuple[float, float]], float, float]:
     import networkx as nx
     g = nx.MultiGraph()
@@ -112,7 +91,8 @@ def _fit(raw: dict[str, tuple[float, float]], width: float, height: float) -> di
 def positions(fabric: Fabric) -> tuple[dict[str, tuple[float, float]], float, float]:
     """Each node's position and the drawing's width and height, by family."""
     if fabric.kind == "dragonfly":
-        return _circle(fabric)
+        d = dragonfly_layout(fabric)
+        return d.pos, d.width, d.height
     if fabric.kind in ("fattree", "bcube", "midplane"):
         return _layered(fabric)
     return _general(fabric)
@@ -120,23 +100,23 @@ def positions(fabric: Fabric) -> tuple[dict[str, tuple[float, float]], float, fl
 
 def detailed(fabric: Fabric) -> dict[str, Any]:
     """The ``/api/topology`` object of a fabric drawn node by node."""
-    pos, width, height = positions(fabric)
     group = group_of(fabric)
     angle: dict[str, float] = {}
-    if fabric.kind == "dragonfly":      # a host's label points away from its router
-        router = {l.b if fabric.node(l.a).forwards else l.a: l.a if fabric.node(l.a).forwards else l.b
-                  for l in fabric.links() if not (fabric.node(l.a).forwards and fabric.node(l.b).forwards)}
-        for node in fabric.nodes():
-            if node.name in router:
-                (x, y), (rx, ry) = pos[node.name], pos[router[node.name]]
-                angle[node.name] = round(math.degrees(math.atan2(y - ry, x - rx)), 1)
+    frames: list[dict[str, Any]] = []
+    if fabric.kind == "dragonfly":      # a host's name points away from its group's centre; groups framed
+        d = dragonfly_layout(fabric)
+        pos, width, height = d.pos, d.width, d.height
+        angle = {n: round(a, 2) for n, a in d.ang.items()}
+        frames = [{k: round(v, 1) if isinstance(v, float) else v for k, v in grp.items()} for grp in d.groups]
+    else:
+        pos, width, height = positions(fabric)
     nodes = [{"id": n.name, "x": round(pos[n.name][0], 1), "y": round(pos[n.name][1], 1), "role": n.role.value,
               "layer": n.layer, "group": group(n)} | ({"ang": angle[n.name]} if n.name in angle else {})
              for n in fabric.nodes()]
     links = [{"id": i, "a": l.a, "b": l.b, "a_port": l.a_port, "b_port": l.b_port}
              for i, l in enumerate(fabric.links())]
     return {"spec": fabric.spec, "kind": fabric.kind, "aggregated": False, "width": round(width, 1),
-            "height": round(height, 1), "nodes": nodes, "links": links}
+            "height": round(height, 1), "nodes": nodes, "links": links} | ({"groups": frames} if frames else {})
 
 
 def topology(fabric: Fabric, max_nodes: int = MAX_DETAILED_NODES) -> dict[str, Any]:

@@ -5,7 +5,8 @@ holds up the rates). Every request must carry ``?token=`` (compared in constant 
 of 127.0.0.1 or localhost at this port (so a page elsewhere cannot reach it by DNS rebinding); anything
 else gets 403. Only GET and HEAD exist. Endpoints:
 
-* ``/`` the page; ``/static/view.js``, ``/static/view.css`` its assets (shipped in the package);
+* ``/`` the page; ``/static/view.js``, ``/static/place.js``, ``/static/view.css`` its assets (shipped in the
+  package);
 * ``/api/topology``, ``/api/rates``, ``/api/trees``, ``/api/flows``, ``/api/block/ID`` (a block opened),
   ``/api/switch/NAME``, ``/api/link/A/B`` (JSON).
 """
@@ -26,7 +27,8 @@ from dcnlab.view.sources import Source
 HOST = "127.0.0.1"
 """The only address the view listens on."""
 
-_TYPES = {"view.js": "text/javascript; charset=utf-8", "view.css": "text/css; charset=utf-8"}
+_TYPES = {"view.js": "text/javascript; charset=utf-8", "place.js": "text/javascript; charset=utf-8",
+          "view.css": "text/css; charset=utf-8"}
 _HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
             "X-Frame-Options": "DENY",
             "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "

@@ -50,6 +50,7 @@
     const svg = $("fabric");
     svg.setAttribute("viewBox", `0 0 ${topo.width} ${topo.height}`);
     // a picked tree is a halo under its links, so their load colours stay visible on it
+    groupFrames(make("g", { id: "groups" }, svg));   // Dragonfly groups: a frame and a label each, under all
     const gh = make("g", { id: "halos" }, svg);
     const gl = make("g", { id: "links" }, svg);
     make("g", { id: "flows" }, svg);                 // tenants' flows, over the links, under the nodes
@@ -69,6 +70,28 @@
     for (const n of topo.nodes) { nodeGroup(n, gn); where.set(n.id, n); }
     stats.links = topo.links.length;
     zoomPan(svg);
+  }
+
+  // a Dragonfly group's frame (a circle around its routers) and its label (beyond its hosts), from the layout
+  function groupFrames(parent) {
+    for (const grp of topo.groups || []) {
+      const e = make("g", { class: "group", "data-group": grp.id }, parent);
+      make("circle", { cx: grp.x, cy: grp.y, r: grp.r }, e);
+      const t = make("text", { x: grp.lx, y: grp.ly, "text-anchor": "middle", "dominant-baseline": "central" }, e);
+      t.textContent = grp.label; t.style.fontSize = `${grp.size}px`;
+      make("title", {}, e).textContent = `${grp.id}: ${grp.label}`;
+    }
+  }
+
+  // names too small to read at the current zoom are hidden (hover a node for its name; zoom in to show them):
+  // the layouts keep them apart at every zoom, so this is for legibility only
+  const MIN_PX = 5;
+  function legible() {
+    const svg = $("fabric"), r = svg.getBoundingClientRect();
+    const k = Math.min(r.width / vb[2], r.height / vb[3]);       // px per drawing unit (the viewBox "meets")
+    svg.classList.toggle("tiny-hosts", 8 * k < MIN_PX);
+    svg.classList.toggle("tiny-switches", 10 * k < MIN_PX);
+    stats.pxPerUnit = k;
   }
 
   // one node (or block) as an SVG group at (n.x, n.y); members of an opened block are drawn small
@@ -176,7 +199,16 @@
     }
   }
 
-  let vb = null;
+  let vb = null, moved = false;        // moved: the user zoomed, panned or opened a block
+  // the whole drawing above an overlay at the bottom of the view (the tenants' legend), until the user moves it
+  function clearOf(el) {
+    if (moved) return;
+    const svg = $("fabric"), r = svg.getBoundingClientRect(), below = el.getBoundingClientRect().height + 16;
+    const avail = Math.max(r.height - below, r.height / 2), k = Math.min(r.width / topo.width, avail / topo.height);
+    vb = [-(r.width / k - topo.width) / 2, -(avail / k - topo.height) / 2, r.width / k, r.height / k];
+    svg.setAttribute("viewBox", vb.join(" "));
+    legible();
+  }
   // show the box (x, y, w, h) with a margin, unless the view already shows it whole at a readable scale
   function fitTo(x, y, w, h) {
     const svg = $("fabric");
@@ -186,12 +218,16 @@
     if (W / H < aspect) W = H * aspect; else H = W / aspect;
     vb = [x + w / 2 - W / 2, y + h / 2 - H / 2, W, H];
     svg.setAttribute("viewBox", vb.join(" "));
+    moved = true;
+    legible();
   }
 
   function zoomPan(svg) {
     vb = [0, 0, topo.width, topo.height];
     let drag = null;
-    const apply = () => svg.setAttribute("viewBox", vb.join(" "));
+    const apply = () => { svg.setAttribute("viewBox", vb.join(" ")); moved = true; legible(); };
+    legible();
+    window.addEventListener("resize", legible);
     svg.addEventListener("wheel", (ev) => {
       ev.preventDefault();
       const r = svg.getBoundingClientRect(), f = ev.deltaY > 0 ? 1.2 : 1 / 1.2;
@@ -244,7 +280,7 @@
   }
 
   // tenants' flows (/api/flows): each flow a line of its tenant's colour along its path, side by side with the
-  // other flows on a shared link, its rate written on its first link; a legend per tenant with its share
+  // other flows on a shared link, its rate written beside its path (placeRates); a legend per tenant with its share
   let flowsVersion = null;
   async function loadFlows() {
     const got = await api("/api/flows");
@@ -259,9 +295,11 @@
     const pos = new Map(topo.nodes.map((n) => [n.id, n])), byId = new Map(topo.links.map((l) => [l.id, l]));
     const on = new Map();                                  // link id -> flows crossing it, in order
     for (const f of got.flows) for (const [id] of f.links) { if (!on.has(id)) on.set(id, []); on.get(id).push(f.id); }
+    const rates = [];
     for (const f of got.flows) {
       const fg = make("g", { class: `flow t${f.colour}`, "data-flow": f.id, "data-tenant": f.tenant }, g);
-      f.links.forEach(([id, fwd], k) => {
+      const segs = [];
+      f.links.forEach(([id, fwd]) => {
         const l = byId.get(id), a = pos.get(fwd ? l.a : l.b), b = pos.get(fwd ? l.b : l.a);
         const mates = on.get(id), slot = mates.indexOf(f.id) - (mates.length - 1) / 2;
         const dx = b.x - a.x, dy = b.y - a.y, len = Math.hypot(dx, dy) || 1;
@@ -269,14 +307,13 @@
         const ends = { x1: a.x + ox, y1: a.y + oy, x2: b.x + ox, y2: b.y + oy };
         make("line", { ...ends, class: "casing" }, fg);        // white under it: not a load colour's link
         make("line", ends, fg);
-        if (k === 0) {
-          const t = make("text", { x: a.x + dx * 0.45 + ox + 4, y: a.y + dy * 0.45 + oy, class: "rate" }, fg);
-          t.textContent = fmt(f.rate_bps, "b/s");
-        }
+        segs.push([{ x: ends.x1, y: ends.y1 }, { x: ends.x2, y: ends.y2 }]);
       });
+      rates.push({ g: fg, label: fmt(f.rate_bps, "b/s"), segs });
       make("title", {}, fg).textContent = `${f.id} (${f.tenant}): ${fmt(f.rate_bps, "b/s")}`;
       fg.addEventListener("click", (ev) => { ev.stopPropagation(); showFlow(f); });
     }
+    window.dcnlabPlace.rates($("fabric"), rates);
     box.hidden = false;
     const neck = got.bottleneck || {};
     text("div", `tenants' flows (white-cased lines)${neck.rate_bps ? `, bottleneck ${(neck.nodes || []).join("→")} ${fmt(neck.rate_bps, "b/s")}` : ""}`
@@ -289,6 +326,7 @@
         + (t.target_share !== null && t.target_share !== undefined ? ` (target ${(100 * t.target_share).toFixed(1)}%)` : "")
         + (t.meter_bps ? `, meter ${fmt(t.meter_bps, "b/s")}` : ""));
     }
+    clearOf(box);
   }
   function showFlow(f) {
     const p = panel(`flow ${f.id} (${f.tenant})`);
