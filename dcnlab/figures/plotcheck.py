@@ -1,4 +1,4 @@
-"""A checker for matplotlib figures, run before a figure is saved (issue 18 §3).
+"""A checker for matplotlib figures, run before a figure is saved: a figure must read without its code.
 
 :func:`problems` returns what a reader would trip over, one sentence each (empty: the figure reads
 well); :func:`save` runs it, logs what it finds (raises with ``DCNLAB_PLOTCHECK=strict`` or

@@ -1,4 +1,4 @@
-"""Shared look of the reproductions' figures (issue 18 §3): the papers' names for titles, one colour,
+"""Shared look of the reproductions' figures: the papers' names for titles, one colour,
 marker and dash per series (series that coincide stay visible), legends outside the data, a note
 instead of an all-zero panel. :mod:`dcnlab.figures.plotcheck` checks the result."""
 
@@ -7,15 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-PAPERS = {
-    "000": "Fang et al. (M2)",
-    "001": "Chen et al. (C-MR4LMS)",
-    "002": "Zhang et al. (IB CC partitioning)",
-    "003": "Guo et al. (IRS/SRS)",
-    "004": "Bian et al. (CISTs on Dragonfly)",
-}
-"""How a figure names the paper it reproduces (reports in the papers directory, by seed). Report 003's text
-has no author line; the name follows the README (Guo et al., the IRS/SRS shuffle papers)."""
+from dcnlab.results import papers
+
+PAPERS = {pid: f"{p.who()} ({p.label})" for pid, p in papers.PAPERS.items()}
+"""How a figure names the paper it reproduces, by id: ``"Guo et al. (IRS/SRS)"`` (first author and method, as
+:mod:`dcnlab.results.papers` gives them; the report lists the full references)."""
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "p")
 DASHES: tuple[Any, ...] = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 1)), (0, (6, 2)), (0, (3, 1, 1, 1, 1, 1)))

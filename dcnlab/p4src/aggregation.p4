@@ -1,5 +1,6 @@
 /* dcnlab: in-network aggregation of incast and shuffle trees (IRS/SRS (Guo et al.) §4.1 and M2
-   (Fang et al.) §4.2; SwitchML's slot/bitmap scheme, Sapio et al., NSDI 2021).  The controller side is controller/aggregation/dataplane.py,
+   (Fang et al.) §4.2; SwitchML's slot/bitmap scheme, Sapio et al., NSDI 2021).  The controller side is
+   controller/aggregation/dataplane.py,
    the host side traffic/aggregation_agent.py.
 
    Wire format: Ether / IPv4 (no options) / UDP to UDP_PORT_AGG (7702), checksum 0 / agg_t (headers.p4):

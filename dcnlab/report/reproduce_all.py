@@ -1,4 +1,4 @@
-"""``dcnlab reproduce all``: the five papers in one run and one report (issue 18 §1).
+"""``dcnlab reproduce all``: the five papers in one run and one report (:mod:`dcnlab.results.papers` names them).
 
 The model parts of the four reproductions (000 and 003 through ``aggregation``, 001 ``multicast``,
 002 ``congestion``, 004 ``cist``) become one list of tasks for one process pool on every core

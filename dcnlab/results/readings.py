@@ -1,4 +1,4 @@
-"""Readings of the headlines that deviate (issue 18 §2): every reading the papers' text allows, measured.
+"""Readings of the headlines that deviate: every reading the papers' text allows, measured.
 
 Where a paper's figure is not reproduced, the text usually leaves a choice open (which tree the
 baseline builds, how an average is taken, what is random). Each paper's readings module implements the

@@ -1,4 +1,4 @@
-"""Headlines: one record per figure a paper states, with ours beside it and a verdict (issue 18 §1).
+"""Headlines: one record per figure a paper states, with ours beside it and a verdict by one rule for every paper.
 
 Every ``dcnlab reproduce <mechanism>`` and ``dcnlab reproduce all`` write ``summary.json``::
 
@@ -22,7 +22,7 @@ Every ``dcnlab reproduce <mechanism>`` and ``dcnlab reproduce all`` write ``summ
 
 That rule judges one figure. A headline has up to two, the model's and BMv2's, and each gets its own
 verdict (``model_verdict``, ``emulation_verdict``); the headline's ``verdict`` combines them
-(issue 25 §1, :func:`combine`):
+(:func:`combine`):
 
 * both figures: ``reproduced`` only when both are reproduced; when exactly one is, ``model only`` or
   ``BMv2 only``; when neither is, ``trend`` when both are trends, else ``deviates``;
@@ -33,7 +33,7 @@ verdict (``model_verdict``, ``emulation_verdict``); the headline's ``verdict`` c
 * neither: ``not run``.
 
 ``basis`` names the figures judged (``model``, ``emulation``, ``both`` or None). Where both exist,
-``difference`` is BMv2 against the model in percent of the model (issue 18 §4: the goal is within
+``difference`` is BMv2 against the model in percent of the model (the goal is agreement within
 :data:`EMULATION_GOAL_PERCENT`). ``summary.json`` carries the headlines' ``counts`` by verdict, the
 figures' (``figure_counts``: ``model`` and ``BMv2``) and ``bmv2_not_run`` (headlines BMv2 measures whose
 BMv2 experiment did not run); they are derived, and recomputed when it is read.
@@ -64,7 +64,7 @@ PERCENT_POINTS = 3.0
 RATIO_FRACTION = 0.10
 """A ratio is reproduced within this fraction of the paper's figure."""
 EMULATION_GOAL_PERCENT = 5.0
-"""Model against BMv2: the goal for every pair (issue 18 §4)."""
+"""Model against BMv2: the goal for every pair (the emulation must agree with the model it checks)."""
 DIRECTIONS: dict[str, Callable[[float, float], bool]] = {
     "up": operator.gt, "down": operator.lt, "at least": operator.ge, "at most": operator.le}
 DIRECTION_WORDS = {"up": "above", "down": "below", "at least": "at least", "at most": "at most"}
@@ -121,7 +121,7 @@ def within(kind: str, paper: float, value: float) -> bool:
 
 def verdict(kind: str, paper: float | None, value: float | None, direction: str | None = None,
             reference: float | None = None) -> str:
-    """The verdict rule of issue 18 (module docstring): ``reproduced``, ``trend``, ``deviates`` or ``not run``.
+    """The verdict rule (module docstring): ``reproduced``, ``trend``, ``deviates`` or ``not run``.
 
     ``value`` is our figure (None: not run). ``direction`` (``up``, ``down``, ``at least``, ``at most``)
     compares ``value`` with ``reference`` (for a trend without one: the paper's figure, else 0); a trend

@@ -1,9 +1,9 @@
-"""Printed tables of the reproductions (issue 18 §3): a unit under every column name, rows aligned, long
+"""Printed tables of the reproductions: a unit under every column name, rows aligned, long
 cells wrapped so that no line is wider than :data:`MAX_WIDTH`, row labels unique, and the verdict rule
 of the reports.
 
 :func:`table` returns a :class:`Table`, a ``str`` (so ``print``, ``splitlines`` and JSON work as before)
-that also carries its row labels (``labels``) for tests. The verdict rule (issue 18 §1): a percentage
+that also carries its row labels (``labels``) for tests. The verdict rule (:data:`dcnlab.results.summary.RULE`): a percentage
 within ±3 points, a ratio within 10%, a count exact, a trend in the stated direction. :func:`verdict` judges
 one figure (a command's table of its own figures); a headline of ``summary.json`` with a model and a BMv2
 figure is judged on both (:func:`dcnlab.results.summary.combine`)."""

@@ -1,4 +1,4 @@
-"""Where model rounds run: one fan-out for every sweep, on local processes or a Dask cluster (issue 19).
+"""Where model rounds run: one fan-out for every sweep, on local processes or a Dask cluster.
 
 Every command that fans out rounds (``reproduce all|aggregation|multicast|congestion`` on the model
 backend, the readings of ``reproduce all``, ``bench aggregation`` and ``bench rounds``) hands its

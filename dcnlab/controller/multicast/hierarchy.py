@@ -2,7 +2,8 @@
 
 C-MR4LMS (Chen et al.), Fig. 2, works on a 4-level fat tree built from midplanes: a CN holds q L0
 and m L1 switches, a TN holds k L2 and w L3 switches, each L1 has p uplinks (so m·p TNs), and the p TNs
-reached by L1 index j form *TN group* j.  :mod:`dcnlab.topos.midplane` implements a wiring inferred from the paper's counts (it draws no wiring),
+reached by L1 index j form *TN group* j.  :mod:`dcnlab.topos.midplane` implements a wiring inferred from the
+paper's counts (it draws no wiring),
 which gives every L0 exactly one path to any given root.  Everything the algorithms need follows from
 that uniqueness: a multicast tree is the union of its members' up-paths to the root, so it is fully
 described by

@@ -2,7 +2,8 @@
 entries, time.
 
 * **EFI(link)** (Def. 5) = the number of multicast groups whose packets cross the link.  **Decision** on
-  the paper's ambiguity (it does not say whether merged groups count per group or per tree): a tree shared by n merged groups carries the packets of
+  the paper's ambiguity (it does not say whether merged groups count per group or per tree): a tree shared by n
+  merged groups carries the packets of
   all n, so it adds n to each of its links (this is why merging raises EFI, as the paper says).  EFI is
   taken over switch-to-switch links; the paper's analysis ignores terminal links, and a terminal link's
   EFI is just how many groups the terminal hears (reported separately as ``terminal_efi_max``).

@@ -6,7 +6,8 @@ that L0; one CN → the tree's L1 there; one CN group → its L2; otherwise the 
 kept as counts of member keys per level (:class:`TreeState`): adding or removing a member touches only
 the links whose key count goes 0 ↔ 1, plus the links of a level the root climbs to or leaves.
 
-The data plane (:mod:`~dcnlab.controller.multicast.dataplane`) replicates by ``(switch, ingress port, color)``: a tree crossing a switch on
+The data plane (:mod:`~dcnlab.controller.multicast.dataplane`) replicates by ``(switch, ingress port, color)``: a
+tree crossing a switch on
 ports P installs, for every ingress port x in P, the out-port set P \\ {x} (flood along the tree, never
 back).  :func:`port_tables` computes these entries in the fabric's port numbers.  When two trees share a
 port with the same color (only the two trees of one group in dual mode, at the L0 ports of the group's
