@@ -1,5 +1,6 @@
-"""The papers' reproductions, one package per mechanism: ``aggregation`` (papers 000 and 003), ``multicast``
-(001), ``congestion`` (002) and ``cist`` (004).
+"""The papers' reproductions, one package per mechanism: ``aggregation`` (M2, Fang et al., 000; IRS/SRS, Guo et al.,
+003), ``multicast`` (C-MR4LMS, Chen et al., 001), ``congestion`` (IB CC partitioning, Zhang et al., 002) and ``cist``
+(Dragonfly CISTs, Bian et al., 004); :mod:`dcnlab.results.papers` has the full references.
 
 Each package holds all of its mechanism's reproduction: the model sweep (``model``), the BMv2 experiment
 (``bmv2``), the paper's headlines against ours (``headlines``, which also writes ``summary.json``), the

@@ -13,10 +13,10 @@ terminal ``r div P`` with P processes per terminal (the paper's n-th process of 
 Formula (5) is missing from the extraction.  **Decision** (per direction, in this order):
 
 1. **single** — one layer if no terminal lies on two lines of the direction (e.g. x-lines when X mod P = 0);
-2. **formula** — the report's reconstruction of (5), used when it is valid: the line index mod P for
+2. **formula** — a reconstruction of (5) that meets the paper's stated constraints, used when it is valid: the line index mod P for
    x-lines (``(y + Y·z) mod P``, always valid), ``x mod P`` for y-lines (valid when X mod P = 0) and
    ``(x + X·y) mod P`` for z-lines (valid when X·Y mod P = 0);
-3. **greedy** — otherwise the formula cannot work (the report's counterexample X = Y = 10, P = 4: the
+3. **greedy** — otherwise the formula cannot work (a counterexample: X = Y = 10, P = 4: the
    y-line windows {0–3}, {4–7}, {8,9,0,1}, {2–5}, {6–9} are not 4-colorable by x mod 4), so the lines are
    colored greedily (networkx DSATUR) in the graph "two lines share a terminal".
 

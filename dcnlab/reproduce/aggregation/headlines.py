@@ -59,7 +59,7 @@ def _saving_points(res: Mapping[str, Any]) -> str:
 
 def aggregation(results: Mapping[str, Any] | None, emulation: Mapping[str, Any] | None = None,
                 worked: Mapping[str, Any] | None = None, why: str = "") -> list[Headline]:
-    """Papers 003 and 000 from ``reproduce aggregation``'s results (``aggregation.json``'s ``results``)."""
+    """The headlines of Guo et al. (003) and Fang et al. (000) from ``reproduce aggregation``'s results (``aggregation.json``'s ``results``)."""
     res = results or {}
     out: list[Headline] = []
 
