@@ -132,7 +132,8 @@ def test_report_names_every_paper_by_its_full_reference(tmp_path: Path) -> None:
     for pid, p in papers.PAPERS.items():
         assert p.title_text() in md and html.escape(p.title_text()) in page, pid
         assert p.reference() in md and html.escape(p.reference()) in page, pid
-        assert f"- **{pid}** ({p.name}): " in md
+        assert f"- **{pid}** {p.name}: " in md
+        assert p.record is None or p.record in md, "where the fields the text lacks were read"
     for mechanism, ids in report.SEEDS.items():
         assert all(papers.short(i) in report.TITLES[mechanism] for i in ids)
 
