@@ -3,7 +3,7 @@
 A shell starts background jobs with SIGINT ignored (POSIX: non-interactive shells, ``cmd &``), so a test
 runner started that way (a CI script, ``nohup pytest ... &``) runs with SIGINT ignored, every child inherits
 that, and Python leaves an ignored SIGINT ignored: the child never sees the test's SIGINT and the test
-hangs until its guard fires (issue 24 item 2). :func:`popen` puts SIGINT back to its default in the child,
+hangs until its guard fires. :func:`popen` puts SIGINT back to its default in the child,
 as a terminal's foreground job has it; ``tests/test_interrupts.py`` checks it from an ignoring parent."""
 
 from __future__ import annotations

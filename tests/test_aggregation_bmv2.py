@@ -1,4 +1,5 @@
-"""In-network aggregation on BMv2 (marker ``bmv2``; root, p4c and BMv2): issue 8 §5-6 as assertions.
+"""In-network aggregation on BMv2 (marker ``bmv2``; root, p4c and BMv2): the aggregating data plane
+under hostile input, and its incasts and shuffles against the model, as assertions.
 
 One BCube(2,1) (4 servers, 4 switches) serves the whole module: a single aggregating slot attacked with
 malformed, truncated, duplicate, stale, forged and overflowing chunks; an exact incast and shuffle whose
@@ -287,7 +288,7 @@ def test_waiting_time_m2_against_none_matches_the_link_bound_model(tmp_path, mon
             assert 0.75 * j.model_s <= j.completion_s, j
     p = res.point(6)
     assert p["saving"] > 20, p
-    # issue 25 §1: with every sender starting on time, BMv2's saving is the link-bound model's. Measured on this
+    # with every sender starting on time, BMv2's saving is the link-bound model's. Measured on this
     # setting over 4 runs: 50.0, 70.6, 52.2, 52.2% against 50.0, 66.7, 50.0, 50.0% (0-4 points); on BCube(4,2)
     # single runs fell up to 21 points short (a BMv2 node the loaded machine did not schedule), so the mean of
     # two runs is held to 10 points

@@ -1,4 +1,4 @@
-"""``plan aggregation --algo optimal --time-limit``: the limit bounds the whole plan (issue 24 §7).
+"""``plan aggregation --algo optimal --time-limit``: the limit bounds the whole plan.
 
 No test here asserts a time: each checks what does not depend on load (the command finished within a
 hang guard far above its limit, the output says what it reports, the tree is a valid tree of the

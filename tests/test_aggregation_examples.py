@@ -1,4 +1,5 @@
-"""The papers' worked examples as exact tests (003 Figs. 2-3 and §3.3; 000 §2.2-2.4)."""
+"""The papers' worked examples as exact tests (IRS/SRS (Guo et al.), Figs. 2-3 and §3.3; M2 (Fang et al.),
+§3.2-3.4)."""
 
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ def test_unicast_fig2a_is_a_draw_where_no_paths_meet():
     tree = incast_tree(BCUBE41, "v0", SENDERS, "unicast", seed=60)   # the seeded draw that gives Fig. 2(a)
     assert (tree.cost, tree.links) == (22, 18)
     fixed, _ = unicast_forest(space, np.array([0]), np.zeros(6, np.int64), s, first_dims=np.array([0, 1, 1, 1, 1, 1]))
-    assert (fixed.costs()[0], fixed.links()[0]) == (16, 12)   # highest digit first, as report 003 notes
+    assert (fixed.costs()[0], fixed.links()[0]) == (16, 12)   # highest digit first: another tree than Fig. 2(a)'s draw
 
 
 def test_srs_entry_point_example():

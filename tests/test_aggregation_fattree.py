@@ -1,4 +1,5 @@
-"""Switch-centric aggregation on the fat-tree (issue §6 last bullet): trees, costs, optimum, port plans."""
+"""Switch-centric aggregation on the fat-tree (which the papers leave to future work: Guo et al., §2.1;
+Fang et al., §4.1): trees, costs, optimum, port plans."""
 
 from __future__ import annotations
 

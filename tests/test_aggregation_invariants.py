@@ -140,13 +140,13 @@ def _m2_and_irs(n: int, k: int, m: int, rounds: int, seed: int) -> tuple[float, 
 
 
 def test_m2_no_worse_than_irs_in_total_across_network_sizes():
-    """000 §5.2: 120 senders on BCube(6,k), k = 2..8; M2 is better in total (not on every instance)."""
+    """M2 (Fang et al.), §5.2: 120 senders on BCube(6,k), k = 2..8; M2 is better in total (not on every instance)."""
     totals = [_m2_and_irs(6, k, 120, 3, k) for k in range(2, 9)]
     assert sum(t[0] for t in totals) <= sum(t[1] for t in totals)
 
 
 def test_m2_no_worse_than_irs_in_total_across_sender_counts():
-    """000 §5.3: many senders on BCube(4,8) (262,144 servers)."""
+    """M2 (Fang et al.), §5.3: many senders on BCube(4,8) (262,144 servers)."""
     for m in (200, 800):
         m2, irs, worse = _m2_and_irs(4, 8, m, 2, m)
         assert m2 <= irs and worse == 0

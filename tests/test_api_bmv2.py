@@ -1,4 +1,4 @@
-"""The scripting API on BMv2 (issue 17 §4-5): dcnlab.Network's hosts, switches and links; --grpc-tcp
+"""The scripting API on BMv2: dcnlab.Network's hosts, switches and links; --grpc-tcp
 on loopback only; endpoints recorded; stepping down for a user's controller."""
 
 from __future__ import annotations

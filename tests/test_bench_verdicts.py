@@ -1,4 +1,4 @@
-"""Every benchmark line that judges says against what (issue 24 item 5: ``bench topo`` printed ``MISS`` with
+"""Every benchmark line that judges says against what (``bench topo`` once printed ``MISS`` with
 its goal only in ``--help``).
 
 The benchmarks themselves take minutes (``bench topo`` builds BCube(8,5)), so their measurements are

@@ -1,4 +1,5 @@
-"""CIST broadcast on BMv2 (marker ``bmv2``; root, p4c and BMv2): issue 11 §4 as assertions, short."""
+"""CIST broadcast on BMv2 (marker ``bmv2``; root, p4c and BMv2): ``reproduce cist``'s
+experiment (broadcast over the CISTs of Dragonfly CISTs (Bian et al.) under failures) as assertions, short."""
 
 from __future__ import annotations
 

@@ -14,7 +14,8 @@ from dcnlab.controller.cist.partition import absolute_label, absolute_partition,
 from dcnlab.topos.dragonfly import Dragonfly
 
 ARRANGEMENTS = ("relative", "absolute", "circulant")
-# (a, h) for which the report says (and the sweep confirms) the construction does not apply.
+# (a, h) for which the construction does not apply (h = 1: dcnlab.controller.cist.partition's conditions, which
+# the sweep confirms).
 RELATIVE_BAD = {(5, 1), (7, 1), (8, 1), (9, 1), (11, 1), (13, 1), (14, 1), (15, 1)}
 ABSOLUTE_BAD = {(6, 1), (9, 1), (12, 1), (13, 1), (15, 1)}
 SMALL_GRID = [(a, h) for a in range(2, 17) for h in range(1, 9) if a * (a * h + 1) <= 400]
@@ -44,7 +45,7 @@ def _check_plan(a: int, h: int, arrangement: str, rule: str = "generic") -> None
     for t, tree in enumerate(plan.trees):
         assert tree.tree_id == t and len(tree.edges) == n - 1
         assert tree.internal() <= set(plan.parts[t])
-    # every group holds 2 routers of each part, 3 of part 0 for odd a (report §3.2, Lemma 7)
+    # every group holds 2 routers of each part, 3 of part 0 for odd a (Dragonfly CISTs (Bian et al.), Lemma 7)
     for i in range(fabric.g):
         sizes = [len(plan.partition.members(t, i)) for t in range(plan.k)]
         assert sizes == [2 + (a % 2)] + [2] * (plan.k - 1)
@@ -125,7 +126,8 @@ def test_paper_printed_relative_lists_are_not_a_partition():
     assert not result.ok and any("in no part" in p for p in result.problems)
 
 
-# Report §3.2: a consistent reading of the corrupted Algorithm 2 example, absolute D(p,4,2).
+# Dragonfly CISTs (Bian et al.), §3.2: our consistent reading of Algorithm 2's example for absolute D(p,4,2), which
+# is corrupted as printed (S(5,6) for a = 4, duplicates, a V[1] without group 0).
 ABSOLUTE_D42 = [[(0, 2), (0, 2), (0, 1), (1, 3), (1, 3), (0, 3), (0, 3), (2, 3), (1, 3)],
                 [(1, 3), (1, 3), (2, 3), (0, 2), (0, 2), (1, 2), (1, 2), (0, 1), (0, 2)]]
 
@@ -142,14 +144,16 @@ def test_report_absolute_d42_table_is_a_cist_partition():
 
 @pytest.mark.parametrize("a,h", [(4, 2), (5, 2), (6, 3), (8, 2), (8, 4)])
 def test_relative_pairs_fail_under_absolute(a, h):
-    """Report §3.2: reusing the pairs {t, a-1-t} under the absolute arrangement disconnects some G[V_t]."""
+    """Reusing the relative pairs {t, a-1-t} (Algorithm 1, §3.1 of Dragonfly CISTs (Bian et al.)) under the absolute
+    arrangement disconnects some G[V_t]: the absolute arrangement needs a construction of its own."""
     fabric = _fabric(a, h, "absolute")
     result = check_partition(SwitchGraph.from_fabric(fabric), pair_partition(a, fabric.g).names())
     assert not result.ok and any("disconnected" in p for p in result.problems)
 
 
 def test_absolute_labels_are_global_components():
-    """Report §3.2: the labels are exactly the components of the global-links-only graph."""
+    """Our label construction for the absolute arrangement (not in the paper): the labels are exactly the
+    components of the global-links-only graph."""
     for a, h in [(4, 2), (5, 3), (6, 1), (7, 2)]:
         fabric = _fabric(a, h, "absolute")
         G = nx.Graph()
@@ -169,7 +173,8 @@ def test_absolute_labels_are_global_components():
     (8, 4, {"relative": [19, 11, 13, 13], "absolute": [12, 14, 19, 19], "circulant": [12, 10, 12, 10]}),
 ])
 def test_report_diameter_table(a, h, expected):
-    """Report §3.5 (BFS skeleton from a centre + generic leaf rule)."""
+    """The trees' diameters as we build them (BFS skeleton from a centre + generic leaf rule); Dragonfly CISTs
+    (Bian et al.) gives none."""
     for arrangement, diameters in expected.items():
         assert plan_cists(_fabric(a, h, arrangement)).diameters == diameters
 

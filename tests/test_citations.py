@@ -3,9 +3,9 @@
 * Every paper has a reference with its authors and title (or, where its text prints none, what it
   presents), and the fields its text does not print are exactly the ones :mod:`dcnlab.results.papers`
   says are missing; the report names every paper by its full reference.
-* No file of the package, the README or the examples cites a path outside the repository, the
+* No file of the package, the README, the examples or the tests cites a path outside the repository, the
   development machine's internal reports ("report 001 §6.1") or notes ("anchors §C2"), or the project's
-  issue numbers ("issue 9 §8").
+  issue numbers ("issue 9 §8"); a test says what it guards against, or cites the paper.
 """
 
 from __future__ import annotations
@@ -35,16 +35,20 @@ EXCEPTIONS: dict[str, str] = {
     "dcnlab/results/search_tables/001.json": "written by the search from open_settings.py's 'where' fields",
     "dcnlab/results/search_tables/002.json": "written by the search from open_settings.py's 'where' fields",
     "dcnlab/results/search_tables/003.json": "written by the search from open_settings.py's 'where' fields",
-    "dcnlab/view/__init__.py": "the live view is being redrawn; its docstring goes with that change",
+    "tests/test_citations.py": "its own patterns and the strings they must catch",
+    "tests/test_host_commands.py": "its tests are being changed elsewhere; its docstrings follow that change",
+    "tests/test_open_settings.py": "changed elsewhere with open_settings.py, whose 'where' fields it uses",
+    "tests/test_summary.py": "its tests are being changed elsewhere; its docstrings follow that change",
 }
-"""Files not yet rewritten, and why: each is removed when its rewrite lands (the list only shrinks)."""
+"""Files not yet rewritten, and why: each is removed when its rewrite lands (the list only shrinks). This file
+stays: its patterns and examples are what they must catch."""
 
 SUFFIXES = {".py", ".p4", ".md", ".json", ".toml", ".txt", ".html", ".js", ".css", ".cfg", ".sh", ".yaml", ".yml"}
 
 
 def _files() -> list[Path]:
     found = [ROOT / "README.md"]
-    for top in ("dcnlab", "examples"):
+    for top in ("dcnlab", "examples", "tests"):
         found += [p for p in (ROOT / top).rglob("*") if p.is_file() and p.suffix in SUFFIXES
                   and "__pycache__" not in p.parts and not any(part.endswith(".egg-info") for part in p.parts)]
     return sorted(found)
@@ -66,7 +70,7 @@ def test_no_file_cites_what_a_reader_cannot_open() -> None:
 
 def test_the_exceptions_are_few_and_still_needed() -> None:
     """An exception whose file is clean (or gone) is dropped from the list, so that it only shrinks."""
-    assert len(EXCEPTIONS) <= 7
+    assert len(EXCEPTIONS) <= 10
     for rel in EXCEPTIONS:
         path = ROOT / rel
         if not path.exists():

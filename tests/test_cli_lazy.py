@@ -1,7 +1,7 @@
 """The parser ``main`` builds for one command parses exactly as the whole parser, and imports only that command.
 
-``dcnlab run`` should not pay for the report, the benchmarks or the reproductions at every start (issue 24,
-item 19): ``build_parser(argv)`` registers only the command ``argv`` names.
+``dcnlab run`` should not pay for the report, the benchmarks or the reproductions at every start:
+``build_parser(argv)`` registers only the command ``argv`` names.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``dcnlab compile`` takes a user's FILE.p4 as ``run --program`` does (issue 24 item 16).
+"""``dcnlab compile`` takes a user's FILE.p4 as ``run --program`` does.
 
 Without p4c: a bad argument (missing file, directory, FIFO, a file not named .p4, an unknown name) is
 one line and exit status 2 before p4c is looked for; with the argument good and p4c missing, one line

@@ -1,5 +1,6 @@
-"""IB-style congestion control on BMv2 (marker ``bmv2``; root, p4c and BMv2): issue 10 §1 and §5 as short
-assertions on the experiment's two-switch fabric (``dragonfly:p=5,a=1,h=1``), brought up once for the module.
+"""IB-style congestion control on BMv2 (marker ``bmv2``; root, p4c and BMv2): the marking and rate
+control of IB CC partitioning (Zhang et al.), §4.1, and its experiment (§5) as short assertions on the
+experiment's two-switch fabric (``dragonfly:p=5,a=1,h=1``), brought up once for the module.
 
 Marking happens at and over the threshold and never under it; the marking rate thins the marks; the
 per-port counters count what the hosts see; a tenant meter caps a tenant; short runs of (b) give bandwidth
@@ -254,7 +255,7 @@ def test_fifo_parking_lot_with_a_and_b_on_one_nic(bed):
 
 
 def test_fairness_with_cc_after_the_newcomer_settles(bed):
-    """(a) with CC, issue 25 §1: from 1 s after E's start the four flows share fairly. Measured (3-s phases, a
+    """(a) with CC (Fig. 3(b)): from 1 s after E's start the four flows share fairly. Measured (3-s phases, a
     5-s window, loads 7-10): slowest/fastest 0.934, 0.890, 0.880 and Jain's index of the mean rates
     0.997-0.999 (the model: 0.989 and 1.000); the window from E's start instead measured 0.78-0.81 (the
     model 0.853: E's start transient). So slowest/fastest >= 0.85 and Jain >= 0.99."""

@@ -1,5 +1,5 @@
-"""The BMv2 experiment of issue 10 §5 without BMv2: schedules, the model's prediction in emulated time, turning
-agent replies into results, summaries, plots, and the CLI's choice of backend."""
+"""The BMv2 congestion experiment (IB CC partitioning (Zhang et al.), §5) without BMv2: schedules, the model's
+prediction in emulated time, turning agent replies into results, summaries, plots, and the CLI's choice of backend."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_fairness_schedule_and_parking_lot_routes():
     assert [(f.name, f.start_s, f.stop_s, f.cc) for f in p.flows] == [
         ("A->C", 0, 30, False), ("B->C", 6, 36, False), ("D->C", 12, 42, False), ("E->C", 18, 48, False)]
     assert p.meta["routes"]["A->C"] == p.meta["routes"]["B->C"] == (0, 5001)
-    # the model of the testbed as it is: one FIFO egress queue, A and B on one host NIC (issue 25 §1)
+    # the model of the testbed as it is: one FIFO egress queue, A and B on one host NIC
     for mode in ("off", "cc", "meter"):
         link = bp.model_config(bp.fairness_plan(CFG, mode), CFG).link
         assert (link.arbitration, link.shared_input) == ("fifo", True)
@@ -245,7 +245,7 @@ def test_disturbed_runs_are_recognised_by_their_losses():
 
 
 def test_fairness_window_skips_the_newcomers_start():
-    """Issue 25 §1: the model at BMv2's setting (6-s phases) gives slowest/fastest 0.927 over the whole window
+    """The model at BMv2's setting (6-s phases) gives slowest/fastest 0.927 over the whole window
     from E's start (E, at line rate, has not come down yet) and 0.995 from 1 s after it; without CC the FIFO
     with A and B on one NIC gives (A+B)/D = 1 (2 with NICs of their own)."""
     plan = bp.fairness_plan(CFG, "cc")

@@ -64,7 +64,7 @@ def test_theorem1_increase_ratio_gives_bandwidth_ratio(n):
     s = sc.proportional(n, duration_s=0.5, warmup_s=0.1)
     r = sc.summarize_ratio(s, s.run())
     assert r.measured == pytest.approx(n, rel=0.15)
-    assert r.becn_ratio == pytest.approx(n, rel=0.05)      # BECNs ∝ 1/CCTI_Increase (report §4.7)
+    assert r.becn_ratio == pytest.approx(n, rel=0.05)      # BECNs ∝ 1/CCTI_Increase (our steady-state estimate)
     assert sum(r.rates_bps) > 0.85 * 8e9                    # and the link stays busy
 
 

@@ -1,4 +1,5 @@
-"""IB congestion-control parameters, the CCT and the time scale (paper 002, §4.1, Table 1, §6.4)."""
+"""IB congestion-control parameters, the CCT and the time scale (IB CC partitioning (Zhang et al.), §4.1,
+Table 1, §5)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,8 @@ from dcnlab.controller.congestion.policy import (
 
 
 def test_paper_schedule_gives_1_2_3_and_back():
-    """Paper §5: tenant 1 keeps 1; tenant 2's flows get its flow count; pushes only on change."""
+    """IB CC partitioning (Zhang et al.), §5: tenant 1 keeps 1; tenant 2's flows get its flow count; pushes only
+    on change."""
     p = TenantPolicy([Tenant("t1"), Tenant("t2")])
     assert p.add_flow(FlowSpec("C->A", "t1")) == [FlowUpdate("C->A", 1, 150, None)]
     assert p.add_flow(FlowSpec("D->B", "t2")) == [FlowUpdate("D->B", 1, 150, None)]
@@ -121,7 +122,8 @@ def test_meter_rates_split_the_link_by_weight_among_active_tenants():
 
 
 def test_timer_stays_default_for_few_flows_and_grows_for_many():
-    """Report §4.7: sum of equilibrium rates C*l/(alpha*Inc*T) must stay below load_target * B."""
+    """Our steady-state estimate (from IB CC partitioning (Zhang et al.), Theorem 1 and eq. (2)): the sum of
+    equilibrium rates C*l/(alpha*Inc*T) must stay below load_target * B."""
     sw = SwitchParams(marking_rate=7)
     few = TenantPolicy([Tenant("a"), Tenant("b")], bottleneck_rates={"bottleneck": 8e9}, switch=sw)
     few.add_flow(FlowSpec("a0", "a"))

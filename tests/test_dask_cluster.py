@@ -1,4 +1,4 @@
-"""Sweeps on a Dask cluster (issue 19): ``--cluster ADDRESS`` gives what the local pool gives.
+"""Sweeps on a Dask cluster: ``--cluster ADDRESS`` gives what the local pool gives.
 
 A ``LocalCluster`` of two single-threaded worker processes, bound to 127.0.0.1 without a dashboard and
 closed at the end, runs a quick ``reproduce aggregation`` (two parts whose rounds fan out) and

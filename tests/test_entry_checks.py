@@ -1,4 +1,4 @@
-"""A hostile user's entry files (issue 24, items 11, 12, 14, 15): every one is refused with ONE line
+"""A hostile user's entry files: every one is refused with ONE line
 that names the file, the entry and the field and says what is valid, before anything is written;
 never a traceback, never a line of a file that is not the user's, never a long line quoted back.
 

@@ -1,4 +1,4 @@
-"""A user's entries: the tutorials' runtime JSON and simple_switch_CLI command files (issue 17 §3).
+"""A user's entries: the tutorials' runtime JSON and simple_switch_CLI command files.
 
 The program is ``examples/programs/router.p4``; its P4Info is committed (tests/fixtures) so that these
 tests run without p4c (``test_p4c.py`` checks it against p4c's output).

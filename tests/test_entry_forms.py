@@ -1,5 +1,5 @@
 """Every form of match value and action parameter that the p4lang tutorials' loader takes
-(``utils/p4runtime_lib/helper.py`` and ``convert.encode``) loads unchanged (issue 24, item 17).
+(``utils/p4runtime_lib/helper.py`` and ``convert.encode``) loads unchanged.
 
 ``basic_tunnel``'s own solution writes ``"hdr.myTunnel.dst_id": [1]``: ``convert.encode`` unwraps a
 one-element list for any value, so an exact field may be ``v`` or ``[v]``, and every value inside an

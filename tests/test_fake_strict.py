@@ -1,5 +1,5 @@
 """The fake P4Runtime server refuses what BMv2's (PI) refuses, as PI reports it, and reads back as
-PI does (issue 24 §18). tests/test_fake_vs_bmv2.py runs the full table of writes; here are the
+PI does. tests/test_fake_vs_bmv2.py runs the full table of writes; here are the
 shapes clients see: the gRPC status and its details, dcnlab's, finsy's and p4runtime-shell's
 messages, and what a Read returns."""
 

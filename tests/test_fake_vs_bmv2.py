@@ -1,4 +1,4 @@
-"""Differential test (issue 24 §18): the same writes, valid and invalid, give the same status codes
+"""Differential test: the same writes, valid and invalid, give the same status codes
 and messages from the fake P4Runtime server as from BMv2's (PI).
 
 The cases are in tests/pi_write_cases.py; what BMv2 answers is recorded in

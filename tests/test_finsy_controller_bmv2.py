@@ -1,4 +1,4 @@
-"""A controller that is not dcnlab's (issue 17 §5): examples/finsy-controller/controller.py, a finsy
+"""A controller that is not dcnlab's: examples/finsy-controller/controller.py, a finsy
 script, becomes primary on the switches of a running network whose own controller stepped down,
 installs the routes, and the hosts then reach each other (ping and all-pairs UDP probes)."""
 

@@ -1,4 +1,4 @@
-"""One layer under the scripting API and the commands (issue 26 §2, "one front door").
+"""One layer under the scripting API and the commands ("one front door").
 
 ``dcnlab run``, ``dcnlab lab`` and ``dcnlab.Network`` all bring a fabric up through
 :class:`dcnlab.emu.network.FabricNetwork` configured by one :class:`dcnlab.emu.options.NetOptions`: the CLI

@@ -1,4 +1,4 @@
-"""Every example in ``dcnlab ... --help`` runs as written (issue 16 item 13)."""
+"""Every example in ``dcnlab ... --help`` runs as written."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hostile user files (issue 24, items 10-14): topology files, the files they refer to, lab directories
+"""Hostile user files: topology files, the files they refer to, lab directories
 and groups files that are not regular files, loop, hold control characters, huge numbers, unsafe names,
 BMv2's reserved ports or addresses no host can have.
 

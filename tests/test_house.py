@@ -1,4 +1,4 @@
-"""The house of dcnlab (issue 26 §2): no import circles, and each layer imports only the layers below it.
+"""The house of dcnlab: no import circles, and each layer imports only the layers below it.
 
 The import graph is read by grimp (the library under import-linter) from the source, without importing
 it. Every ``import`` statement counts: those at module level, those inside functions (a lazy import is

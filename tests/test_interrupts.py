@@ -1,4 +1,4 @@
-"""The interrupt tests' children get SIGINT even when the test runner ignores it (issue 24 item 2: the
+"""The interrupt tests' children get SIGINT even when the test runner ignores it (the
 Ctrl-C lab test hung whenever pytest itself had been started in the background)."""
 
 import signal

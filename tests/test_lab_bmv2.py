@@ -1,4 +1,4 @@
-"""``dcnlab lab DIR`` on BMv2 (issue 17 §6): examples/basic-lab, an exercise-like directory written for
+"""``dcnlab lab DIR`` on BMv2: examples/basic-lab, an exercise-like directory written for
 dcnlab (Makefile ``TOPO = pod-topo/topology.json``, basic.p4 at its root, runtime JSON per switch, host
 commands, send.py/receive.py and a plain-gRPC controller.py), brought up as the tutorials' ``make run``
 would, in a copy (the lab writes build/ into its directory)."""

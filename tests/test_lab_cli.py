@@ -1,4 +1,4 @@
-"""``dcnlab lab DIR`` without BMv2 (issue 17 §6): what is read from an exercise directory, and the one-line
+"""``dcnlab lab DIR`` without BMv2: what is read from an exercise directory, and the one-line
 errors for a bad one, all before root and the toolchain are checked (as ``dcnlab run`` reads its topology
 file first); then the preflight, before anything is compiled or written."""
 

@@ -1,4 +1,5 @@
-"""C-MR4LMS multicast on BMv2 (marker ``bmv2``; root, p4c and BMv2): issue 9 §8 as assertions, short."""
+"""C-MR4LMS multicast on BMv2 (marker ``bmv2``; root, p4c and BMv2): ``reproduce
+multicast``'s experiment (C-MR4LMS (Chen et al.), Algorithms 1-3, Fig. 5's dual trees) as assertions, short."""
 
 from __future__ import annotations
 

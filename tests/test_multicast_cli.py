@@ -92,7 +92,7 @@ def test_reproduce_runner(monkeypatch, tmp_path, capsys):
     data = json.loads((tmp_path / "multicast.json").read_text())
     rows = {r["algo"]: r for r in data["rows"]}
     assert rows["cmr4lms-fixed"]["groups_in"] == 362 and rows["cmr4lms-fixed"]["tfi_max"] == 1
-    assert rows["cmr4lms-fixed"]["efi_max"] < rows["mr4lms"]["efi_max"]      # paper §6.2, 2-D patterns
+    assert rows["cmr4lms-fixed"]["efi_max"] < rows["mr4lms"]["efi_max"]  # C-MR4LMS (Chen et al.), §4.2
     assert (tmp_path / "multicast_1ppn.png").stat().st_size > 10_000
     claims = {c["statement"]: c for c in data["claims"]}
     assert any(c["agrees"] for c in claims.values())

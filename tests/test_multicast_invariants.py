@@ -1,4 +1,4 @@
-"""Issue 9 §4 invariants over many generated workloads (seeded random loops; patterns with few colors).
+"""The multicast planners' invariants over many generated workloads (seeded random loops; patterns with few colors).
 
 No two trees of one color share a link; every member is on its group's tree (and each tree is exactly
 its members' up-paths to its root); at most C entries per port; merging only adds links and keeps the

@@ -57,7 +57,7 @@ def oracle_links(f, hosts: list[str], tnid: int, x: int) -> set[tuple[str, str]]
 
 
 def check_invariants(h, planner, colors: int) -> list[TreeRecord]:
-    """Issue 9 §4 on a planner's state: same-color trees share no link, every member is on its group's
+    """The invariants on a planner's state: same-color trees share no link, every member is on its group's
     tree, each tree is the union of its members' up-paths to its root, and at most C entries per port."""
     f = h.fabric
     trees = planner.trees()

@@ -37,7 +37,8 @@ def no_terminal_twice_per_layer(wl) -> bool:
 def test_paper_pattern_group_counts_and_layers(paper, pattern, groups):
     m = mapping_for(paper, 32)
     wl = build_pattern(paper, pattern, m)
-    assert len(wl.groups) == groups                       # report 001 §6.1 (lines, no global group)
+    # lines only, no global group: our count (C-MR4LMS (Chen et al.), §4.1, names the patterns, not their groups)
+    assert len(wl.groups) == groups
     assert len({g.mgid for g in wl.groups}) == groups
     assert no_terminal_twice_per_layer(wl)
     for g in wl.groups:                                   # every MGID's color lies in its layer's colors
@@ -64,7 +65,8 @@ def test_dhondt_colors(paper):
 
 
 def test_formula_counterexample_falls_back_to_greedy():
-    """Report 001 §3.8: X = Y = 10, P = 4: y-line windows cannot be colored by x mod 4."""
+    """Our reconstruction of C-MR4LMS (Chen et al.)'s formula (5) (lost in the text) has a counterexample:
+    X = Y = 10, P = 4: y-line windows cannot be colored by x mod 4, so the lines are colored greedily."""
     dims, ppn = (10, 10, 2), 4
     lines = grid_lines(dims, ppn)
     y = direction_layers(dims, lines[1], ppn)

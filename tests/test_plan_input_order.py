@@ -1,4 +1,4 @@
-"""``dcnlab plan ...``: bad inputs are refused before anything expensive is built (issue 24 §8).
+"""``dcnlab plan ...``: bad inputs are refused before anything expensive is built.
 
 Each case replaces the command's expensive builder with a sentinel that fails the test if reached, so
 what is checked is the order (the input check came first), not a time.

@@ -1,4 +1,4 @@
-"""Issue 18 §3: every reproduction's figures pass :mod:`dcnlab.figures.plotcheck` (titles naming the paper,
+"""Every reproduction's figures pass :mod:`dcnlab.figures.plotcheck` (titles naming the paper,
 labelled axes with units, legends naming only what is drawn, distinct colours, legends clear of the data, ...)
 and every ``reproduce`` table is at most 100 columns wide with unique row labels.
 
@@ -172,7 +172,7 @@ def _panels_with_a_sparse_series(sparse: list[float]):
 
 
 def test_figure_legend_entry_of_bars_drawn_on_some_patterns_is_visible():
-    """Issue 25 §3: 'C-MR4LMS dyn./group' ran on 2 of the 7 patterns; its bars (a BarContainer, which is a
+    """'C-MR4LMS dyn./group' once ran on 2 of the 7 patterns; its bars (a BarContainer, which is a
     tuple) were judged like a legend's handle tuple, every bar needed, so the NaN ones hid it in every panel."""
     nan = float("nan")
     fig = _panels_with_a_sparse_series([nan, nan, nan, 3.0, 4.0, nan, nan])

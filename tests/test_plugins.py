@@ -1,4 +1,4 @@
-"""Algorithms as plug-ins (issue 26 §1): the registries, entry points, references, and the validators a
+"""Algorithms as plug-ins: the registries, entry points, references, and the validators a
 user's algorithm must pass before its result is used (the same ones dcnlab's own pass)."""
 
 from __future__ import annotations

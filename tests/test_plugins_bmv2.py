@@ -1,4 +1,4 @@
-"""A user's algorithm in a BMv2 experiment beside the papers' (issue 26 §1): the example Takahashi-Matsuyama tree
+"""A user's algorithm in a BMv2 experiment beside the papers': the example Takahashi-Matsuyama tree
 builder in the aggregation experiment on BCube(4,1), the papers' example incast and shuffle."""
 
 from __future__ import annotations

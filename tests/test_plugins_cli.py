@@ -1,4 +1,4 @@
-"""Plug-ins through the commands (issue 26 §1): ``--algo list``, a reference in ``plan``, a plug-in's rows in
+"""Plug-ins through the commands: ``--algo list``, a reference in ``plan``, a plug-in's rows in
 ``reproduce multicast``, and one-line errors before any work."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Congestion policies from the CLI (issue 26 §1): ``plan congestion --policy`` and ``reproduce congestion --policy``
+"""Congestion policies from the CLI: ``plan congestion --policy`` and ``reproduce congestion --policy``
 with examples/plugins' CappedFlows by file reference, a bad policy as one line, and the tenant experiment under a
 policy in the model (its rows) and in the BMv2 plans (its pushes and meters)."""
 

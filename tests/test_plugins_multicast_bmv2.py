@@ -1,4 +1,4 @@
-"""A user's multicast router beside C-MR4LMS in the BMv2 experiment (issue 26 §1; marker ``bmv2``, ``p4c``: root,
+"""A user's multicast router beside C-MR4LMS in the BMv2 experiment (marker ``bmv2``, ``p4c``: root,
 p4c and BMv2): examples/plugins' shortest-path trees, by file reference, through ``reproduce --emulate --algo``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A user's algorithm in the model sweeps (issue 26 §1): ``reproduce aggregation --algo A`` (the incast and shuffle parts)
+"""A user's algorithm in the model sweeps: ``reproduce aggregation --algo A`` (the incast and shuffle parts)
 and ``reproduce cist --algo A`` (the broadcast-survival sweep), with the plug-ins of ``examples/plugins`` given
 as ``file.py:name`` references; one-line errors before any work."""
 

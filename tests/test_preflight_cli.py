@@ -1,8 +1,8 @@
-"""Commands that emulate (or compile) check root and the P4 toolchain before any work (issue 16 items 2-3).
+"""Commands that emulate (or compile) check root and the P4 toolchain before any work.
 
 Each command runs in a subprocess with ``PATH=/usr/bin:/bin`` and no ``$DCNLAB_P4_PREFIX``, so BMv2 and
 p4c are missing whether or not they are installed (under /usr/local or a prefix). The answer must be one
-line ``dcnlab: error: ...`` naming what is missing and only that (issue 24 item 4: root is not mentioned
+line ``dcnlab: error: ...`` naming what is missing and only that (root is not mentioned
 to root, nor a binary that is there), exit status 2, no traceback, nothing torn down, and an earlier result
 in ``--out`` left as it was; and it must come before any work: every place where a command's work starts
 (:data:`work_starts.WORK_STARTS`: a model sweep, an emulation, a compile) holds a sentinel that would end
@@ -89,7 +89,7 @@ def test_missing_toolchain_is_one_line_before_any_work(tmp_path, argv, tools, ro
     assert PREFIX_VAR in line and "see README, 'The P4 toolchain'" in line
     if root and os.geteuid() != 0:
         assert f"needs root and {', '.join(tools)}: not root" in line and f"{', '.join(tools)} not found on PATH" in line
-    else:       # only the binaries are missing: root is not mentioned (issue 24 item 4)
+    else:       # only the binaries are missing: root is not mentioned
         assert f"needs {', '.join(tools)}: not found on PATH" in line and "root" not in line, line
     assert r.stdout == ""
     _assert_untouched(out, tmp_path)
@@ -99,7 +99,7 @@ def test_missing_toolchain_is_one_line_before_any_work(tmp_path, argv, tools, ro
 @pytest.mark.parametrize("uid", [0, 1000])
 def test_the_refusal_names_only_what_is_missing(monkeypatch, gone, uid):
     """Every combination of root and missing binaries: the line names root only when not root, and only the
-    binaries not found (issue 24 item 4: root was told it needs root and the whole toolchain)."""
+    binaries not found (root was once told it needs root and the whole toolchain)."""
     from dcnlab.controller.runtime import toolchain
     from dcnlab.emu import preflight
     from dcnlab.cli.errors import UserError

@@ -1,4 +1,4 @@
-"""Losing the primary role to another controller, and handing switches over on purpose (issue 17 §5).
+"""Losing the primary role to another controller, and handing switches over on purpose.
 
 The fake P4Runtime server arbitrates as BMv2's (PI) does, so these run without BMv2; the last test
 does the same against a real BMv2 switch of a running network."""

@@ -1,4 +1,4 @@
-"""Progress display: a tqdm bar on a terminal, one plain line per part in a log (issue 16 item 7)."""
+"""Progress display: a tqdm bar on a terminal, one plain line per part in a log."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Readings of the deviating headlines (issue 18 §2): the variants run, stay sane, and the defaults are today's."""
+"""Readings of the deviating headlines: the variants run, stay sane, and the defaults are today's."""
 
 from __future__ import annotations
 
@@ -166,7 +166,7 @@ def test_002_becn_window_readings():
 
 
 def test_a_reading_states_its_true_unit_and_the_kind_of_its_tolerance():
-    """Issue 25 §3: Mb/s and seconds were shown as 'ratio' (the unit named the tolerance rule)."""
+    """Mb/s and seconds were once shown as 'ratio' (the unit named the tolerance rule)."""
     rs = [Reading("002-cct-20.48us", "aggregate-4", "", 1600.0, 100.0, "Mb/s", kind="ratio"),
           Reading("002-recovery-1st", "90%/reset", "", 0.0123, 2.0, "s", kind="ratio"),
           Reading("001-mr4lms-random-1000", "mr4lms", "", 523.0, 32.0, "groups", kind="count"),
@@ -197,7 +197,7 @@ def test_002_readings_units():
 
 
 def test_001_block_is_named_for_the_groups_that_ran(monkeypatch):
-    """Issue 25 §3: the quick run measured random:300 under the title 001-mr4lms-random-1000."""
+    """The quick run once measured random:300 under the title 001-mr4lms-random-1000."""
     from dcnlab.reproduce.multicast import readings as m
 
     monkeypatch.setattr(m, "SPEC", "midplane:q=2,m=2,p=2,k=2,w=2,cns=4,terminals=4")

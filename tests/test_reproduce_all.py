@@ -1,4 +1,4 @@
-"""``dcnlab reproduce all`` (issue 18 §1): one run, one report, every paper's headlines (no BMv2).
+"""``dcnlab reproduce all``: one run, one report, every paper's headlines (no BMv2).
 
 The run uses the hidden ``--smoke`` plan (a few points per part, about half a minute on two cores);
 ``--quick`` has the same code path with more rounds.
@@ -162,7 +162,8 @@ def test_readings_tables_go_into_both_reports(run):
 
 
 def test_report_judges_model_and_bmv2(run):
-    """Issue 25 §1: the rule stated above the table, both figures' verdicts in it, the counts of the headlines'."""
+    """The verdict rule stated above the table, both figures' (model and BMv2) verdicts in it, the counts of the
+    headlines'."""
     out = run[1]
     data = json.loads((out / "summary.json").read_text())
     heads = summary.read(out / "summary.json").headlines
@@ -202,7 +203,7 @@ def test_report_rows_of_model_only_and_bmv2_only(run):
 
 
 def test_units_name_what_ran(run):
-    """Issue 25 §3: a headline's unit is the quantity's and names the points that ran (the smoke run has k = 2, 3
+    """A headline's unit is the quantity's and names the points that ran (the smoke run has k = 2, 3
     on BCube(6,k)), not the full run's."""
     heads = summary.read(run[1] / "summary.json").headlines
     units = {h.statement: h.unit for h in heads}

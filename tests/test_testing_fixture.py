@@ -1,4 +1,4 @@
-"""dcnlab.testing, the pytest plugin with the fake P4Runtime server (issue 17 §5): the example in
+"""dcnlab.testing, the pytest plugin with the fake P4Runtime server: the example in
 examples/controller-unit-test passes under pytest, the plugin loads through its entry point and
 through ``pytest_plugins`` (both at once too), and it costs a run that does not use it nothing."""
 

@@ -1,4 +1,4 @@
-"""Topology files: dcnlab's export, the tutorials' topology.json, p4-utils' p4app.json (issue 17 §2)."""
+"""Topology files: dcnlab's export, the tutorials' topology.json, p4-utils' p4app.json."""
 
 from __future__ import annotations
 
@@ -164,7 +164,7 @@ def test_p4app_errors(tmp_path):
 
 
 def test_tutorials_host_with_a_mac_but_no_ip_keeps_its_mac(tmp_path):
-    """Issue 24 §14: a MAC given without an IP was dropped (the host got the plan's MAC and the file's
+    """A MAC given without an IP was once dropped (the host got the plan's MAC and the file's
     entries for its MAC matched nothing). It is used, with the plan's address."""
     data = broken(hosts={"h1": {"mac": "08:00:00:00:01:11"}, "h2": {}, "h3": {"ip": "10.0.3.3/24",
                                                                             "mac": "08:00:00:00:03:33"}},

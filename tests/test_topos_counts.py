@@ -70,7 +70,7 @@ def test_bcube_paper_names():
     f = BCube(4, 1)
     assert f.node("v11").label == (2, 3)
     assert f.node("v0").label == (0, 0) and f.node("v15").label == (3, 3)
-    # §4.3 example path v14 -> w6 -> v2 -> w0 -> v0
+    # IRS/SRS (Guo et al.), §4.3: the example path v14 -> w6 -> v2 -> w0 -> v0
     assert {f.peer("w6", p)[0] for p in range(4)} >= {"v14", "v2"}
     assert {f.peer("w0", p)[0] for p in range(4)} >= {"v2", "v0"}
     # level-j switch label is the server label without digit j

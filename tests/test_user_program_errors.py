@@ -1,4 +1,4 @@
-"""`dcnlab run` on a user's exercise that is wrong (issue 17 §7): exit status 2, one line on stderr that
+"""`dcnlab run` on a user's exercise that is wrong: exit status 2, one line on stderr that
 names the file and what is wrong, no traceback, and nothing created. test_topology_files.py and
 test_entry_files.py check the messages of the readers themselves, and test_user_topology_bmv2.py a
 ``--program`` that does not compile; this file checks the command line's side, for a bad topology

@@ -1,4 +1,4 @@
-"""Users' own programs on BMv2 (issue 17 §7, link loss from §2): the small v1model programs of
+"""Users' own programs on BMv2 (and a lossy link): the small v1model programs of
 examples/programs, each run from its exercise-like directory under examples/ (topology file, runtime
 JSON and/or simple_switch_CLI commands), carrying packets and checking what the program does:
 

@@ -1,4 +1,4 @@
-"""A user's topology file, program and entries on BMv2 (issue 17 §2-3): examples/router-lab is a
+"""A user's topology file, program and entries on BMv2: examples/router-lab is a
 tutorials-style exercise (topology.json, one runtime JSON, one simple_switch_CLI command file) on
 examples/programs/router.p4."""
 

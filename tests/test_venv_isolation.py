@@ -1,6 +1,6 @@
 """dcnlab's venv imports its own packages and, of the system's Python, only Mininet (``setup-venv``), so the
 regular package ``google`` that PI's ``make install`` and p4lang's packages put into a system site
-directory cannot hide the venv's ``google.protobuf`` (issue 24, item 6).
+directory cannot hide the venv's ``google.protobuf``.
 
 The "system site directory" here is the base interpreter's *user* site directory under a temporary
 HOME. It is the faithful stand-in that needs neither root nor a write into /usr/local: like

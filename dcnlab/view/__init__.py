@@ -1,10 +1,14 @@
-"""The live view: a web page of the fabric, its link loads and the mechanisms' trees (issue 27).
+"""The live view: a web page of the fabric, its link loads and the mechanisms' trees, drawn from a plan or
+a running fabric.
 
 Layering: this package sits on top of :mod:`dcnlab.topos`, :mod:`dcnlab.emu` and
 :mod:`dcnlab.controller` and below the CLI (:mod:`dcnlab.cli`) and :mod:`dcnlab.api`, which
 call into it; it imports nothing from those two. Its modules:
 
-* :mod:`~dcnlab.view.layout`, :mod:`~dcnlab.view.blocks`: positions per family, blocks for big fabrics;
+* :mod:`~dcnlab.view.layout`, :mod:`~dcnlab.view.blocks`, :mod:`~dcnlab.view.rows`: positions per family, blocks
+  for big fabrics, the rows and groups both share;
+* :mod:`~dcnlab.view.dragonfly`, :mod:`~dcnlab.view.labels`: a Dragonfly drawn as framed groups on a circle;
+  label boxes and whether any two overlap;
 * :mod:`~dcnlab.view.rates`: per-link rates from two samples of the interfaces' counters;
 * :mod:`~dcnlab.view.trees`: the planners' results as link sets;
 * :mod:`~dcnlab.view.flows`: tenants' flows with their rates under congestion control;
