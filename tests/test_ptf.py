@@ -120,3 +120,47 @@ def test_launcher_gives_the_tutorials_modules_from_finsys(tmp_path):
     # reassign=1 (08 01), extras=2 {kv=1 {key=1 "k", value=2 "v"}} (12 08 0a 06 0a 01 6b 12 01 76), device_data=3
     assert r.stdout.split() == ["['--a',", "'b']", str(script.parent), "080112080a060a016b1201761a027b7d", "2",
                                 "P4Info"]
+
+
+@pytest.mark.netns
+def test_the_fixtures_dataplane_sends_and_expects_inside_a_namespace_of_its_own():
+    """PtfSwitch's dataplane without BMv2: PTF's packet sockets opened inside a namespace by a thread that enters
+    it, over one veth pair as the wire (port 0 on one end, port 1 on the other); the test's own thread stays in
+    the machine's namespace, and PTF's globals are restored when it stops."""
+    import os
+
+    import ptf
+    import ptf.testutils as tu
+
+    from dcnlab.emu import links, netns
+    from dcnlab.emu.ptf_switch import PtfSwitch
+
+    ns = f"dcnlab-ptftest-{os.getpid()}"
+
+    class Wire:                                       # stands for the PtfBench (no switch)
+        netns, port_map, stopped = ns, {0: "w0", 1: "w1"}, False
+
+        def stop(self):
+            Wire.stopped = True
+
+    before = os.readlink("/proc/thread-self/ns/net")
+    saved = dict(ptf.config)
+    netns.create(ns)
+    try:
+        links.create(ns, [links.VethPair("w0", "w1")])
+        sw = PtfSwitch(ROUTER, ports=2, negative_timeout=0.2)
+        sw.bench = Wire()                             # type: ignore[assignment]
+        sw._open_dataplane()
+        assert os.readlink("/proc/thread-self/ns/net") == before
+        pkt = tu.simple_udp_packet(ip_dst="10.0.2.7")
+        sw.send(0, pkt)
+        sw.expect(pkt, [1])
+        sw.expect_nothing()
+        sw.send(1, pkt)                               # comes out of port 0: "nowhere else" fails
+        with pytest.raises(AssertionError, match="Received packet that we expected not to receive on device 0, "
+                                                 "port 0"):
+            sw.expect(pkt, [1])
+        sw.stop()
+        assert Wire.stopped and dict(ptf.config) == saved and sw.dataplane is None
+    finally:
+        netns.delete(ns)
