@@ -52,7 +52,11 @@ def test_ports_range():
 
 
 def _one_line(capsys, argv: list[str]) -> str:
-    assert main(argv) == 2
+    try:
+        rc = main(argv)
+    except SystemExit as e:                           # argparse's own errors (dcnlab's Parser: one line)
+        rc = e.code
+    assert rc == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1, err
     return err
@@ -77,7 +81,10 @@ def test_without_ptf_one_line_says_how_to_get_it(capsys, monkeypatch, tmp_path):
     (["ptf", "--program", str(ROUTER), "--tests", str(ROOT / "examples" / "programs")], "holds no PTF tests"),
     (["ptf", "--program", str(ROUTER), "--tests", "/no/such/dir"], "--tests '/no/such/dir' does not exist"),
     (["ptf", "--program", str(ROOT / "README.md"), "--tests", str(EXAMPLE / "ptf")], "valid: an existing P4 source"),
-    (["ptf", str(EXAMPLE), "--ports", "512"], "--ports 512 is out of range; valid: 1 to 511"),
+    (["ptf", str(EXAMPLE), "--ports", "512"], "argument --ports: 512 is out of range; valid: 1..511"),
+    (["ptf", str(EXAMPLE), "-t", "a=1;b=("], "argument --test-params: 'a=1;b=(' is not PTF's test parameters"),
+    (["lab", str(ROOT / "examples" / "basic-lab"), "--ptf", "s1", "--tests", str(EXAMPLE / "ptf"),
+      "--ptf-args", "'x"], "argument --ptf-args: \"'x\" cannot be split into words"),
     (["ptf", str(EXAMPLE), "--", "--interface", "0@eth0"], "PTF option --interface is set by dcnlab"),
     (["lab", str(ROOT / "examples" / "basic-lab"), "--ptf", "s9"], "'s9' is not a switch of pod-topo/topology.json"),
     (["lab", str(ROOT / "examples" / "basic-lab"), "--ptf", "s1"], "has no ptf/ directory of tests"),

@@ -68,12 +68,13 @@ def cmd_ptf(args: argparse.Namespace) -> int:
     from dcnlab.cli.run import require_root
     from dcnlab.controller.runtime.errors import RuntimeErrorBase
     from dcnlab.emu.lab import build_into
-    from dcnlab.emu.ptf import PtfBench, check_ports, ptf_script
+    from dcnlab.emu.ptf import PtfBench, check_ports, check_test_params, ptf_script
     from dcnlab.p4src.compiler import CompileError
 
     ptf_script()                            # PTF installed: the first thing said when it is not
     program, tests, workdir, words = resolve(args)
     check_ports(args.ports)
+    check_test_params(args.test_params)
     require_root("dcnlab ptf")              # root and every binary, before anything is compiled or created
     say = (lambda m: print(f"  {m}", file=sys.stderr, flush=True))
     old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
@@ -110,6 +111,7 @@ def cmd_ptf(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    from dcnlab.cli.argtypes import ranged
     from dcnlab.emu.ptf import DEFAULT_PORTS, DEFAULT_TEST_CASE_TIMEOUT, MAX_PORTS
 
     p = sub.add_parser("ptf", help="run PTF data-plane tests of a P4 program against one BMv2 switch",
@@ -128,9 +130,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--program", metavar="FILE.p4",
                    help="the program (default: DIR's, found as dcnlab lab finds it)")
     p.add_argument("--tests", metavar="DIR", help="the directory of PTF tests (default: DIR/ptf)")
-    p.add_argument("--ports", type=int, default=DEFAULT_PORTS, metavar="N",
+    p.add_argument("--ports", type=ranged(int, 1, MAX_PORTS), default=DEFAULT_PORTS, metavar="N",
                    help=f"switch ports 0..N-1, each a veth pair whose other end PTF drives (default {DEFAULT_PORTS}, "
-                        f"as the tutorials' tests; at most {MAX_PORTS})")
+                        f"as the tutorials' tests; at most {MAX_PORTS}: BMv2 binds at most 512 interfaces and port "
+                        f"511 is v1model's drop port)")
     p.add_argument("-t", "--test-params", metavar="'K=V;...'",
                    help="more PTF test parameters, after dcnlab's (one given here overrides dcnlab's)")
     p.add_argument("--log-level", choices=("off", "trace", "debug", "info", "warn", "error"),
@@ -179,7 +182,7 @@ def add_lab_arguments(p: argparse.ArgumentParser) -> None:
 
 def check_lab_ptf(args: argparse.Namespace, lab: Lab) -> LabPtf | None:
     """The ``--ptf`` options, checked against the lab (nothing is created); None without ``--ptf``."""
-    from dcnlab.emu.ptf import check_passthrough, check_tests, ptf_script
+    from dcnlab.emu.ptf import check_passthrough, check_test_params, check_tests, ptf_script
 
     given = [o for o, v in (("--tests", args.tests), ("--ptf-ports", args.ptf_ports), ("--test-params",
              args.test_params), ("--ptf-args", args.ptf_args), ("--keep-pipeline", args.keep_pipeline or None))
@@ -196,8 +199,12 @@ def check_lab_ptf(args: argparse.Namespace, lab: Lab) -> LabPtf | None:
     if args.tests is None and not (lab.dir / "ptf").is_dir():
         raise UserError(f"argument --ptf: {lab.dir} has no ptf/ directory of tests; give one with --tests DIR")
     tests = check_tests(args.tests if args.tests is not None else lab.dir / "ptf")
-    words = check_passthrough(shlex.split(args.ptf_args or ""))
-    return LabPtf(args.ptf, tests, args.ptf_ports, args.keep_pipeline, args.test_params, tuple(words))
+    try:
+        words = check_passthrough(shlex.split(args.ptf_args or ""))
+    except ValueError as e:             # shlex: an unclosed quote
+        raise UserError(f"argument --ptf-args: {args.ptf_args[:200]!r} cannot be split into words ({e})") from None
+    params = check_test_params(args.test_params)
+    return LabPtf(args.ptf, tests, args.ptf_ports, args.keep_pipeline, params, tuple(words))
 
 
 def run_lab_ptf(net: FabricNetwork, plan: LabPtf, say: Callable[[str], None]) -> int:

@@ -103,6 +103,19 @@ def check_passthrough(args: Sequence[str]) -> list[str]:
     return list(args)
 
 
+def check_test_params(text: str | None, what: str = "--test-params") -> str | None:
+    """The user's PTF test parameters: PTF reads ``k=v;k=v`` as a class body (``class _TestParams:`` followed by
+    the text), so the text must compile as one; it is compiled here, not run."""
+    if text is None:
+        return None
+    try:
+        compile("class _TestParams:\n    " + text, what, "exec")
+    except (SyntaxError, ValueError):
+        raise UserError(f"argument {what}: {text[:200]!r} is not PTF's test parameters; valid: k=v pairs joined "
+                        f"by ';' with Python values, e.g. \"mode='x';count=3\"") from None
+    return text
+
+
 def test_params(own: dict[str, object], user: str | None) -> str:
     """PTF's ``--test-params`` (``k=v;k=v``, read as a class body): dcnlab's first, the user's after them
     (a later assignment wins, so the user may override one)."""
