@@ -106,6 +106,8 @@ from p4.tmp import p4config_pb2
 from google.rpc import code_pb2, status_pb2
 import google.protobuf.text_format
 import finsy.proto.p4.v1.p4runtime_pb2 as finsy_p4rt
+import ptf
+assert ptf.__file__ is not None and "site-packages" in ptf.__file__, ptf.__path__      # not ./ptf, the tests
 c = p4config_pb2.P4DeviceConfig(reassign=True, device_data=b"{}")
 c.extras.kv["k"] = "v"
 assert p4runtime_pb2.ForwardingPipelineConfig is finsy_p4rt.ForwardingPipelineConfig
@@ -121,7 +123,9 @@ def test_launcher_gives_the_tutorials_modules_from_finsys(tmp_path):
     script = tmp_path / "bin" / "fake_ptf"
     script.parent.mkdir()
     script.write_text(LAUNCHED)
-    r = subprocess.run([sys.executable, "-m", "dcnlab.emu.ptf_launch", str(script), "--a", "b"], cwd=ROOT,
+    (tmp_path / "ptf").mkdir()                        # run, as PTF runs, in an exercise directory: it has ptf/
+    (tmp_path / "ptf" / "basic_fwd.py").write_text("")
+    r = subprocess.run([sys.executable, "-m", "dcnlab.emu.ptf_launch", str(script), "--a", "b"], cwd=tmp_path,
                        capture_output=True, text=True, timeout=120, check=False)
     assert r.returncode == 0, r.stderr
     # reassign=1 (08 01), extras=2 {kv=1 {key=1 "k", value=2 "v"}} (12 08 0a 06 0a 01 6b 12 01 76), device_data=3

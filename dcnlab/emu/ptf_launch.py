@@ -89,9 +89,9 @@ def main(argv: list[str]) -> None:
     if not argv:
         sys.exit("usage: python -m dcnlab.emu.ptf_launch PTF_SCRIPT [ARGS...]")
     script = Path(argv[0])
-    install_aliases()
+    sys.path[0] = str(script.resolve().parent)     # as `python PTF_SCRIPT` has it, not the working directory (an
+    install_aliases()                              # exercise directory holds ptf/, the tests: not PTF's package)
     sys.argv = [str(script), *argv[1:]]
-    sys.path[0] = str(script.resolve().parent)     # as `python PTF_SCRIPT` has it (not the working directory)
     runpy.run_path(str(script), run_name="__main__")
 
 
