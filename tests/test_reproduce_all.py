@@ -194,7 +194,8 @@ def test_report_rows_of_model_only_and_bmv2_only(run):
     md = report.report_md(out, [], [fifo, other], runinfo)
     assert "| ±10% | reproduced | deviates | **model only** |" in md
     assert "| ±10% | deviates | reproduced | **BMv2 only** |" in md
-    assert "2 headlines: 0 reproduced, 1 model only, 1 BMv2 only, 0 trend, 0 deviates, 0 not run." in md
+    assert ("2 headlines: 0 reproduced, 1 model only, 1 BMv2 only, 0 trend, 0 unstable, 0 flat, 0 deviates, "
+            "0 inconsistent, 0 not run.") in md
     page = report.report_html(out, [], [fifo, other], runinfo)
     assert "<td class='verdict model-only'>model only</td>" in page
     lines = report.table_lines([fifo, other])

@@ -1,4 +1,4 @@
-"""The headline records and the verdict rule of issue 18 §1 (dcnlab.results.summary)."""
+"""The headline records and the verdict rule (dcnlab.results.summary): every figure of ours against the paper's."""
 
 from __future__ import annotations
 
@@ -123,10 +123,11 @@ def test_summary_json_round_trip(tmp_path):
     # the model's 0.50 is 18% off, BMv2's 0.55 within 10%
     assert (rec["model_verdict"], rec["emulation_verdict"], rec["verdict"]) == ("deviates", "reproduced", "BMv2 only")
     assert rec["emulation"] == 0.55 and rec["emulated"] is True
+    none = {"unstable": 0, "flat": 0, "inconsistent": 0}
     assert data["counts"] == {"reproduced": 2, "model only": 0, "BMv2 only": 1, "trend": 0, "deviates": 0,
-                              "not run": 1}
-    assert data["figure_counts"]["model"] == {"reproduced": 2, "trend": 0, "deviates": 1, "not run": 1}
-    assert data["figure_counts"]["BMv2"] == {"reproduced": 1, "trend": 0, "deviates": 0, "not run": 0}
+                              "not run": 1, **none}
+    assert data["figure_counts"]["model"] == {"reproduced": 2, "trend": 0, "deviates": 1, "not run": 1, **none}
+    assert data["figure_counts"]["BMv2"] == {"reproduced": 1, "trend": 0, "deviates": 0, "not run": 0, **none}
     assert data["bmv2_not_run"] == 0
     back = summary.read(path)
     assert back.headlines == heads
@@ -143,7 +144,7 @@ def test_read_refuses_other_json(tmp_path):
 
 
 def test_a_summary_json_of_before_the_two_verdicts_is_judged_again(tmp_path):
-    """A record with one verdict (written before issue 25) is read under today's rule."""
+    """A record with one verdict (written before the figures had verdicts of their own) is read under today's rule."""
     old = Headline("002", "Parking lot on one FIFO egress queue", 1.0, 1.0, emulation=2.08, kind="ratio").to_json()
     for key in ("model_verdict", "emulation_verdict", "emulated"):
         del old[key]
@@ -172,7 +173,7 @@ def test_worked_example_of_report_003():
     assert ex["entry_costs"] == [46, 48, 42]
 
 
-# -- issue 25 §1: the verdict judges BMv2 too -------------------------------------------------------------------
+# -- the verdict judges BMv2 too --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("model", "bmv2", "expected"), [
     ("reproduced", "reproduced", "reproduced"),
@@ -239,7 +240,7 @@ def test_bmv2_not_run():
 
 
 def _fifo_and_fair_share():
-    """002's rows of issue 25 through the builder (so with the code's own kinds and tolerances)."""
+    """002's rows with a BMv2 figure through the builder (so with the code's own kinds and tolerances)."""
     model = {"fairness_rates": {"cc_off_fifo_shared": {"A->C": 2.0, "B->C": 2.0, "D->C": 4.0, "E->C": 4.0},
                                 "cc_on": {"A->C": 0.994, "B->C": 1.0, "D->C": 1.0, "E->C": 1.0}}}
     bmv2 = {"fairness": {"off": {"rates_pps_4_active": {"A->C": 1.04, "B->C": 1.04, "D->C": 1.0, "E->C": 1.0}},
@@ -249,7 +250,7 @@ def _fifo_and_fair_share():
             next(h for h in heads if h.statement.startswith("With CC on the four flows share fairly")))
 
 
-def test_the_three_rows_of_issue_25_are_model_only():
+def test_the_three_002_rows_judged_on_bmv2_too_are_model_only():
     fifo, fair = _fifo_and_fair_share()
     assert (fifo.paper, fifo.model, round(fifo.emulation, 2)) == (1.0, 1.0, 2.08)
     assert (fair.paper, round(fair.model, 3), round(fair.emulation, 3)) == (1.0, 0.994, 0.886)
@@ -273,3 +274,116 @@ def test_builders_mark_what_bmv2_measures():
     tenant1 = next(h for h in heads if h.statement.startswith("Tenant 1's flow"))
     assert tenant1.emulation_verdict is None and not tenant1.emulated
     assert sum(h.emulated for h in heads) >= 6
+
+
+# -- noise, every point, inconsistent statements (verdicts no reader can call fitted) -------------------------
+
+
+def test_a_figure_whose_interval_straddles_its_tolerance_edge_is_unstable():
+    # 003 Fig. 4(a): 2.9 points above the paper's 32.87, at the edge of ±3: reproduced on the figure alone
+    assert verdict("percent", 32.87, 35.77) == "reproduced"
+    assert verdict("percent", 32.87, 35.77, spread=0.2) == "unstable"        # 35.38..36.16 crosses 35.87
+    assert verdict("percent", 32.87, 35.77, spread=0.01) == "reproduced"     # the whole interval inside
+    assert verdict("percent", 32.87, 40.0, spread=0.5) == "deviates"          # the whole interval outside
+    assert verdict("percent", 19.0, 22.3, "up", 0.0, spread=0.5) == "unstable"
+    assert verdict("ratio", 2.0, 2.21, spread=0.02) == "unstable"
+    assert verdict("count", 7, 7, spread=0.4) == "unstable"
+
+
+def test_a_trend_within_its_noise_is_flat():
+    # 000 Fig. 5(b): unicast's aggregating servers "fall with k": -0.16 over k = 2..6, standard error about 0.42
+    assert verdict("trend", None, -0.16, "down", 0.0) == "reproduced"         # on the figure alone
+    assert verdict("trend", None, -0.16, "down", 0.0, spread=0.42) == "flat"
+    assert verdict("trend", None, -2.0, "down", 0.0, spread=0.42) == "reproduced"
+    assert verdict("trend", None, 2.0, "down", 0.0, spread=0.42) == "deviates"
+    assert verdict("trend", None, 0.99, "down", 1.0, spread=0.02) == "flat"
+    # a miss judged by its direction: within the noise of 0 it shows no direction either
+    assert verdict("percent", 19.0, 0.5, "up", 0.0, spread=1.0) == "flat"
+    assert verdict("percent", 19.0, 10.0, "up", 0.0, spread=1.0) == "trend"
+
+
+def test_a_statement_about_every_point_is_judged_at_its_worst_point_the_mean_beside():
+    # 000 "M2 uses the fewest links": M2 minus the best other, per k; the mean over k is below 0, k=3 is not
+    per_k = {"2": -4.0, "3": 15.1, "4": -6.0, "5": -8.0, "6": -9.0}
+    h = Headline("000", "M2 uses the fewest links", None, None, kind="trend", direction="at most", reference=0.0,
+                 points=per_k, point_spreads={"3": 1.0}, over="k")
+    assert (h.worst_at, h.model, h.spread) == ("3", 15.1, 1.0)
+    assert h.mean == pytest.approx(sum(per_k.values()) / 5) and h.mean < 0
+    assert h.verdict == "deviates"
+    assert Headline("000", "x", None, None, kind="trend", direction="at most", reference=0.0,
+                    points={k: -v for k, v in per_k.items() if k != "3"}).verdict == "deviates"
+    ok = Headline("000", "x", None, None, kind="trend", direction="at most", reference=0.0,
+                  points={k: v for k, v in per_k.items() if k != "3"})
+    assert ok.verdict == "reproduced" and ok.worst_at == "2"
+    # the noise counts: a point just below 0 but within its noise is the worst, and flat
+    noisy = Headline("000", "x", None, None, kind="trend", direction="at most", reference=0.0,
+                     points={"2": -5.0, "3": -0.5}, point_spreads={"2": 0.1, "3": 1.0})
+    assert (noisy.worst_at, noisy.verdict) == ("3", "flat")
+    # a percentage at every point (every model of a quantity the paper gives no model for)
+    models = Headline("000", "wait 2/3 shorter", 66.7, None, kind="percent", direction="up", reference=0.0,
+                      points={"link-bound": 95.2, "link-bound-ecmp": 80.2, "reduce-bound": 68.0}, over="model")
+    assert (models.worst_at, models.model, models.verdict) == ("link-bound", 95.2, "trend")
+
+
+def test_statements_the_papers_rules_make_impossible_together_are_inconsistent():
+    why = "no reading of IRS gives both 3% and 19%"
+    h = Headline("000", "M2 about 3% below IRS", 3.0, 2.28, kind="percent", direction="up", reference=0.0,
+                 inconsistent=why)
+    assert (h.model_verdict, h.verdict, h.inconsistent) == ("inconsistent", "inconsistent", why)
+    assert Headline("000", "x", 3.0, None, kind="percent", inconsistent=why).verdict == "not run"
+    assert combine("inconsistent", "reproduced") == "inconsistent"
+    assert combine("unstable", "deviates") == "unstable" and combine("flat", "trend") == "flat"
+    assert combine("reproduced", "unstable") == "model only"
+
+
+def test_000_pair_and_003_bound_produce_the_inconsistent_verdict():
+    from dcnlab.reproduce.aggregation import headlines_000
+
+    def part(vs_intra: float, vs_nointra: float) -> dict:
+        return {"overall": {"m2 vs irs/intra": vs_intra, "m2 vs irs/no-intra": vs_nointra},
+                "overall_se": {"m2 vs irs/intra": 0.3, "m2 vs irs/no-intra": 0.3}}
+
+    # 3% holds only with the intra-stage step, 19% only without it: the paper compares with one IRS
+    pair = headlines_000.pair_000(part(2.3, 11.0), part(12.1, 22.0))
+    assert "no reading" in pair and "2.3%" in pair and "22.0%" in pair
+    assert headlines_000.pair_000(part(2.3, 11.0), part(19.5, 22.0)) == ""       # intra gives both
+    assert headlines_000.pair_000(part(9.0, 11.0), part(12.1, 22.0)) == ""       # 3% holds under none
+    # 003 Fig. 6: at δ = 1 SRS carries more than the existing method, which §5.4's own rule makes the bound
+    deltas = [0.0, 0.5, 1.0]
+    pd = {"points": {"250": {"deltas": deltas, "traffic": {"srs": [50.0, 80.0, 106.3], "unicast": [70, 90, 100.0],
+                                                           "none": [100.0, 100.0, 100.0]}}}}
+    h = aggregation_headlines._every_delta_003(pd, lambda name: "absent")
+    assert h.verdict == "inconsistent" and "1.063" in h.inconsistent and h.worst_at == "m=n=250, δ=1"
+
+
+def test_001_dynamic_max_tfi_1_is_inconsistent_under_the_same_tn_rule():
+    heads = multicast_headlines.multicast([
+        {"pattern": "64x32x16", "algo": "cmr4lms-dynamic", "ppn": 1, "tfi_max": 2, "tfi_avg": 1.0, "efi_max": 3,
+         "efi_avg": 1.0, "trees": 10, "groups_in": 10, "refused": 0, "seconds": 0.1}])
+    h = next(h for h in heads if h.statement.startswith("C-MR4LMS-dynamic max TFI 1 on 64×32×16"))
+    assert h.verdict == "inconsistent" and "at least 2" in h.inconsistent
+
+
+def test_summary_json_carries_every_spread_and_interval(tmp_path):
+    heads = [Headline("003", "SRS saves 32.87%", 32.87, 35.77, unit="%", kind="percent", spread=0.2,
+                      spread_of="100 rounds"),
+             Headline("000", "fewest", None, None, kind="trend", direction="at most", reference=0.0,
+                      points={"2": -1.0, "3": 2.0}, point_spreads={"2": 0.5, "3": 0.4}, over="k")]
+    data = json.loads(summary.write(tmp_path / "summary.json", ["003", "000"], heads, False, "off").read_text())
+    rec = data["headlines"][0]
+    assert rec["spread"] == 0.2 and rec["spread_of"] == "100 rounds"
+    assert rec["interval"] == pytest.approx([35.77 - 1.96 * 0.2, 35.77 + 1.96 * 0.2])
+    assert rec["verdict"] == "unstable" and data["counts"]["unstable"] == 1
+    rec = data["headlines"][1]
+    assert (rec["worst_at"], rec["model"], rec["spread"], rec["mean"]) == ("3", 2.0, 0.4, 0.5)
+    assert rec["points"] == {"2": -1.0, "3": 2.0}
+    assert summary.read(tmp_path / "summary.json").headlines == heads
+
+
+def test_the_verdict_vocabulary_is_one_place_and_the_legend_explains_each():
+    from dcnlab.results import goals
+
+    assert summary.VERDICTS is goals.VERDICTS and summary.FIGURE_VERDICTS is goals.FIGURE_VERDICTS
+    assert set(goals.LEGEND) == set(goals.VERDICTS)
+    assert {"unstable", "flat", "inconsistent"} <= set(goals.FIGURE_VERDICTS)
+    assert len(goals.legend_lines()) == len(goals.VERDICTS)

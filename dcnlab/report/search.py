@@ -3,16 +3,19 @@
 The settings a paper leaves open are data (:mod:`dcnlab.results.open_settings`). For each paper
 with a searcher (:data:`SEARCHERS`), the search
 
-* builds every candidate setting: the cross product of the values of its searched settings;
+* builds every candidate setting: the cross product of the candidates of its searched settings (a value the
+  paper's text rules out, :attr:`OpenSetting.contradicts`, is never one: it is listed with its sentence);
 * runs each candidate over ``draws`` draws when it is random (a value that is a draw, such as a
   shuffled order, or a paper whose patterns are random), once otherwise; the tasks of all candidates
   and draws are deduplicated (a task that no setting changes runs once) and fanned out on the cores;
 * builds the paper's headlines (``dcnlab/reproduce/<mechanism>/headlines.py``) for each candidate and draw,
-  takes per headline the **median** of the model's figure over the draws (the range is shown) and
-  judges the median by the report's rule (:func:`dcnlab.results.summary.verdict`);
+  takes per headline the draw with the **median** model figure (the range over the draws is shown) and its
+  verdict by the report's rule (:func:`dcnlab.results.summary.verdict`: with its spread over the rounds, at the
+  worst point of an "every" statement, ``inconsistent`` where the paper's rules exclude it);
 * counts the statements that hold (model verdict ``reproduced``) **at the same time**, and chooses
-  the candidate with the most; ties go to a deterministic candidate (it can be rerun exactly), then to
-  the earliest values in the setting lists (the reading the text supports best first).
+  the candidate with the most. The choice never looks at the paper's figures beyond that count: ties go to
+  the earliest values in the setting lists (the reading the text supports best first), then to a
+  deterministic candidate (:data:`TIE_RULE`). The runner-up (the next in that order) is reported beside it.
 
 Why a separate command and not part of ``reproduce all --quick``: the search runs the paper's model
 part once per candidate and draw (001: five join orders of the nine grid patterns, three sizes and
@@ -38,7 +41,7 @@ from dcnlab.results.open_settings import OpenSetting, searched
 from dcnlab.results.summary import Headline, verdict
 
 DRAWS = 3
-"""Draws of a random candidate (issue 25: a range over several draws, the median judged)."""
+"""Draws of a random candidate (a range over several draws, the median draw judged)."""
 DEFAULT_OUT = "results/reproduce-all/search"
 
 
@@ -79,6 +82,8 @@ class Judged:
     values: list[float | None]
     median: float | None
     verdict: str
+    spread: float | None = None
+    """The standard error over the rounds of the median draw's figure."""
 
     @property
     def holds(self) -> bool:
@@ -89,7 +94,9 @@ class Judged:
         if not vals:
             return "n/a"
         lo, hi = min(vals), max(vals)
-        return _num(lo) if _num(lo) == _num(hi) else f"{_num(lo)}..{_num(hi)} (median {_num(self.median)})"
+        se = f" ±{_num(1.96 * self.spread)}" if self.spread else ""
+        return (_num(lo) + se if _num(lo) == _num(hi) else
+                f"{_num(lo)}..{_num(hi)} (median {_num(self.median)}{se})")
 
 
 def _num(x: float | None) -> str:
@@ -107,7 +114,8 @@ def median(values: Sequence[float | None]) -> float | None:
 
 def judge(per_draw: Sequence[Sequence[Headline]]) -> list[Judged]:
     """The statements of one candidate from its draws' headlines (the same statements in the same order on
-    every draw): each figure's median judged by the report's rule."""
+    every draw): per statement, the verdict of the draw whose model figure is the median (with its spread, its
+    worst point, its inconsistency), the figures of every draw kept."""
     if not per_draw:
         return []
     first = per_draw[0]
@@ -118,7 +126,9 @@ def judge(per_draw: Sequence[Sequence[Headline]]) -> list[Judged]:
     for i, h in enumerate(first):
         values = [heads[i].model for heads in per_draw]
         mid = median(values)
-        out.append(Judged(h.statement, h.paper, values, mid, verdict(h.kind, h.paper, mid, h.direction, h.reference)))
+        pick = next((heads[i] for heads in per_draw if heads[i].model == mid), h)
+        v = pick.model_verdict or verdict(h.kind, h.paper, mid, h.direction, h.reference)
+        out.append(Judged(h.statement, h.paper, values, mid, v, pick.spread))
     return out
 
 
@@ -140,60 +150,67 @@ class Candidate:
 
 
 def candidates(options: Sequence[OpenSetting]) -> list[dict[str, str]]:
-    """The cross product of the settings' values, in list order (the earliest values first)."""
-    return [dict(zip([o.name for o in options], combo)) for combo in itertools.product(*[o.values for o in options])]
+    """The cross product of the settings' candidates (the values the text does not rule out), in list order
+    (the earliest values first)."""
+    return [dict(zip([o.name for o in options], combo))
+            for combo in itertools.product(*[o.candidates for o in options])]
 
 
-def miss(c: Candidate) -> float:
-    """How far the candidate's figures lie from the paper's: the sum over the statements with a paper figure
-    of ``|median - paper| / |paper|``, each capped at 1 (a statement far off counts as one miss, not as many)."""
-    total = 0.0
-    for s in c.statements:
-        if s.paper is not None and s.median is not None:
-            total += min(1.0, abs(s.median - s.paper) / max(abs(s.paper), 1e-9))
-    return total
-
-
-def rank_key(options: Sequence[OpenSetting]) -> Callable[[Candidate], tuple[int, int, float, tuple[int, ...]]]:
-    """The order of preference: most statements holding, then deterministic, then closest to the paper's
-    figures (:func:`miss`, to two decimals: closer by less than 0.01 of one statement is no closer), then the
-    earliest values."""
-    def key(c: Candidate) -> tuple[int, int, float, tuple[int, ...]]:
-        return (-c.holding, int(c.random), round(miss(c), 2),
-                tuple(o.values.index(c.setting[o.name]) for o in options))
+def rank_key(options: Sequence[OpenSetting]) -> Callable[[Candidate], tuple[int, tuple[int, ...], int]]:
+    """The order of preference: most statements holding, then the earliest values of each setting's list (the
+    reading the text supports best), then deterministic. No figure of the paper enters it."""
+    def key(c: Candidate) -> tuple[int, tuple[int, ...], int]:
+        return (-c.holding, tuple(o.values.index(c.setting[o.name]) for o in options), int(c.random))
     return key
 
 
+def ranked(cands: Sequence[Candidate], options: Sequence[OpenSetting]) -> list[Candidate]:
+    """The candidates in the order of preference (:func:`rank_key`): the chosen first, the runner-up second."""
+    for c in cands:
+        for o in options:
+            if o.contradiction(c.setting[o.name]):
+                raise ValueError(f"search: {o.name}={c.setting[o.name]} contradicts the text and is no candidate")
+    return sorted(cands, key=rank_key(options))
+
+
 def choose(cands: Sequence[Candidate], options: Sequence[OpenSetting]) -> Candidate:
-    """The candidate with the most statements holding at once; ties: deterministic first, then the closest to
-    the paper's figures (:func:`miss`), then the earliest values of each setting (the reading the text
-    supports best)."""
+    """The candidate with the most statements holding at once; ties: the earliest values of each setting (the
+    reading the text supports best), then the deterministic one (:data:`TIE_RULE`)."""
     if not cands:
         raise ValueError("search: no candidate")
-    return min(cands, key=rank_key(options))
+    return ranked(cands, options)[0]
 
 
-TIE_RULE = ("most statements holding at once; ties go to a deterministic setting (it reruns exactly), then to the "
-            "figures closest to the paper's (miss: the sum over the statements of |ours - paper| / |paper|, each at "
-            "most 1, to two decimals), then to the earliest values of each setting's list (the reading the text "
-            "supports best first)")
+TIE_RULE = ("most statements holding at once; ties go to the earliest values of each setting's list (the reading "
+            "the text supports best first), then to a deterministic setting; the paper's figures never enter the "
+            "choice beyond counting the statements that hold, and a reading the text contradicts is no candidate")
+
+
+def dropped(options: Sequence[OpenSetting]) -> list[dict[str, str]]:
+    """The values the text rules out, each with the sentence that does (never candidates)."""
+    return [{"name": o.name, "value": v, "why": o.contradiction(v) or ""} for o in options for v in o.values
+            if o.contradiction(v)]
 
 
 def rechoose(data: Mapping[str, Any], options: Sequence[OpenSetting]) -> dict[str, Any]:
     """A stored search chosen again by today's :func:`choose` (the same measurements, e.g. after the tie rule
-    changed): ``chosen``, ``rule`` and each candidate's ``miss`` updated."""
-    cands = from_json(data)
+    changed; a candidate the text now rules out is dropped): ``chosen``, ``runner_up``, ``rule`` and ``dropped``
+    updated."""
+    keep = [c for c in data["candidates"] if not any(o.contradiction(c["setting"].get(o.name, "")) for o in options)]
+    cands = from_json(dict(data, candidates=keep))
+    order = ranked(cands, options)
     out = dict(data)
-    out["chosen"], out["rule"] = choose(cands, options).setting, TIE_RULE
-    out["candidates"] = [dict(c, miss=round(miss(k), 3)) for c, k in zip(data["candidates"], cands)]
+    out["candidates"] = keep
+    out["chosen"], out["rule"], out["dropped"] = order[0].setting, TIE_RULE, dropped(options)
+    out["runner_up"] = order[1].setting if len(order) > 1 else None
     return out
 
 
 def from_json(data: Mapping[str, Any]) -> list[Candidate]:
     """The candidates of a stored search (``OUT/<paper>.json``)."""
     return [Candidate(dict(c["setting"]), bool(c["random"]),
-                      [Judged(s["statement"], s["paper"], list(s["values"]), s["median"], s["verdict"])
-                       for s in c["statements"]], int(c["draws"])) for c in data["candidates"]]
+                      [Judged(s["statement"], s["paper"], list(s["values"]), s["median"], s["verdict"],
+                              s.get("spread")) for s in c["statements"]], int(c["draws"])) for c in data["candidates"]]
 
 
 def evaluate(searcher: Searcher, options: Sequence[OpenSetting], results: Mapping[Hashable, Any], draws: int,
@@ -252,16 +269,19 @@ def run_search(paper: str, quick: bool, draws: int, workers: int | None,
     if cache is not None and tasks:
         cache.write_bytes(pickle.dumps({"quick": quick, "results": {**cached, **results}}))
     cands = evaluate(searcher, options, results, draws)
-    best = choose(cands, options)
+    order = ranked(cands, options)
+    best = order[0]
     return {"paper": paper, "quick": quick, "draws": draws, "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
             "wall_seconds": round(time.perf_counter() - t0, 1), "cpu_seconds": round(cpu, 1),
             "settings": [{"name": o.name, "values": list(o.values), "random": list(o.random), "default": o.default,
                           "sentence": o.sentence, "where": o.where} for o in options],
-            "rule": TIE_RULE, "chosen": best.setting,
+            "rule": TIE_RULE, "chosen": best.setting, "runner_up": order[1].setting if len(order) > 1 else None,
+            "dropped": dropped(options),
             "candidates": [{"setting": c.setting, "random": c.random, "draws": c.draws, "holding": c.holding,
-                            "total": len(c.statements), "miss": round(miss(c), 3),
+                            "total": len(c.statements),
                             "statements": [{"statement": s.statement, "paper": s.paper, "values": s.values,
-                                            "median": s.median, "verdict": s.verdict} for s in c.statements]}
+                                            "median": s.median, "verdict": s.verdict, "spread": s.spread}
+                                           for s in c.statements]}
                            for c in cands],
             **searcher.extra(results, quick)}
 

@@ -27,12 +27,21 @@ def table_text(data: Mapping[str, Any], width: int = 100) -> str:
         lines += textwrap.wrap(f"what ran: {data['note']}", width)
     names = [s["name"] for s in data["settings"]]
     widths = [max(len(n), *(len(c["setting"][n]) for c in cands)) for n in names]
-    lines.append("  " + " ".join(f"{n:<{w}}" for n, w in zip(names, widths)) + f" {'holds':>7}  draws  miss")
+    runner = data.get("runner_up")
+    for label, setting in (("chosen", chosen), ("runner-up", runner)):
+        c = next((c for c in cands if c["setting"] == setting), None)
+        if c is not None:
+            lines += textwrap.wrap(f"{label}: " + ", ".join(f"{k}={v}" for k, v in setting.items())
+                                   + f" ({c['holding']} of {c['total']} statements hold)", width,
+                                   subsequent_indent="    ")
+    for d in data.get("dropped", []):
+        lines += textwrap.wrap(f"not a candidate: {d['name']}={d['value']}, {d['why']}", width,
+                               subsequent_indent="    ")
+    lines.append("  " + " ".join(f"{n:<{w}}" for n, w in zip(names, widths)) + f" {'holds':>7}  draws")
     for c in cands:
-        mark = "*" if c["setting"] == chosen else " "
+        mark = "*" if c["setting"] == chosen else "2" if c["setting"] == runner else " "
         lines.append(f"{mark} " + " ".join(f"{c['setting'][n]:<{w}}" for n, w in zip(names, widths))
-                     + f" {c['holding']:>3}/{total:<3}  {c['draws'] if c['random'] else 1:>5}  "
-                     + (f"{c['miss']:.2f}" if c.get("miss") is not None else "–"))
+                     + f" {c['holding']:>3}/{total:<3}  {c['draws'] if c['random'] else 1:>5}")
     def holds(i: int) -> set[bool]:
         return {c["statements"][i]["verdict"] == "reproduced" for c in cands}
 
@@ -67,8 +76,8 @@ def table_text(data: Mapping[str, Any], width: int = 100) -> str:
 def _shown(c: Mapping[str, Any], i: int) -> tuple[str, bool]:
     """Statement ``i`` of candidate ``c`` as the table shows it: its figure (a range over the draws), holds."""
     s = c["statements"][i]
-    j = Judged(s["statement"], s["paper"], s["values"], s["median"], s["verdict"])
-    return j.range_text(), j.holds
+    j = Judged(s["statement"], s["paper"], s["values"], s["median"], s["verdict"], s.get("spread"))
+    return j.range_text() + ("" if j.holds or j.verdict in ("deviates", "trend") else f" [{j.verdict}]"), j.holds
 
 
 def by_setting(cands: Sequence[Mapping[str, Any]], i: int, names: Sequence[str],
@@ -113,10 +122,43 @@ def stored_tables(out: Path | None = None) -> dict[str, dict[str, Any]]:
     return found
 
 
+def full_run_verdicts(out: Path | None = None) -> dict[tuple[str, str], str]:
+    """(paper, statement) -> the model verdict of the statement under the chosen setting of each paper's search at
+    the full scale (the committed tables, or newer ones in ``out``): what a quick run's verdicts are compared with."""
+    found: dict[tuple[str, str], str] = {}
+    for paper, data in stored_tables(out).items():
+        if data.get("quick"):
+            continue
+        chosen = next((c for c in data["candidates"] if c["setting"] == data["chosen"]), None)
+        for st in (chosen or {}).get("statements", []):
+            found[(paper, st["statement"])] = st["verdict"]
+    return found
+
+
+def mark_full_run(heads: Sequence[Any], out: Path | None = None) -> int:
+    """Give each headline of a quick run the full run's verdict of its statement (``full_run``), where a search
+    knows it; returns how many differ from the quick run's model verdict (the report marks them)."""
+    full = full_run_verdicts(out)
+    differ = 0
+    for h in heads:
+        v = full.get((h.seed, h.statement))
+        if v is not None:
+            h.full_run = v
+            differ += v != h.model_verdict
+    return differ
+
+
 SEARCH_INTRO = ("The settings each paper leaves open (dcnlab/results/open_settings.py, each with the sentence that "
-                "leaves it open) were searched once per paper (dcnlab reproduce search): under each setting, the "
-                "number of the paper's statements that hold at the same time; a random setting is run over several "
-                "draws and the median figure judged. The chosen setting (*) is the reproduction's default.")
+                "leaves it open) were searched once per paper (dcnlab reproduce search). The method: a reading that "
+                "contradicts the paper's text is never a candidate (it is listed as 'not a candidate' with the "
+                "paper's sentence, and measured among the readings above); what the paper uses once (an averaging "
+                "rule, a way of counting, a baseline) is one setting for the whole paper; under each candidate, the "
+                "number of the paper's statements that hold at the same time is counted (a random setting is run "
+                "over several draws and its median draw judged, with the same verdict rule as the headlines: spread, "
+                "worst point, inconsistent pairs); the setting with the most is chosen, ties going to the reading the "
+                "text supports best (each list's order), then to the deterministic one. The paper's figures never "
+                "enter the choice beyond that count. The chosen setting (*) is the reproduction's default; the "
+                "runner-up (2) is the next in that order.")
 
 
 def settings_text(paper: str, chosen: Mapping[str, str] | None = None, width: int = 100) -> str:

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dcnlab.results import papers
+from dcnlab.results.goals import Z95, legend_lines
+from dcnlab.results.open_settings import METHOD
 from dcnlab.results.outputs import writing
 from dcnlab.results.summary import (
     COMBINED_RULE,
@@ -24,14 +26,16 @@ if TYPE_CHECKING:
     from dcnlab.report.parts import PartRun
     from dcnlab.results.readings import Reading
 
-READINGS_INTRO = ("For each headline that deviates, every reading the paper's text allows was implemented as a named "
+READINGS_INTRO = ("For each headline that deviates, every reading of the paper's text was implemented as a named "
                   "variant and measured at the paper's setting (quick runs: fewer rounds). The reading marked * is "
-                  "the one the reproduction uses (the one the text supports best); 'holds' applies the verdict rule "
-                  "to that reading's figure.")
+                  "the one the reproduction uses (the search's choice); a reading marked x is one the paper's text "
+                  "rules out, shown with its figure and the sentence that rules it out, never a candidate; 'holds' "
+                  "applies the verdict rule to that reading's figure.")
 
 MAX_TABLE_STATEMENT = 36
 """Characters of a headline's statement in the printed table (the table stays within 100 columns)."""
-SHORT_FIGURE_VERDICT = {"reproduced": "yes", "trend": "trend", "deviates": "no", "not run": "not run", None: "–"}
+SHORT_FIGURE_VERDICT = {"reproduced": "yes", "trend": "trend", "unstable": "unstab.", "flat": "flat", "deviates": "no",
+                        "inconsistent": "incons.", "not run": "not run", None: "–"}
 """A figure's verdict in the printed table's 'holds' columns."""
 SEEDS = {"aggregation": ("000", "003"), "multicast": ("001",), "congestion": ("002",), "cist": ("004",)}
 MECHANISM_NAMES = {"aggregation": "In-network aggregation on BCube", "multicast": "Multicast with a limited table",
@@ -57,6 +61,19 @@ def value_text(h: Headline, x: float | None) -> str:
     return f"{x:.3g}" if abs(x) < 100 else f"{x:.1f}"
 
 
+def model_text(h: Headline) -> str:
+    """The model's figure with its 95% interval (``32.29% ±0.41``) and, for a statement about every point, where its
+    worst point lies and the mean over the points (``-5.1% at k=3; mean 2.28%``)."""
+    text = value_text(h, h.model)
+    if h.model is not None and h.spread:
+        text += f" ±{value_text(h, Z95 * h.spread).rstrip('%')}"
+    if h.worst_at is not None and h.points and len(h.points) > 1:
+        text += f" at {h.over + '=' if h.over and h.over not in h.worst_at else ''}{h.worst_at}"
+        if h.mean is not None:
+            text += f"; mean {value_text(h, h.mean)}"
+    return text
+
+
 def paper_text(h: Headline) -> str:
     return h.paper_text or value_text(h, h.paper)
 
@@ -75,8 +92,15 @@ def figure_verdict_text(v: str | None) -> str:
 
 
 def verdict_text(h: Headline) -> str:
-    """The headline's verdict, with ``BMv2 not run`` (or ``model not run``) where that figure is missing."""
-    return f"{h.verdict} ({h.note})" if h.note else h.verdict
+    """The headline's verdict, with ``BMv2 not run`` (or ``model not run``) where that figure is missing, and, in a
+    quick run, the full run's verdict where it differs."""
+    notes = [n for n in (h.note, full_run_note(h)) if n]
+    return f"{h.verdict} ({'; '.join(notes)})" if notes else h.verdict
+
+
+def full_run_note(h: Headline) -> str:
+    """``full run: deviates`` where a quick run's verdict differs from the full run's (empty otherwise)."""
+    return f"full run: {h.full_run}" if h.full_run and h.full_run != h.model_verdict else ""
 
 
 def table_lines(heads: Sequence[Headline]) -> list[str]:
@@ -165,7 +189,8 @@ def report_md(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], ru
              f"**{verdicts}.**", "", "## Papers", "", PAPERS_INTRO, ""]
     lines += [f"- **{i}** {p.name}: {p.reference()}" + (f" (Read from {p.record}.)" if p.record else "")
               for i, p in papers.PAPERS.items()]
-    lines += ["", "## Verdict rule", "", RULE, "",
+    lines += ["", "## Verdict rule", "", RULE, "", *[f"- {line}" for line in legend_lines()], "",
+              "## Method", "", METHOD, "",
              "## BMv2", "", f"`--emulate {run['emulate']}`: {run['emulation_why']}.", ""]
     lines += [f"- {p.mechanism}: {p.emulation_why}" + ("" if p.emulation_ok is not False else " (checks FAILED)")
               for p in parts]
@@ -173,10 +198,10 @@ def report_md(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], ru
               "| paper | headline | paper's figure | model | BMv2 | unit | model vs BMv2 | tolerance | model verdict | "
               "BMv2 verdict | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for h in heads:
-        lines.append(f"| {h.seed} | {_md_cell(h.statement)} | {_md_cell(paper_text(h))} | {value_text(h, h.model)} | "
+        lines.append(f"| {h.seed} | {_md_cell(h.statement)} | {_md_cell(paper_text(h))} | {_md_cell(model_text(h))} | "
                      f"{value_text(h, h.emulation)} | {_md_cell(h.unit)} | {diff_text(h)} | {_md_cell(h.tolerance)} | "
                      f"{figure_verdict_text(h.model_verdict)} | {figure_verdict_text(h.emulation_verdict)} | "
-                     f"**{h.verdict}**{f' ({h.note})' if h.note else ''} |")
+                     f"**{h.verdict}**{verdict_text(h)[len(h.verdict):]} |")
     pairs = model_vs_bmv2(heads)
     lines += ["", "## Model against BMv2", "",
               f"Every headline with both figures; the goal is agreement within {EMULATION_GOAL_PERCENT:g}% of the model's."
@@ -217,7 +242,7 @@ CSS = """body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 
 table{border-collapse:collapse;font-size:13px;margin:0.5em 0}th,td{border:1px solid #ccc;padding:3px 6px;
 vertical-align:top}th{background:#f0f0f0}td.num{text-align:right;white-space:nowrap}
 .reproduced{background:#dff0d8}.trend{background:#fcf8e3}.deviates{background:#f2dede}.not-run{background:#eee}
-.model-only,.BMv2-only{background:#fde5c8}td.verdict{font-weight:bold}.note{font-weight:normal;font-size:11px}
+.model-only,.BMv2-only{background:#fde5c8}.unstable,.flat{background:#e8e0f5}.inconsistent{background:#d9e6f2}td.verdict{font-weight:bold}.note{font-weight:normal;font-size:11px}
 img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}figcaption{font-size:12px;color:#555}
 li{margin:0.2em 0}"""
 
@@ -231,7 +256,8 @@ def report_html(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], 
             f"</p><p><b>{e(verdicts)}.</b></p>", f"<h2>Papers</h2><p>{e(PAPERS_INTRO)}</p><ul>"]
     body += [f"<li id='paper-{i}'><b>{i}</b> {e(p.name)}: {e(p.reference())}"
              + (f" (Read from {e(p.record)}.)" if p.record else "") + "</li>" for i, p in papers.PAPERS.items()]
-    body += ["</ul>", f"<h2>Verdict rule</h2><p>{e(RULE)}</p>",
+    body += ["</ul>", f"<h2>Verdict rule</h2><p>{e(RULE)}</p><ul>"
+             + "".join(f"<li>{e(line)}</li>" for line in legend_lines()) + f"</ul><h2>Method</h2><p>{e(METHOD)}</p>",
             f"<h2>BMv2</h2><p><code>--emulate {e(run['emulate'])}</code>: {e(run['emulation_why'])}.</p><ul>"]
     body += [f"<li>{e(p.mechanism)}: {e(p.emulation_why)}{'' if p.emulation_ok is not False else ' (checks FAILED)'}"
              f"</li>" for p in parts]
@@ -243,9 +269,10 @@ def report_html(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], 
         return "" if v is None else v.replace(" ", "-")
 
     for h in heads:
-        note = f"<br><span class=note>{e(h.note)}</span>" if h.note else ""
+        note = (f"<br><span class=note>{e(verdict_text(h)[len(h.verdict):].strip(' ()'))}</span>"
+                if verdict_text(h) != h.verdict else "")
         body.append(f"<tr><td>{e(h.seed)}</td><td>{e(h.statement)}</td><td class=num>{e(paper_text(h))}</td>"
-                    f"<td class=num>{e(value_text(h, h.model))}</td><td class=num>{e(value_text(h, h.emulation))}</td>"
+                    f"<td class=num>{e(model_text(h))}</td><td class=num>{e(value_text(h, h.emulation))}</td>"
                     f"<td>{e(h.unit)}</td><td class=num>{e(diff_text(h))}</td><td>{e(h.tolerance)}</td>"
                     f"<td class='{cls(h.model_verdict)}'>{e(figure_verdict_text(h.model_verdict))}</td>"
                     f"<td class='{cls(h.emulation_verdict)}'>{e(figure_verdict_text(h.emulation_verdict))}</td>"

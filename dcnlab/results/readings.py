@@ -57,6 +57,9 @@ class Reading:
     setting: str = ""
     seconds: float = 0.0
     kind: str = ""
+    contradicts: str = ""
+    """``contradicts §5.1: "<the paper's sentence>"`` for a reading the text rules out: measured and shown, never
+    a candidate of the search (:attr:`dcnlab.results.open_settings.OpenSetting.contradicts`)."""
 
     def __post_init__(self) -> None:
         if not self.kind:
@@ -110,15 +113,18 @@ def format_table(readings: Sequence[Reading], width: int = 100) -> str:
         out += textwrap.wrap(f"== {head}" + (f" ({setting})" if setting else ""), width, subsequent_indent="   ")
         out.append(header)
         for r in rows:
-            name = (r.reading + (" *" if r.default else ""))[:name_w]
+            name = (r.reading + (" *" if r.default else " x" if r.contradicts else ""))[:name_w]
             secs = f" {r.seconds:.0f}s" if r.seconds else ""
             line = (f"{name:<{name_w}} {_fmt(r.value, r):>10} {_fmt(r.paper, r):>10} {r.unit:<{unit_w}} "
                     f"{r.tolerance:<9} {'yes' if r.holds else 'no':<5}{secs}")
             out.append(line[:width])
             if r.description:
                 out.extend(textwrap.wrap(r.description, width, initial_indent="    ", subsequent_indent="    "))
+            if r.contradicts:
+                out.extend(textwrap.wrap(r.contradicts, width, initial_indent="    ", subsequent_indent="      "))
         out.append("")
-    out.append("* the reading the reproduction uses today; holds: within the tolerance (a percentage ±3 points, "
+    out.append("* the reading the reproduction uses today; x a reading the paper's text rules out (the sentence "
+               "is quoted under it; never a candidate); holds: within the tolerance (a percentage ±3 points, "
                "a ratio or a rate or time ±10% of the paper's, a count exactly)")
     return "\n".join(wrapped for line in out for wrapped in (textwrap.wrap(line, width) if len(line) > width
                                                                else [line]))

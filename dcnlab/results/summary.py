@@ -4,12 +4,14 @@ Every ``dcnlab reproduce <mechanism>`` and ``dcnlab reproduce all`` write ``summ
 
     {"seed": ["000", "003"], "mechanism": "aggregation", "quick": false,
      "headlines": [{"seed": "003", "statement": "...", "paper": 32.87, "model": 35.75, "emulation": null,
+                    "spread": 0.21, "spread_of": "100 rounds", "interval": [35.34, 36.16],
                     "unit": "%", "tolerance": "±3 points", "verdict": "deviates", "reading": "...",
                     "plot": "003-k-saving.png", "kind": "percent", ...}, ...],
      "emulation": {"ran": false, "why": "..."}}
 
 ``seed`` is the paper id ("000".."004"), ``plot`` a PNG path relative to the directory of the
-``summary.json`` (or null). A headline declares its *kind*, and :func:`verdict` is the rule:
+``summary.json`` (or null). The verdicts are named in :mod:`dcnlab.results.goals` (with the legend the report
+prints). A headline declares its *kind*, and :func:`verdict` is the rule:
 
 * ``percent``: reproduced when ours is within ±3 percentage points of the paper's figure;
 * ``ratio``: reproduced when ours is within 10% of the paper's figure (relative to the paper's);
@@ -20,12 +22,22 @@ Every ``dcnlab reproduce <mechanism>`` and ``dcnlab reproduce all`` write ``summ
   states (e.g. "M2 saves more than IRS": above 0) is a ``trend``; otherwise it ``deviates``;
 * with no figure of ours the verdict is ``not run`` and ``reading`` says why.
 
+Noise (issue: verdicts no reader can call fitted). A figure that comes from random draws carries its spread
+(``spread``: the standard error of the mean over ``spread_of``, e.g. 100 rounds) and its 95% interval
+(``interval``: figure ± 1.96 standard errors). The rule is applied to the interval: a percent, ratio or count
+whose interval straddles an edge of its tolerance is ``unstable``; a trend (or a miss judged by its direction)
+whose interval contains its reference is ``flat``. A statement about every point of a sweep ("fewest", "every",
+"always", "at every k") lists its points (``points``, ``over``), and its figure is the worst point's
+(``worst_at``), the mean over the points beside it (``mean``), never instead. A statement the paper's own rules
+make impossible together with another (``inconsistent``: the pair or the bound, shown) is ``inconsistent``.
+
 That rule judges one figure. A headline has up to two, the model's and BMv2's, and each gets its own
 verdict (``model_verdict``, ``emulation_verdict``); the headline's ``verdict`` combines them
 (:func:`combine`):
 
 * both figures: ``reproduced`` only when both are reproduced; when exactly one is, ``model only`` or
-  ``BMv2 only``; when neither is, ``trend`` when both are trends, else ``deviates``;
+  ``BMv2 only``; ``inconsistent`` when either is; when neither holds, ``trend`` when both are trends,
+  ``unstable`` or ``flat`` when either is (in that order), else ``deviates``;
 * only the model's figure: the model's verdict. A headline BMv2 does not measure (``emulated`` false)
   has no BMv2 verdict (null, shown as "–"); one whose BMv2 experiment did not run (``emulated`` true,
   no BMv2 figure) has the BMv2 verdict ``not run``, and the report marks its verdict "BMv2 not run";
@@ -34,7 +46,9 @@ verdict (``model_verdict``, ``emulation_verdict``); the headline's ``verdict`` c
 
 ``basis`` names the figures judged (``model``, ``emulation``, ``both`` or None). Where both exist,
 ``difference`` is BMv2 against the model in percent of the model (the goal is agreement within
-:data:`EMULATION_GOAL_PERCENT`). ``summary.json`` carries the headlines' ``counts`` by verdict, the
+:data:`EMULATION_GOAL_PERCENT`). ``full_run`` is, in a quick run, the verdict of the same statement in the full
+run (the committed search of the paper's settings), where known: the report marks a quick verdict that differs.
+``summary.json`` carries the headlines' ``counts`` by verdict, the
 figures' (``figure_counts``: ``model`` and ``BMv2``) and ``bmv2_not_run`` (headlines BMv2 measures whose
 BMv2 experiment did not run); they are derived, and recomputed when it is read.
 """
@@ -44,21 +58,31 @@ from __future__ import annotations
 import json
 import math
 import operator
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from dcnlab.results.goals import (
+    BMV2_ONLY,
+    DEVIATES,
+    FIGURE_VERDICTS,
+    FLAT,
+    INCONSISTENT,
+    MODEL_ONLY,
+    NOT_RUN,
+    REPRODUCED,
+    TREND,
+    UNSTABLE,
+    VERDICTS,
+    Z95,
+)
+
 __all__ = ["COMBINED_RULE", "DIRECTIONS", "EMULATION_GOAL_PERCENT", "FIGURE_VERDICTS", "Headline", "KINDS",
            "PERCENT_POINTS", "RATIO_FRACTION", "RULE", "Summary", "VERDICTS", "combine", "counts", "difference", "read",
-           "counts_text", "tolerance_text", "verdict", "verdict_note", "write"]
+           "counts_text", "tolerance_text", "verdict", "verdict_note", "worst_point", "write"]
 
 KINDS = ("percent", "ratio", "count", "trend")
-FIGURE_VERDICTS = ("reproduced", "trend", "deviates", "not run")
-"""The verdicts of one figure (the model's or BMv2's): :func:`verdict`."""
-MODEL_ONLY, BMV2_ONLY = "model only", "BMv2 only"
-VERDICTS = ("reproduced", MODEL_ONLY, BMV2_ONLY, "trend", "deviates", "not run")
-"""The verdicts of a headline: :func:`combine`."""
 PERCENT_POINTS = 3.0
 """A percentage is reproduced within this many percentage points."""
 RATIO_FRACTION = 0.10
@@ -72,14 +96,20 @@ _EPS = 1e-9
 
 RULE = (f"A percentage is reproduced within ±{PERCENT_POINTS:g} points, a ratio within {RATIO_FRACTION:.0%} of the "
         f"paper's figure, a count exactly, a trend when ours goes in the stated direction. A figure outside its "
-        f"tolerance that still goes in a direction the paper states is a 'trend'; otherwise it 'deviates'. "
-        f"'not run' means we have no figure yet, and the reading says why. Model against BMv2: the goal is within "
+        f"tolerance that still goes in a direction the paper states is a 'trend'; otherwise it 'deviates'. A figure "
+        f"from random draws is judged with its 95% interval (± {Z95:g} standard errors over the rounds, shown beside "
+        f"it): an interval across an edge of the tolerance is 'unstable', a trend whose interval contains its "
+        f"reference is 'flat'. A statement about every point ('fewest', 'every', 'always', 'at every k') is judged "
+        f"at its worst point, the mean over the points shown beside it. 'inconsistent': the paper's own rules make "
+        f"the statement impossible together with another (the pair or the bound is shown). 'not run' means we have "
+        f"no figure yet, and the reading says why. Model against BMv2: the goal is within "
         f"{EMULATION_GOAL_PERCENT:g}%.")
 """How one figure is judged (the model's or BMv2's)."""
 COMBINED_RULE = ("Each figure of ours is judged by that rule: the model's, and BMv2's where the BMv2 experiment "
                  "measures the same quantity (columns 'model verdict' and 'BMv2 verdict'). A headline is "
                  "'reproduced' only when both figures hold; when one holds and the other does not it is "
-                 f"'{MODEL_ONLY}' or '{BMV2_ONLY}'; when neither holds it is a 'trend' if both are trends, else it "
+                 f"'{MODEL_ONLY}' or '{BMV2_ONLY}'; 'inconsistent' when either is; when neither holds it is a "
+                 "'trend' if both are trends, 'unstable' or 'flat' if either is, else it "
                  "'deviates'. A headline BMv2 does not measure ('–' under BMv2) gets its model verdict; one whose "
                  "BMv2 experiment did not run gets its model verdict, marked 'BMv2 not run' (and the other way "
                  "round, 'model not run'); 'not run' means neither figure exists.")
@@ -119,33 +149,89 @@ def within(kind: str, paper: float, value: float) -> bool:
     raise ValueError(f"kind {kind!r} has no tolerance; valid: percent, ratio, count")
 
 
-def verdict(kind: str, paper: float | None, value: float | None, direction: str | None = None,
-            reference: float | None = None) -> str:
-    """The verdict rule (module docstring): ``reproduced``, ``trend``, ``deviates`` or ``not run``.
+def band(kind: str, paper: float) -> tuple[float, float]:
+    """The tolerance of ``kind`` around ``paper`` as an interval (a count's is the figure itself)."""
+    if kind == "percent":
+        return paper - PERCENT_POINTS - _EPS, paper + PERCENT_POINTS + _EPS
+    if kind == "ratio":
+        return paper - RATIO_FRACTION * abs(paper) - _EPS, paper + RATIO_FRACTION * abs(paper) + _EPS
+    if kind == "count":
+        return paper, paper
+    raise ValueError(f"kind {kind!r} has no tolerance; valid: percent, ratio, count")
 
-    ``value`` is our figure (None: not run). ``direction`` (``up``, ``down``, ``at least``, ``at most``)
-    compares ``value`` with ``reference`` (for a trend without one: the paper's figure, else 0); a trend
-    headline needs it, a percent/ratio/count headline may state it to earn ``trend`` when it misses."""
+
+def interval(value: float | None, spread: float | None) -> tuple[float, float] | None:
+    """The 95% interval ``value ± 1.96 spread`` (None without a figure; the figure itself without a spread)."""
+    v, se = _number(value), _number(spread)
+    if v is None:
+        return None
+    if se is None or se <= 0:
+        return v, v
+    return v - Z95 * se, v + Z95 * se
+
+
+def verdict(kind: str, paper: float | None, value: float | None, direction: str | None = None,
+            reference: float | None = None, spread: float | None = None) -> str:
+    """The verdict rule (module docstring): ``reproduced``, ``trend``, ``unstable``, ``flat``, ``deviates`` or
+    ``not run``.
+
+    ``value`` is our figure (None: not run), ``spread`` its standard error over the rounds (None: a figure with
+    no draws, or one round). ``direction`` (``up``, ``down``, ``at least``, ``at most``) compares ``value`` with
+    ``reference`` (for a trend without one: the paper's figure, else 0); a trend headline needs it, a
+    percent/ratio/count headline may state it to earn ``trend`` when it misses."""
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}; valid: {', '.join(KINDS)}")
     if direction is not None and direction not in DIRECTIONS:
         raise ValueError(f"direction {direction!r}; valid: {', '.join(DIRECTIONS)}")
     v = _number(value)
     if v is None:
-        return "not run"
+        return NOT_RUN
+    lo, hi = interval(v, spread) or (v, v)
     p = _number(paper)
+
+    def by_direction(ref: float, miss: str) -> str:
+        assert direction is not None
+        if hi > lo and lo <= ref <= hi:         # the noise covers the reference: no direction shown
+            return FLAT
+        return miss if DIRECTIONS[direction](v, ref) else DEVIATES
+
     if kind == "trend":
         if direction is None:
             raise ValueError("a trend headline needs a direction")
-        ref = reference if reference is not None else (p if p is not None else 0.0)
-        return "reproduced" if DIRECTIONS[direction](v, ref) else "deviates"
+        return by_direction(reference if reference is not None else (p if p is not None else 0.0), REPRODUCED)
     if p is None:
         raise ValueError(f"a {kind} headline needs the paper's figure")
-    if within(kind, p, v):
-        return "reproduced"
-    if direction is not None and DIRECTIONS[direction](v, reference if reference is not None else 0.0):
-        return "trend"
-    return "deviates"
+    if within(kind, p, lo) and within(kind, p, hi):
+        return REPRODUCED
+    b_lo, b_hi = band(kind, p)
+    if not (hi < b_lo or lo > b_hi):             # the interval reaches into the tolerance: either way
+        return UNSTABLE
+    if direction is not None:
+        return by_direction(reference if reference is not None else 0.0, TREND)
+    return DEVIATES
+
+
+def margin(kind: str, paper: float | None, value: float, direction: str | None = None,
+           reference: float | None = None, spread: float | None = None) -> float:
+    """How far ``value`` (less 1.96 ``spread``) lies inside its tolerance or direction: negative when it misses.
+    :func:`worst_point` takes the point with the smallest margin."""
+    se = Z95 * (_number(spread) or 0.0)
+    if kind == "trend" or paper is None:
+        ref = reference if reference is not None else (paper if paper is not None else 0.0)
+        return (value - ref if direction in ("up", "at least") else ref - value) - se
+    lo, hi = band(kind, paper)
+    return min(value - lo, hi - value) - se
+
+
+def worst_point(points: Mapping[str, float], kind: str, paper: float | None, direction: str | None = None,
+                reference: float | None = None, spreads: Mapping[str, float | None] | None = None) -> str | None:
+    """The point of a sweep where a statement about every point is farthest from holding (its figure, less its
+    noise, nearest to missing or farthest off): the point such a statement is judged at."""
+    got = {k: v for k, v in points.items() if _number(v) is not None}
+    if not got:
+        return None
+    spreads = spreads or {}
+    return min(got, key=lambda k: margin(kind, paper, float(got[k]), direction, reference, spreads.get(k)))
 
 
 def combine(model: str | None, emulation: str | None) -> str:
@@ -154,26 +240,31 @@ def combine(model: str | None, emulation: str | None) -> str:
     for v in (model, emulation):
         if v is not None and v not in FIGURE_VERDICTS:
             raise ValueError(f"figure verdict {v!r}; valid: {', '.join(FIGURE_VERDICTS)}")
-    judged = [v for v in (model, emulation) if v not in (None, "not run")]
+    judged = [v for v in (model, emulation) if v not in (None, NOT_RUN)]
     if not judged:
-        return "not run"
+        return NOT_RUN
     if len(judged) == 1:
         return judged[0]
     if model == emulation:
         return model
-    if model == "reproduced":
+    if INCONSISTENT in judged:
+        return INCONSISTENT
+    if model == REPRODUCED:
         return MODEL_ONLY
-    if emulation == "reproduced":
+    if emulation == REPRODUCED:
         return BMV2_ONLY
-    return "deviates"
+    for v in (UNSTABLE, FLAT):
+        if v in judged:
+            return v
+    return DEVIATES
 
 
 def verdict_note(model: str | None, emulation: str | None) -> str:
     """``BMv2 not run`` (or ``model not run``) where the headline's verdict judges one of two figures it should
     have; empty otherwise."""
-    if emulation == "not run" and model not in (None, "not run"):
+    if emulation == NOT_RUN and model not in (None, NOT_RUN):
         return "BMv2 not run"
-    if model == "not run" and emulation not in (None, "not run"):
+    if model == NOT_RUN and emulation not in (None, NOT_RUN):
         return "model not run"
     return ""
 
@@ -219,16 +310,57 @@ class Headline:
     """The model's figure judged alone (:func:`verdict`)."""
     emulation_verdict: str | None = None
     """BMv2's figure judged alone; ``not run`` when ``emulated`` without a figure, None when not ``emulated``."""
+    spread: float | None = None
+    """The standard error of the model's figure over its random draws (None: no draws, or a single one)."""
+    spread_of: str = ""
+    """What ``spread`` is over (``100 rounds``, ``3 draws``, ``5 timings``)."""
+    interval: list[float] | None = None
+    """The model's figure ± 1.96 ``spread`` (derived)."""
+    emulation_spread: float | None = None
+    """The standard error of BMv2's figure over its runs."""
+    points: dict[str, float] | None = None
+    """A statement about every point of a sweep: the figure at each point (the model's figure is the worst's)."""
+    point_spreads: dict[str, float | None] | None = None
+    """The standard error of each point's figure."""
+    over: str = ""
+    """What the points are (``k``, ``m``, ``model``)."""
+    worst_at: str | None = None
+    """The point the statement is judged at (derived, :func:`worst_point`)."""
+    mean: float | None = None
+    """The mean over the points, reported beside the worst (derived)."""
+    inconsistent: str = ""
+    """Why the paper's own rules make this statement impossible (the pair or the bound): verdict ``inconsistent``."""
+    full_run: str | None = None
+    """In a quick run: the verdict of the same statement in the full run, where known (the report marks a
+    difference)."""
 
     def __post_init__(self) -> None:
         self.paper, self.model, self.emulation = _number(self.paper), _number(self.model), _number(self.emulation)
+        if self.points:
+            self.points = {str(k): float(v) for k, v in self.points.items() if _number(v) is not None}
+            sp = self.point_spreads or {}
+            if self.worst_at is None:
+                self.worst_at = worst_point(self.points, self.kind, self.paper, self.direction, self.reference, sp)
+            if self.model is None and self.worst_at is not None:
+                self.model, self.spread = self.points[self.worst_at], _number(sp.get(self.worst_at))
+            if self.mean is None and self.points:
+                self.mean = sum(self.points.values()) / len(self.points)
+        self.spread, self.emulation_spread = _number(self.spread), _number(self.emulation_spread)
+        iv = interval(self.model, self.spread) if self.spread is not None else None
+        self.interval = [iv[0], iv[1]] if iv else None
         self.emulated = bool(self.emulated) or self.emulation is not None
         if not self.tolerance:
             self.tolerance = tolerance_text(self.kind, self.direction, self.reference)
         if self.model_verdict is None:
-            self.model_verdict = verdict(self.kind, self.paper, self.model, self.direction, self.reference)
+            self.model_verdict = verdict(self.kind, self.paper, self.model, self.direction, self.reference,
+                                         self.spread)
+            if self.inconsistent and self.model is not None:
+                self.model_verdict = INCONSISTENT
         if self.emulation_verdict is None and self.emulated:
-            self.emulation_verdict = verdict(self.kind, self.paper, self.emulation, self.direction, self.reference)
+            self.emulation_verdict = verdict(self.kind, self.paper, self.emulation, self.direction, self.reference,
+                                             self.emulation_spread)
+            if self.inconsistent and self.emulation is not None:
+                self.emulation_verdict = INCONSISTENT
         for name, v in (("model_verdict", self.model_verdict), ("emulation_verdict", self.emulation_verdict)):
             if v is not None and v not in FIGURE_VERDICTS:
                 raise ValueError(f"{name} {v!r}; valid: {', '.join(FIGURE_VERDICTS)}")

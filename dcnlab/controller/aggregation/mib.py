@@ -45,12 +45,19 @@ from dcnlab.controller.aggregation.forest import Forest, ForestBuilder
 from dcnlab.controller.aggregation.labels import LabelSpace
 
 ALGORITHMS = ("mib", "mc", "m2")
+ORDERS = ("highest", "shared")
+"""How servers left unclustered are routed (000 leaves it open, its ambiguity 4): ``highest``: each corrects its
+highest differing digit first (the default); ``shared``: IRS-like, the servers farthest from the target move
+together, one digit at a time, along the digit that merges the most of them (:meth:`_Builder.route_shared`)."""
 
 
 class _Builder:
     """A shortest-path tree towards 0 grown by routes that stop at the first server already present."""
 
-    def __init__(self, space: LabelSpace, senders: Iterable[int]) -> None:
+    def __init__(self, space: LabelSpace, senders: Iterable[int], order: str = "highest") -> None:
+        if order not in ORDERS:
+            raise ValueError(f"M2 routing order {order!r}; valid: {', '.join(ORDERS)}")
+        self.order = order
         self.space = space
         self.senders = set(senders)
         self.pw = [int(p) for p in space.pow]
@@ -79,6 +86,55 @@ class _Builder:
                 return
             self.nodes.add(nxt)
             cur = nxt
+
+    def route_all(self, xs: Iterable[int], target: int) -> None:
+        """Route every server of ``xs`` to ``target`` in this builder's order (:data:`ORDERS`)."""
+        if self.order == "shared":
+            self.route_shared(xs, target)
+        else:
+            for x in sorted(xs):
+                self.route(x, target)
+
+    def route_shared(self, xs: Iterable[int], target: int) -> None:
+        """IRS-like routing of ``xs`` to ``target``: the routes farthest from it advance together, one hop each,
+        along the digit under which the most of them meet a server already in the tree or each other (the fewest
+        new relays; ties: the most routes moved, then the highest digit), until every route has merged."""
+        K = self.space.K
+        cur = {x: x for x in sorted(set(xs))}
+        for x in cur:
+            self.pending.discard(x)
+
+        def dist(v: int) -> int:
+            return sum(self.digit(v, d) != self.digit(target, d) for d in range(K))
+
+        cur = {x: c for x, c in cur.items() if c != target}
+        while cur:
+            far = max(dist(c) for c in cur.values())
+            group = [x for x, c in cur.items() if dist(c) == far]
+            while group:
+                best: tuple[tuple[int, int, int], int, list[int]] | None = None
+                for d in range(K - 1, -1, -1):
+                    movers = [x for x in group if self.digit(cur[x], d) != self.digit(target, d)]
+                    if not movers:
+                        continue
+                    hops = {cur[x] + (self.digit(target, d) - self.digit(cur[x], d)) * self.pw[d] for x in movers}
+                    new = sum(v not in self.nodes for v in hops)
+                    score = (len(movers) - new, len(movers), d)
+                    if best is None or score > best[0]:
+                        best = (score, d, movers)
+                assert best is not None
+                _, d, movers = best
+                for x in movers:
+                    c = cur[x]
+                    nxt = c + (self.digit(target, d) - self.digit(c, d)) * self.pw[d]
+                    self.parent[c], self.level[c] = nxt, d
+                    group.remove(x)
+                    if nxt in self.nodes or nxt == target:
+                        self.nodes.add(nxt)
+                        del cur[x]
+                    else:
+                        self.nodes.add(nxt)
+                        cur[x] = nxt
 
     def forest(self, receiver: int) -> Forest:
         fb = ForestBuilder(self.space, np.array([receiver], dtype=np.int64))
@@ -151,13 +207,12 @@ def _cluster_merge(b: _Builder, members: Iterable[int], root: int) -> None:
             meet = root + sum((b.digit(first, d) - b.digit(root, d)) * b.pw[d] for d in dims)
             for i in grp:
                 active.discard(cand[i])
-                b.route(cand[i], meet)
+            b.route_all([cand[i] for i in grp], meet)
             if meet in b.nodes and meet not in b.parent and meet not in b.pending:
                 b.pending.add(meet)
                 active.add(meet)
                 rl[meet] = t
-    for x in sorted(active):
-        b.route(x, root)
+    b.route_all(active, root)
 
 
 def _greedy_groups(space: LabelSpace, cand: np.ndarray, root_dig: np.ndarray,
@@ -202,10 +257,12 @@ def _greedy_groups(space: LabelSpace, cand: np.ndarray, root_dig: np.ndarray,
     return out
 
 
-def m2_family(space: LabelSpace, receiver: int, senders: np.ndarray, algorithm: str) -> Forest:
-    """The MIB-, MC- or M2-based tree (``algorithm`` in :data:`ALGORITHMS`) towards ``receiver``."""
+def m2_family(space: LabelSpace, receiver: int, senders: np.ndarray, algorithm: str, order: str = "highest"
+              ) -> Forest:
+    """The MIB-, MC- or M2-based tree (``algorithm`` in :data:`ALGORITHMS`) towards ``receiver``; ``order``: how
+    unclustered servers are routed (:data:`ORDERS`)."""
     rel = space.relabel(np.asarray(senders, dtype=np.int64), receiver)
-    b = _Builder(space, rel.tolist())
+    b = _Builder(space, rel.tolist(), order)
     layer = space.layer(rel)
     if algorithm == "mc":
         _cluster_merge(b, rel.tolist(), 0)
@@ -221,6 +278,5 @@ def m2_family(space: LabelSpace, receiver: int, senders: np.ndarray, algorithm: 
     if algorithm == "m2":
         _cluster_merge(b, roots, 0)
     else:
-        for x in sorted(roots):
-            b.route(x, 0)
+        b.route_all(roots, 0)
     return b.forest(receiver)

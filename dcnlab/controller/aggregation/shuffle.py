@@ -171,6 +171,9 @@ class ShuffleCosts:
     links: dict[str, int] = field(default_factory=dict)
     aggregators: dict[str, int] = field(default_factory=dict)
     receiver_input: dict[str, float] = field(default_factory=dict)
+    aggregators_summed: dict[str, int] = field(default_factory=dict)
+    """Aggregating servers counted once per tree they aggregate in (``aggregators`` counts each server once):
+    003 does not say which it counts (Fig. 4(c), Fig. 5(c))."""
 
 
 def no_aggregation_cost(space: LabelSpace, senders: np.ndarray, receivers: np.ndarray) -> float:
@@ -203,6 +206,12 @@ def shuffle_costs(space: LabelSpace, senders: np.ndarray, receivers: np.ndarray,
     links: dict[str, int] = {}
     aggregators: dict[str, int] = {}
     receiver_input: dict[str, float] = {}
+    summed: dict[str, int] = {}
+
+    def measure(name: str, f: Forest) -> None:
+        links[name], aggregators[name], receiver_input[name] = forest_detail(f)
+        summed[name] = int(_aggregator_keys(f).shape[0])
+
     if "srs" in methods or "incast" in methods:
         irs = engine.irs_costs(space, receivers, senders, deltas)
         if "incast" in methods:
@@ -216,37 +225,35 @@ def shuffle_costs(space: LabelSpace, senders: np.ndarray, receivers: np.ndarray,
             traffic["srs"] = [srs_cost(groups, hops, index, irs.traffic[i], irs.root_output[i])
                               for i in range(len(deltas))]
             if detail:
-                links["srs"], aggregators["srs"], receiver_input["srs"] = _srs_detail(space, senders, groups)
+                links["srs"], aggregators["srs"], receiver_input["srs"], summed["srs"] = _srs_detail(
+                    space, senders, groups)
         if detail and "incast" in methods:
-            links["incast"], aggregators["incast"], receiver_input["incast"] = forest_detail(
-                engine.irs_forest(space, receivers, senders))
+            measure("incast", engine.irs_forest(space, receivers, senders))
     if "unicast" in methods:
         uni = engine.unicast_costs(space, receivers, senders, deltas, seed=seed)
         traffic["unicast"] = uni.traffic.sum(axis=1).tolist()
         if detail:
-            links["unicast"], aggregators["unicast"], receiver_input["unicast"] = forest_detail(
-                engine.unicast_forest(space, receivers, senders, seed=seed))
+            measure("unicast", engine.unicast_forest(space, receivers, senders, seed=seed))
     if "kmb" in methods:
         total = float(kmb_shuffle_costs(space, senders, receivers).sum())
         traffic["kmb"] = [total if d == 0.0 else float("nan") for d in deltas]
         if detail:
-            links["kmb"], aggregators["kmb"], receiver_input["kmb"] = forest_detail(
-                engine.kmb_forest(space, receivers, senders))
+            measure("kmb", engine.kmb_forest(space, receivers, senders))
     if "none" in methods:
         traffic["none"] = [no_aggregation_cost(space, senders, receivers)] * len(deltas)
         if detail:
             n = receivers.shape[0]
             _, steps = unicast_forest(space, receivers, np.repeat(np.arange(n), m), np.tile(senders, n), seed=seed)
             links["none"] = count_distinct(step_link_keys(space, steps, receivers))
-            aggregators["none"] = 0
+            aggregators["none"] = summed["none"] = 0
             receiver_input["none"] = float(m)
     for name, f in (forests or {}).items():
         if not np.array_equal(f.receivers, receivers):
             raise ValueError(f"{name}: its forest's trees are not one per receiver, in the receivers' order")
         traffic[name] = forest_traffic(f, deltas)
         if detail:
-            links[name], aggregators[name], receiver_input[name] = forest_detail(f)
-    return ShuffleCosts(deltas, traffic, links, aggregators, receiver_input)
+            measure(name, f)
+    return ShuffleCosts(deltas, traffic, links, aggregators, receiver_input, summed)
 
 
 def forest_traffic(f: Forest, deltas: Sequence[float]) -> list[float]:
@@ -294,8 +301,10 @@ def step_link_keys(space: LabelSpace, steps: PathSteps, receivers: np.ndarray) -
     return np.concatenate([node * space.K + lv, nxt * space.K + lv])
 
 
-def _srs_detail(space: LabelSpace, senders: np.ndarray, groups: Sequence[ReceiverGroup]) -> tuple[int, int, float]:
-    """Links, aggregators and mean receiver input of the SRS subgraph (delta = 0)."""
+def _srs_detail(space: LabelSpace, senders: np.ndarray, groups: Sequence[ReceiverGroup]
+                ) -> tuple[int, int, float, int]:
+    """Links, aggregators, mean receiver input and aggregators summed over the entry trees of the SRS subgraph
+    (delta = 0)."""
     entries = np.array([g.entry for g in groups], dtype=np.int64)
     f = engine.irs_forest(space, entries, senders)
     links = [_link_keys(f)]
@@ -310,4 +319,4 @@ def _srs_detail(space: LabelSpace, senders: np.ndarray, groups: Sequence[Receive
     for i, g in enumerate(groups):
         inputs.extend(float(arriving[i]) if r == g.entry else 1.0 for r in g.members)
     return (count_distinct(np.concatenate(links)), count_distinct(_aggregator_keys(f)),
-            float(np.mean(inputs)) if inputs else 0.0)
+            float(np.mean(inputs)) if inputs else 0.0, int(_aggregator_keys(f).shape[0]))

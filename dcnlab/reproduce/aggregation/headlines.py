@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from dcnlab.results.spread import Rounds, combined, rounds_text, se
 from dcnlab.results.summary import Headline, missing
 from dcnlab.results.summary import mean_of as _mean
 
@@ -80,15 +81,17 @@ def aggregation(results: Mapping[str, Any] | None, emulation: Mapping[str, Any] 
         for m, label in names.items():
             h = Headline("003", f"{label} saves {PAPER_003[paper_part][m]:g}% vs no aggregation: {where}",
                          PAPER_003[paper_part][m],
-                         p["overall"][m] if p else None, unit="%", kind="percent", plot=plot if p else None)
+                         p["overall"][m] if p else None, unit="%", kind="percent", plot=plot if p else None,
+                         **_spread(p, m))
             if p:
-                how = (p.get("setting") or {}).get("size-average", "plain") if key == "003-size" else "plain"
+                how = (p.get("setting") or {}).get("average", "plain")
                 h.reading = (f"saving = 1 - traffic / traffic without aggregation per round, averaged over "
                              f"{p.get('rounds', '?')} round(s) per point, then "
                              + {"plain": "plainly", "by-members": "weighted by m + n",
                                 "by-traffic": "pooled (1 - sum of traffic / sum without aggregation)"}[how]
-                             + f" over {'k' if key == '003-k' else 'm = n'} = {_saving_points(p)}"
-                             + (f"; Steiner-based trees: {p['setting']['steiner-baseline']}"
+                             + f" over {'k' if key == '003-k' else 'm = n'} = {_saving_points(p)} (003's one "
+                               "averaging rule, Fig. 4(a) and Fig. 5 alike)"
+                             + (f"; Steiner-based trees: {p['setting']['steiner-baseline']} (one per receiver)"
                                 if m == "kmb" and p.get("setting") else ""))
             out.append(missing(h, absent(key)))
     p = part("003-delta")
@@ -97,13 +100,13 @@ def aggregation(results: Mapping[str, Any] | None, emulation: Mapping[str, Any] 
         value = p["overall"].get(f"srs@{size}") if p else None
         h = Headline("003", f"SRS saves {paper:g}% with δ uniform on [0,1]: m = n = {size}, BCube(8,5) "
                             f"(Fig. 6({'a' if size == 250 else 'b'}))", paper, value, unit="%", kind="percent",
-                     plot=f"003-delta-{size}.png" if str(size) in pts else None)
+                     plot=f"003-delta-{size}.png" if str(size) in pts else None, **_spread(p, f"srs@{size}"))
         if value is not None:
             vs_srs = (p.get("setting") or {}).get("delta-reading") == "vs-srs-no-agg"
             h.reading = (f"saving curve over δ = 0, 0.05, ..., 1 (mean of {p.get('rounds', '?')} round(s) per δ), "
-                         f"averaged over δ by the trapezoid rule (δ uniform on [0,1])"
-                         + ("; the saving against SRS without aggregation (δ = 1, Fig. 7's baseline)" if vs_srs
-                            else ""))
+                         f"averaged over δ by the trapezoid rule (δ uniform on [0,1]), against the existing method "
+                         f"(§5.4)" + ("; here against SRS without aggregation (δ = 1, Fig. 7's baseline), a reading "
+                                      "§5.4 rules out" if vs_srs else ""))
         out.append(missing(h, absent("003-delta") if p is None else f"m = n = {size} not in this run's points"))
     out += _trends_003(part("003-k"), part("003-size"), part("003-delta"), absent)
     out += _worked_003(worked, not_run)
@@ -135,69 +138,147 @@ def _points(p: Mapping[str, Any] | None, key: str, method: str) -> list[float]:
     return [v[key][method] for v in p["points"].values() if method in v.get(key, {})]
 
 
+def _spread(p: Mapping[str, Any] | None, key: str) -> dict[str, Any]:
+    """``spread`` and ``spread_of`` of the overall figure ``key`` of part ``p`` (its standard error over the rounds,
+    :func:`dcnlab.reproduce.aggregation.model.summarise`), as Headline keyword arguments."""
+    se = ((p or {}).get("overall_se") or {}).get(key)
+    return {"spread": se, "spread_of": rounds_text(int(p.get("rounds") or 0))} if p and se is not None else {}
+
+
+def _replicated(p: Mapping[str, Any] | None, figure: Any) -> dict[str, Any]:
+    """``spread`` and ``spread_of`` of a figure computed from ``p``'s points (a function of a getter,
+    :class:`dcnlab.results.spread.Rounds`)."""
+    if not p:
+        return {}
+    r = Rounds(p["points"])
+    se = r.se(figure) if r else None
+    return {"spread": se, "spread_of": rounds_text(r.count())} if se is not None else {}
+
+
+def _point_se(p: Mapping[str, Any], point: str, key: str, a: str, b: str | None = None) -> float | None:
+    """The standard error of one point's mean of ``key`` for ``a`` (or of ``a`` minus ``b``, paired by round)."""
+    per = p["points"][point].get("rounds", {}).get(key, {})
+    xs = per.get(a)
+    if xs is None or (b is not None and b not in per):
+        return None
+    return se(xs if b is None else [x - y for x, y in zip(xs, per[b])])
+
+
+def _counted(p: Mapping[str, Any] | None) -> str:
+    """The rounds' key of the aggregating servers under 003's counting (distinct servers or summed over trees)."""
+    summed = ((p or {}).get("setting") or {}).get("counting") == "summed"
+    return "aggregators_summed" if summed else "aggregators"
+
+
 def _trends_003(pk: Mapping[str, Any] | None, ps: Mapping[str, Any] | None, pd: Mapping[str, Any] | None,
                 absent: Any) -> list[Headline]:
     out = []
+    agg = _counted(pk)
+    counting = "summed over the receivers' trees" if agg == "aggregators_summed" else "distinct servers"
 
-    def ratio_of_means(p: Mapping[str, Any] | None, key: str, a: str, b: str) -> float | None:
+    sp: dict[str, Any]
+
+    def ratio_of_means(p: Mapping[str, Any] | None, key: str, a: str, b: str) -> tuple[float | None, dict[str, Any]]:
         xa, xb = _mean(_points(p, key, a)), _mean(_points(p, key, b))
-        return xa / xb if xa is not None and xb else None
+        if xa is None or not xb or p is None:
+            return None, {}
+        pts = list(p["points"])
+        rk = agg if key == "aggregators" else key
+        return xa / xb, _replicated(p, lambda get: sum(get(q, rk, a) for q in pts) / sum(get(q, rk, b) for q in pts))
 
     for key, fig in (("links", "4(b)"), ("aggregators", "4(c)")):
-        v = ratio_of_means(pk, key, "srs", "incast")
+        v, sp = ratio_of_means(pk, key, "srs", "incast")
         h = Headline("003", f"SRS uses fewer {key} than incast-based on BCube(6,k) (Fig. {fig})", None, v,
                      unit="SRS / incast", kind="trend", direction="down", reference=1.0, paper_text="fewer",
                      plot=f"003-k-{key}.png" if v is not None else None,
-                     reading=f"mean {key} of SRS over the mean of incast-based, {_span(pk, 'k')}")
+                     reading=f"mean {key} of SRS over the mean of incast-based, {_span(pk, 'k')}"
+                             + (f"; aggregating servers counted as {counting}" if key == "aggregators" else ""), **sp)
         out.append(missing(h, absent("003-k")))
     for method, direction, word in (("incast", "up", "more"), ("unicast", "down", "fewer")):
         xs = _points(pk, "aggregators", method)
         v = xs[-1] - xs[0] if len(xs) > 1 else None
+        sp = {}
+        if v is not None and pk:
+            keys = list(pk["points"])
+            sp = {"spread": combined(_point_se(pk, keys[-1], agg, method), _point_se(pk, keys[0], agg, method)),
+                  "spread_of": rounds_text(int(pk.get("rounds") or 0))}
         h = Headline("003", f"As k grows, {method}-based uses {word} aggregating servers (Fig. 4(c))", None, v,
                      unit=f"servers, {_ends(pk, 'k')}", kind="trend", direction=direction, reference=0.0,
                      paper_text=word, plot="003-k-aggregators.png" if v is not None else None,
-                     reading="aggregating servers at the largest k minus at the smallest")
+                     reading=f"aggregating servers ({counting}) at the largest k minus at the smallest; per k: "
+                             + ", ".join(f"{x:.1f}" for x in xs), **sp)
         out.append(missing(h, absent("003-k")))
-    v = ratio_of_means(pk, "receiver_input", "srs", "none")
+    v, sp = ratio_of_means(pk, "receiver_input", "srs", "none")
     h = Headline("003", "SRS cuts the input size at each receiver (Fig. 4(d))", None, v,
                  unit="SRS / no aggregation", kind="trend", direction="down", reference=1.0, paper_text="smaller",
                  plot="003-k-receiver_input.png" if v is not None else None,
-                 reading=f"mean receiver input of SRS over that without aggregation, {_span(pk, 'k')}")
+                 reading=f"mean receiver input of SRS over that without aggregation, {_span(pk, 'k')}", **sp)
     out.append(missing(h, absent("003-k")))
-    v = ratio_of_means(pk, "aggregators", "kmb", "srs")
+    v, sp = ratio_of_means(pk, "aggregators", "kmb", "srs")
     h = Headline("003", "Steiner-based uses fewer aggregating servers than SRS (§6)", None, v,
                  unit="Steiner / SRS", kind="trend", direction="down", reference=1.0, paper_text="fewer",
                  plot="003-k-aggregators.png" if v is not None else None,
-                 reading=f"mean aggregators of KMB trees over those of SRS, {_span(pk, 'k')}")
+                 reading=f"mean aggregators ({counting}) of the Steiner-based trees over those of SRS, "
+                         f"{_span(pk, 'k')}", **sp)
     out.append(missing(h, absent("003-k")))
     xs = [v["saving"]["srs"] for v in ps["points"].values()] if ps else []
     v = xs[-1] - xs[0] if len(xs) > 1 else None
+    sp = {}
+    if v is not None and ps:
+        keys = list(ps["points"])
+
+        def saving_se(q: str) -> float | None:
+            tr = ps["points"][q].get("rounds", {}).get("traffic", {})
+            return se([100 * (1 - t / n) for t, n in zip(tr.get("srs", []), tr.get("none", []))])
+        sp = {"spread": combined(saving_se(keys[-1]), saving_se(keys[0])),
+              "spread_of": rounds_text(int(ps.get("rounds") or 0))}
     h = Headline("003", "The savings grow with m = n on BCube(8,5) (Fig. 5)", None, v,
                  unit=f"points, {_ends(ps, 'm=n')}",
                  kind="trend", direction="up", reference=0.0, paper_text="grow",
                  plot="003-size-saving.png" if v is not None else None,
-                 reading="SRS saving at the largest m = n minus at the smallest")
+                 reading="SRS saving at the largest m = n minus at the smallest", **sp)
     out.append(missing(h, absent("003-size") if ps is None else "one point only"))
-    worst, above = None, []
-    if pd:
-        for size, pt in pd["points"].items():
-            tr, deltas = pt["traffic"], pt["deltas"]
-            cross = None
-            for i in range(len(tr["srs"])):
-                base = min(tr["unicast"][i], tr["none"][i])
-                if base > 0:
-                    worst = max(worst or 0.0, tr["srs"][i] / base)
-                    if tr["srs"][i] >= base and cross is None:
-                        cross = deltas[i]
-            if cross is not None:
-                above.append(f"m = n = {size} from δ = {cross:g}")
-    h = Headline("003", "SRS traffic stays below unicast and no aggregation for every δ (Fig. 6)", None, worst,
-                 unit="max SRS / min(others)", kind="trend", direction="down", reference=1.0, paper_text="below",
-                 plot="003-delta-250.png" if worst is not None else None,
-                 reading="largest ratio over δ = 0, 0.05, ..., 1 of SRS traffic to the lower of unicast and no "
-                         "aggregation; " + ("SRS at or above it " + ", ".join(above) if above else "below everywhere"))
-    out.append(missing(h, absent("003-delta")))
+    out.append(_every_delta_003(pd, absent))
     return out
+
+
+NO_GAIN_AT_1 = ("In such a case, the in-network aggregation on the s data flows does not bring any gain; hence, the "
+                "unicast-driven method is equivalent to the existing method.")
+"""003 §5.4, on δ = 1: the rule that bounds Fig. 6's "always much less" (SRS cannot be below the existing method)."""
+
+
+def _every_delta_003(pd: Mapping[str, Any] | None, absent: Any) -> Headline:
+    """Fig. 6: SRS below unicast and the existing method at every δ, judged at its worst δ; ``inconsistent`` with
+    §5.4's own rule at δ = 1 (no gain from aggregation, so SRS's trees, longer than shortest paths, carry more)."""
+    points: dict[str, float] = {}
+    at_one: list[float] = []
+    above = []
+    for size, pt in ((pd or {}).get("points") or {}).items():
+        tr, deltas = pt["traffic"], pt["deltas"]
+        cross = None
+        for i in range(len(tr["srs"])):
+            base = min(tr["unicast"][i], tr["none"][i])
+            if base > 0:
+                points[f"m=n={size}, δ={deltas[i]:g}"] = tr["srs"][i] / base
+                if tr["srs"][i] >= base and cross is None:
+                    cross = deltas[i]
+        if tr["none"][-1] > 0:
+            at_one.append(tr["srs"][-1] / tr["none"][-1])
+        if cross is not None:
+            above.append(f"m = n = {size} from δ = {cross:g}")
+    bound = ""
+    if at_one and min(at_one) >= 1.0:
+        bound = (f"at δ = 1 aggregation brings no gain (§5.4: \"{NO_GAIN_AT_1}\"), so SRS, whose trees are not all "
+                 f"shortest paths, carries at least the existing method's traffic there: SRS / existing at δ = 1 is "
+                 + ", ".join(f"{x:.3f}" for x in at_one) + " (bound 1); no reading keeps SRS below at every δ")
+    h = Headline("003", "SRS traffic stays below unicast and no aggregation for every δ (Fig. 6)", None, None,
+                 unit="SRS / min(others), worst δ", kind="trend", direction="down", reference=1.0,
+                 paper_text="always below", plot="003-delta-250.png" if points else None, points=points or None,
+                 over="δ", inconsistent=bound,
+                 reading="ratio of SRS traffic to the lower of unicast and no aggregation at δ = 0, 0.05, ..., 1, "
+                         "judged at the worst δ; " + ("SRS at or above it " + ", ".join(above) if above
+                                                       else "below everywhere"))
+    return missing(h, absent("003-delta"))
 
 
 def _bloom_003() -> list[Headline]:
@@ -242,130 +323,9 @@ def _worked_003(worked: Mapping[str, Any] | None, why: str) -> list[Headline]:
     return out
 
 
-PAPER_000_WAIT = {"size": 100 * 2 / 3, "senders": 75.0}
-def _wait_saving(p: Mapping[str, Any] | None, part: str) -> tuple[float | None, str]:
-    """1 - busiest link (M2) / busiest link (none), averaged over the table's columns that ran (else all points)."""
-    from dcnlab.reproduce.aggregation.model import WAIT_COLUMNS
-
-    if not p:
-        return None, ""
-    pts = p["points"]
-    v = p["overall"].get("m2 wait vs none")
-    if v is None:
-        return None, "the results predate the waiting-time model"
-    cols = [str(c) for c in WAIT_COLUMNS[part] if str(c) in pts] or list(pts)
-    from dcnlab.reproduce.aggregation.model import DEFAULT_SETTING_000
-
-    ecmp = DEFAULT_SETTING_000["wait-model"] == "link-bound-ecmp"    # 000's search chose it (open_settings)
-    return v, (f"link-bound model (dcnlab.controller.aggregation.waiting): 1 - busiest link with M2 / without "
-               f"aggregation{' (spread evenly over the receiver links)' if ecmp else ''}, mean over "
-               f"{', '.join(cols)} ({'k' if part == '000-k' else 'senders'}; "
-               f"{p.get('rounds', '?')} round(s) each)")
-
-
-def _bmv2_wait(emulation: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    """The BMv2 waiting-time experiment's results (:mod:`dcnlab.reproduce.aggregation.waiting`), when it ran."""
-    w = (emulation or {}).get("waiting")
-    return w if w and w.get("points") else None
-
-
-def _headlines_000_wait(pk: Mapping[str, Any] | None, ps: Mapping[str, Any] | None,
-                        emulation: Mapping[str, Any] | None, absent: Any) -> list[Headline]:
-    out = []
-    for p, part, key, where in ((pk, "000-k", "size", "across network sizes (Table 1: BCube(6,k), k = 2..6)"),
-                                (ps, "000-size", "senders", "across sender counts (Table 2: 1000..3000 senders)")):
-        frac = "2/3" if key == "size" else "3/4"
-        v, how = _wait_saving(p, part)
-        h = Headline("000", f"Shuffle+reduce wait about {frac} shorter than without aggregation, {where} (abstract)",
-                     PAPER_000_WAIT[key], v, unit="%", kind="percent", direction="up", reference=0.0,
-                     paper_text=f"about {frac} shorter", plot=f"{part}-busiest.png" if v is not None else None,
-                     reading=how)
-        out.append(h if v is not None else missing(h, how or absent(part)))
-    w = _bmv2_wait(emulation)
-    h = Headline("000", "Word-count incast on BMv2: M2 shortens shuffle+reduce completion against no aggregation "
-                        "(abstract: 2/3 to 3/4)", PAPER_000_WAIT["size"], w["model_saving"] if w else None,
-                 emulated=True, emulation=w["saving"] if w else None, unit="%", kind="percent", direction="up",
-                 reference=0.0,
-                 paper_text="about 2/3 to 3/4 shorter", plot="aggregation-waiting.png" if w else None)
-    if w:
-        h.reading = (f"{w['spec']}, {', '.join(str(m) for m in w['senders'])} senders, {w['runs']} runs each: "
-                     f"1 - completion(M2) / completion(none) per run, mean over runs and sender counts; BMv2 "
-                     f"{w['saving']:.1f} ± {w['saving_sd']:.1f}%; model = the link-bound model of the same jobs")
-        out.append(h)
-    else:
-        out.append(missing(h, "not run: the BMv2 waiting-time experiment did not run"))
-    return out
-
-
 def _headlines_000(pk: Mapping[str, Any] | None, ps: Mapping[str, Any] | None,
                    emulation: Mapping[str, Any] | None, absent: Any) -> list[Headline]:
-    out = []
-    for p, name, paper, where, plot in ((pk, "000-k", 3.0, "across network sizes, BCube(6,k), 120 senders",
-                                         "000-k-traffic.png"),
-                                        (ps, "000-size", 19.0, "across sender counts, 100..4000 on BCube(4,8)",
-                                         "000-size-traffic.png")):
-        h = Headline("000", f"M2 carries about {paper:g}% less data than IRS-based, {where} (abstract)",
-                     paper, p["overall"]["m2 vs irs"] if p else None, unit="%", kind="percent", direction="up",
-                     reference=0.0, paper_text=f"about {paper:g}%", plot=plot if p else None)
-        if p:
-            h.reading = (f"1 - traffic(M2) / traffic(IRS-based) per point (mean of {p.get('rounds', '?')} round(s)), "
-                         f"averaged plainly over {_saving_points(p)}")
-        out.append(missing(h, absent(name)))
-    out += _headlines_000_wait(pk, ps, emulation, absent)
-    # 000 Fig. 5 and 6, the trends the text states
-    def delta(method: str, key: str) -> float | None:
-        xs = _points(pk, key, method)
-        return xs[-1] - xs[0] if len(xs) > 1 else None
+    """000's headlines (:mod:`dcnlab.reproduce.aggregation.headlines_000`)."""
+    from dcnlab.reproduce.aggregation.headlines_000 import headlines_000
 
-    inc = [delta(m, "aggregators") for m in ("m2", "irs")]
-    v = min(inc) if all(x is not None for x in inc) else None  # type: ignore[type-var]
-    out.append(missing(Headline("000", "Aggregation servers rise with k for M2 and IRS-based (Fig. 5(b))", None, v,
-                                unit=f"servers, {_ends(pk, 'k')} (smaller of the two)", kind="trend", direction="up",
-                                reference=0.0, paper_text="rise", plot="000-k-aggregators.png" if v is not None else None,
-                                reading="aggregating servers at the largest k minus at the smallest, the smaller of "
-                                        "M2 and IRS-based"), absent("000-k")))
-    v = delta("unicast", "aggregators")
-    out.append(missing(Headline("000", "Aggregation servers fall with k for unicast (Fig. 5(b))", None, v,
-                                unit=f"servers, {_ends(pk, 'k')}", kind="trend", direction="down", reference=0.0,
-                                paper_text="fall", plot="000-k-aggregators.png" if v is not None else None,
-                                reading="aggregating servers of unicast trees at the largest k minus at the smallest"),
-                       absent("000-k")))
-    for p, name, key, fig, plot in ((pk, "000-k", "new_servers", "5(c)", "000-k-new_servers.png"),
-                                    (pk, "000-k", "links", "5(d)", "000-k-links.png"),
-                                    (ps, "000-size", "links", "6(b)", "000-size-links.png")):
-        v = None
-        if p:
-            first = next(iter(p["points"].values()))[key]
-            others = [m for m in first if m in PAPERS_SCHEMES and m not in ("m2", "none", "mib", "mc")]
-            v = _mean([pt[key]["m2"] - min(pt[key][m] for m in others) for pt in p["points"].values()])
-        what = "newly added servers" if key == "new_servers" else "links"
-        out.append(missing(Headline("000", f"M2 uses the fewest {what} ({'BCube(6,k)' if name == '000-k' else 'BCube(4,8)'}"
-                                           f", Fig. {fig})", None, v, unit=f"{what}, M2 minus best other",
-                                    kind="trend", direction="at most", reference=0.0, paper_text="fewest",
-                                    plot=plot if v is not None else None,
-                                    reading=f"per point, M2's {what} minus the fewest of IRS-based and unicast, "
-                                            f"averaged over the points"), absent(name)))
-    v = None
-    if ps:
-        last = list(ps["points"].values())[-1]["traffic"]
-        v = last["m2"] / min(last["unicast"], last["none"])
-    out.append(missing(Headline("000", "At the most senders M2 still carries the least data, below unicast and no "
-                                       "aggregation (Fig. 6(a))", None, v, unit="M2 / best other", kind="trend",
-                                direction="down", reference=1.0, paper_text="least",
-                                plot="000-size-traffic.png" if v is not None else None,
-                                reading="traffic of M2 over the lower of unicast and no aggregation at the largest "
-                                        "sender count run"), absent("000-size")))
-    v = None
-    if pk and "receiver_input" in next(iter(pk["points"].values()), {}):
-        v = _mean([max(x for m, x in pt["receiver_input"].items() if m in PAPERS_SCHEMES and m != "none")
-                   / pt["receiver_input"]["none"]
-                   for pt in pk["points"].values()])
-    out.append(missing(Headline("000", "All in-network schemes sharply reduce the data arriving at the receiver "
-                                       "(Fig. 5(e))", None, v, unit="largest in-network / none", kind="trend",
-                                direction="down", reference=1.0, paper_text="sharply less",
-                                plot="000-k-receiver_input.png" if v is not None else None,
-                                reading="per k, the largest receiver input of the in-network schemes over no "
-                                        "aggregation's (120 units), averaged over k"), absent("000-k")))
-    return out
-
-
+    return headlines_000(pk, ps, emulation, absent)

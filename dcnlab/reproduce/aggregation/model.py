@@ -12,8 +12,9 @@ Parts (``dcnlab reproduce aggregation --only ...``):
 
 Choices: members are drawn uniformly without replacement, receivers and senders disjoint. The
 "saving" of a method is ``1 - traffic / traffic without aggregation`` per round, averaged over the
-rounds of a point and then over the points of a part, each point weighing the same (the papers
-average "over k" and "as m = n ranges"), except 003-size, pooled over the sweep (:data:`DEFAULT_SETTING_003`). With delta uniform on [0, 1] (003 §5.4) the saving is the
+rounds of a point and then over the points of a part by the paper's one averaging rule (each point the same, or
+pooled; :data:`DEFAULT_SETTING_003`, :data:`DEFAULT_SETTING_000`). Every figure carries its standard error over the
+rounds (``overall_se``; each point keeps its rounds, :mod:`dcnlab.results.spread`). With delta uniform on [0, 1] (003 §5.4) the saving is the
 mean of the saving curve over delta, by the trapezoid rule on 21 points. Every round has its own
 seed ``(seed, part, point, round)``, so results do not depend on the number of workers.
 
@@ -35,7 +36,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,32 +61,22 @@ PAPER = {
 }
 """Saving vs no aggregation (003) or M2's data reduction vs IRS-based (000), in percent."""
 DEFAULT_SETTING_000 = {"irs-baseline": "intra", "average": "mean-of-points", "sender-sweep": "100..4000",
-                       "k-sweep": "2..6", "wait-model": "link-bound-ecmp"}
+                       "k-sweep": "2..6"}
 """000's open settings (:mod:`dcnlab.results.open_settings`) as the reproduction runs them: the setting
-``dcnlab reproduce search 000`` chose, under which most of 000's statements hold at once (8 of 11; a test
-checks that they are the same). ``irs-baseline`` picks the IRS trees of parts 000-k and 000-size (``intra``:
-with 003's intra-stage step: it makes the 3% hold, 4.8% over k = 2..8 and 2.3% over 2..6, while the IRS 000
-describes makes the 19% hold at 22.0% and the 3% miss at 12%: one or the other, never both); ``k-sweep``
-the points of 000-k (Table 1's k = 2..6, not the setup's 2..8: closer to the paper's figures at the same
-count); ``wait-model`` the waiting time's model (no aggregation spread over the receiver's k+1 links, the
-closest to 2/3 and 3/4 of the three, though all three miss them); ``average`` and ``sender-sweep`` are how
-:func:`summarise` averages (each point the same, every point run). The search table is in
-``dcnlab/results/search_tables/000.json`` and in ``reproduce all``'s report."""
-DEFAULT_SETTING_003 = {"steiner-baseline": "kmb-shuffle-tree", "delta-reading": "vs-srs-no-agg",
-                       "size-average": "by-traffic"}
+``dcnlab reproduce search 000`` chose (a test checks that they are the same; the search table is in
+``dcnlab/results/search_tables/000.json`` and in ``reproduce all``'s report). ``irs-baseline`` picks the IRS
+trees the headlines compare M2 with (both readings are scored every round, :func:`_incast_round`); ``k-sweep``
+the points of 000-k; ``average`` is 000's one averaging rule (:func:`incast_overall`) and ``sender-sweep`` the
+points averaged. The waiting time's model is no setting: 000 gives none, every model's figure is shown."""
+DEFAULT_SETTING_003 = {"steiner-baseline": "kmb", "delta-reading": "curve-mean", "average": "plain",
+                       "counting": "distinct"}
 """003's open settings (:mod:`dcnlab.results.open_settings`) as the reproduction runs them: the setting
-``dcnlab reproduce search 003`` chose, under which most of 003's statements hold at once (20 of 26, against 17
-with KMB, the curve's mean and a plain average; a test checks that they are the same). ``size-average`` decides:
-Fig. 5's savings pooled over the sweep (one minus the sum of a method's traffic over the sum of no
-aggregation's, i.e. each point weighted by its traffic) make SRS, incast- and unicast-based hold (52.4%, 52.3%,
-33.2% against 55.33%, 55.29%, 34.46%; each point weighing the same gives 47.3%, 47.2%, 28.4%). No Steiner or δ
-reading changes a verdict; among them the tie went to the figures closest to the paper's:
-``steiner-baseline`` one KMB tree over all m + n shuffle members (003 Definition 3's subgraph "spanning all
-shuffle members"; 32.3% on BCube(6,k) against the paper's 28.76%, KMB per receiver 47.2%) and
-``delta-reading`` the mean of Fig. 6's curve against SRS without aggregation (Fig. 7's baseline; 23.9% and
-32.3% against 28.78% and 45.05%; against no aggregation 18.5% and 25.3%). :func:`_shuffle_round` builds the
-Steiner-based trees of that reading (:mod:`dcnlab.controller.aggregation.steiner_readings`), :func:`summarise`
-averages and reads δ so. The search table is in ``dcnlab/results/search_tables/003.json`` and in ``reproduce all``'s report."""
+``dcnlab reproduce search 003`` chose (a test checks that they are the same; the search table is in
+``dcnlab/results/search_tables/003.json`` and in ``reproduce all``'s report). ``steiner-baseline``: the
+Steiner-based trees, one per receiver as 003 §5.1 says (:mod:`dcnlab.controller.aggregation.steiner_readings`;
+:func:`_shuffle_round` builds them); ``delta-reading``: Fig. 6's curve as one saving against the existing method
+(§5.4); ``average``: 003's one averaging rule, Fig. 4(a) and Fig. 5 alike (:func:`shuffle_overall`);
+``counting``: aggregating servers as distinct servers or summed over the receivers' trees."""
 K_POINTS_000 = tuple(range(2, 7)) if DEFAULT_SETTING_000["k-sweep"] == "2..6" else tuple(range(2, 9))
 
 
@@ -150,7 +141,9 @@ def _shuffle_round(n: int, k: int, m: int, seed: Sequence[int], deltas: Sequence
         c.traffic["kmb"] = [float(t.traffic.sum()) if d == 0.0 else float("nan") for d in deltas]
         if detail:
             c.links["kmb"], c.aggregators["kmb"] = int(t.links or 0), int(t.aggregator_servers or 0)
+            c.aggregators_summed["kmb"] = int(t.aggregators.sum())
     out = {"traffic": c.traffic, "links": c.links, "aggregators": c.aggregators,
+           "aggregators_summed": c.aggregators_summed,
            "receiver_input": c.receiver_input, "seconds": time.perf_counter() - t0,
            "cpu_seconds": time.process_time() - c0}
     if built:
@@ -183,9 +176,9 @@ def _incast_round(n: int, k: int, m: int, seed: Sequence[int], plugins: Sequence
     space = LabelSpace(n, k)
     pick = _draw(space.N, m + 1, seed)
     r, s = int(pick[0]), pick[1:]
-    intra = DEFAULT_SETTING_000["irs-baseline"] == "intra"
-    forests = {"irs": engine.irs_forest(space, pick[:1], s, intra_stage=intra),
-               "unicast": engine.unicast_forest(space, pick[:1], s, seed=int(seed[-1]))}
+    irs = {name: engine.irs_forest(space, pick[:1], s, intra_stage=name == "irs-intra") for name in IRS_READINGS}
+    chosen = next(name for name, value in IRS_READINGS.items() if value == DEFAULT_SETTING_000["irs-baseline"])
+    forests = {"irs": irs[chosen], "unicast": engine.unicast_forest(space, pick[:1], s, seed=int(seed[-1]))}
     seconds = {}
     for algo in ("m2", "mib", "mc"):
         t0 = time.perf_counter()
@@ -202,8 +195,14 @@ def _incast_round(n: int, k: int, m: int, seed: Sequence[int], plugins: Sequence
     for algo, f in forests.items():
         score_forest(f, out, algo, m)
     out["traffic"]["none"] = float(2 * space.layer(space.relabel(s, r)).sum())
-    out["busiest"]["none"] = none_busiest(space, r, s, spread=DEFAULT_SETTING_000["wait-model"] == "link-bound-ecmp")
+    primary, ecmp = (float(none_busiest(space, r, s, spread=spread)) for spread in (False, True))
+    out["busiest"]["none"] = primary       # the link-bound model's (WAIT_MODELS: the paper states none)
     out["receiver_input"]["none"] = float(m)
+    variants: dict[str, Any] = {key: {} for key in out if key != "seconds"}
+    for name, f in irs.items():         # both readings of 000's IRS, and no aggregation spread over the links
+        score_forest(f, variants, name, m)
+    variants["busiest"].update({"none-primary": primary, "none-ecmp": ecmp})
+    out["variants"] = variants
     return out
 
 
@@ -290,10 +289,13 @@ def _mean(xs: Sequence[float]) -> float:
 
 
 def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any],
-              setting: dict[str, str] | None = None) -> dict[str, Any]:
-    """Per point and overall means; savings in percent. ``setting``: 003's open settings (default
-    :data:`DEFAULT_SETTING_003`): how Fig. 5's sweep is averaged and how Fig. 6's curve becomes one saving."""
-    setting = setting or DEFAULT_SETTING_003
+              setting: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Per point and overall means, savings in percent, and each overall figure's standard error over the rounds
+    (``overall_se``, :mod:`dcnlab.results.spread`; every point keeps its rounds under ``rounds``). ``setting``:
+    the paper's open settings (default :data:`DEFAULT_SETTING_003` for the 003 parts, :data:`DEFAULT_SETTING_000`
+    for the 000 parts): one averaging rule for every figure of the paper, how 003 counts aggregating servers, how
+    Fig. 6's curve becomes one saving, which IRS 000 compares with."""
+    setting = dict(setting or (DEFAULT_SETTING_000 if part.startswith("000") else DEFAULT_SETTING_003))
     by_point: dict[Any, list[dict[str, Any]]] = {p: [] for p in points}
     for row in rows:
         by_point[row["point"]].append(row["result"])
@@ -301,37 +303,31 @@ def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any],
     if part in ("003-k", "003-size"):
         mine = shuffle_plugins(next(iter(by_point.values()))[0]["traffic"])
         methods = (*SHUFFLE_METHODS, *mine)
+        counting = setting.get("counting", "distinct")
         for p, rs in by_point.items():
+            detail = {key: rs[0].get(key) or {} for key in ("links", "aggregators", "aggregators_summed",
+                                                            "receiver_input")}
+            rounds: dict[str, dict[str, list[float]]] = {
+                "traffic": {mth: [r["traffic"][mth][0] for r in rs] for mth in (*methods, "none")}}
+            for key, first in detail.items():
+                if first:
+                    rounds[key] = {mth: [r[key][mth] for r in rs] for mth in first}
+            agg_key = "aggregators_summed" if counting == "summed" and "aggregators_summed" in rounds else "aggregators"
             per_point[str(p)] = {
                 "saving": {mth: 100 * _mean([1 - r["traffic"][mth][0] / r["traffic"]["none"][0] for r in rs])
                            for mth in methods},
-                "traffic": {mth: _mean([r["traffic"][mth][0] for r in rs]) for mth in (*methods, "none")},
-                "links": {mth: _mean([r["links"][mth] for r in rs]) for mth in rs[0]["links"]} if rs[0]["links"] else {},
-                "aggregators": {mth: _mean([r["aggregators"][mth] for r in rs]) for mth in rs[0]["aggregators"]}
-                if rs[0]["aggregators"] else {},
-                "receiver_input": {mth: _mean([r["receiver_input"][mth] for r in rs]) for mth in rs[0]["receiver_input"]}
-                if rs[0]["receiver_input"] else {},
-                "seconds": _mean([r["seconds"] for r in rs])}
+                "traffic": {mth: _mean(xs) for mth, xs in rounds["traffic"].items()},
+                "links": {mth: _mean(xs) for mth, xs in rounds.get("links", {}).items()},
+                "aggregators": {mth: _mean(xs) for mth, xs in rounds.get(agg_key, {}).items()},
+                "receiver_input": {mth: _mean(xs) for mth, xs in rounds.get("receiver_input", {}).items()},
+                "seconds": _mean([r["seconds"] for r in rs]), "rounds": rounds}
             if mine:    # a user's builder (plugins.py): below SRS per round, as the savings; its trees' build time
                 per_point[str(p)]["below_srs"] = {
                     a: 100 * _mean([1 - r["traffic"][a][0] / r["traffic"]["srs"][0] for r in rs]) for a in mine}
                 per_point[str(p)]["plugin_seconds"] = {a: _mean([r["plugin_seconds"][a] for r in rs]) for a in mine}
-        overall = {mth: _mean([v["saving"][mth] for v in per_point.values()]) for mth in SHUFFLE_METHODS}
-        pooled = part == "003-size" and setting["size-average"] != "plain"
-        pts, vals = [int(p) for p in per_point], list(per_point.values())
-        if pooled:
-            overall = {mth: average(pts, [v["saving"][mth] for v in vals], [v["traffic"][mth] for v in vals],
-                                    [v["traffic"]["none"] for v in vals], setting["size-average"])
-                       for mth in SHUFFLE_METHODS}
-        for a in mine:      # averaged as the built-ins' savings (pooled in 003-size: against SRS's traffic)
-            overall[f"{a} saving vs none"] = (average(pts, [v["saving"][a] for v in vals], [v["traffic"][a] for v in vals],
-                                                      [v["traffic"]["none"] for v in vals], setting["size-average"])
-                                              if pooled else _mean([v["saving"][a] for v in vals]))
-            overall[f"{a} vs srs"] = (average(pts, [v["below_srs"][a] for v in vals], [v["traffic"][a] for v in vals],
-                                              [v["traffic"]["srs"] for v in vals], setting["size-average"])
-                                      if pooled else _mean([v["below_srs"][a] for v in vals]))
+        overall, overall_se = shuffle_overall(part, per_point, setting, mine)
     elif part == "gap":
-        overall = {}
+        overall, overall_se = {}, {}
         for p, rs in by_point.items():
             n, k = GAP_SPACES[int(p) // 100]
             ratio = {a: _mean([r["traffic"][a] / r["traffic"]["optimal"] for r in rs])
@@ -348,51 +344,165 @@ def summarise(part: str, rows: list[dict[str, Any]], points: Sequence[Any],
             [v["m2_worse_than_irs"] for v in per_point.values()])
         overall["m2 optimal (share of rounds, %)"] = 100 * _mean([v["m2_optimal"] for v in per_point.values()])
     elif part == "003-delta":
-        overall = {}
         for p, rs in by_point.items():
             curves = {mth: [_mean([1 - r["traffic"][mth][i] / r["traffic"]["none"][i] for r in rs])
                             for i in range(len(DELTAS))] for mth in ("srs", "unicast")}
             traffic = {mth: [_mean([r["traffic"][mth][i] for r in rs]) for i in range(len(DELTAS))]
                        for mth in ("srs", "unicast", "none")}
+            rounds = {"curve_mean": {
+                **{mth: [100 * _trapezoid(DELTAS, [1 - r["traffic"][mth][i] / r["traffic"]["none"][i]
+                                                   for i in range(len(DELTAS))]) for r in rs]
+                   for mth in ("srs", "unicast")},
+                "srs-vs-srs-no-agg": [100 * _trapezoid(DELTAS, [1 - r["traffic"]["srs"][i] / r["traffic"]["srs"][-1]
+                                                                for i in range(len(DELTAS))]) for r in rs]},
+                "traffic_at_1": {mth: [r["traffic"][mth][-1] for r in rs] for mth in ("srs", "unicast", "none")}}
             per_point[str(p)] = {"deltas": list(DELTAS), "saving_curve": curves, "traffic": traffic,
-                                 "seconds": _mean([r["seconds"] for r in rs])}
-            for mth, ys in curves.items():
-                overall[f"{mth}@{p}"] = 100 * _trapezoid(DELTAS, ys)
-            if setting["delta-reading"] == "vs-srs-no-agg":     # against SRS without aggregation (delta = 1)
-                overall[f"srs@{p}"] = 100 * _trapezoid(DELTAS, [_mean([1 - r["traffic"]["srs"][i] / r["traffic"]["srs"][-1]
-                                                                       for r in rs]) for i in range(len(DELTAS))])
-            elif setting["delta-reading"] != "curve-mean":
-                raise ValueError(f"003 delta reading {setting['delta-reading']!r}: the reproduction reads curve-mean "
-                                 "or vs-srs-no-agg (the others are measured by dcnlab.results.readings)")
+                                 "seconds": _mean([r["seconds"] for r in rs]), "rounds": rounds}
+        overall, overall_se = delta_overall(per_point, setting)
     else:
+        keys = ("traffic", "links", "aggregators", "new_servers", "busiest", "receiver_input")
         for p, rs in by_point.items():
-            per_point[str(p)] = {
-                key: {mth: _mean([r[key][mth] for r in rs]) for mth in rs[0][key]}
-                for key in ("traffic", "links", "aggregators", "new_servers", "busiest", "receiver_input")
-                if key in rs[0]}
-            per_point[str(p)]["m2_worse_than_irs"] = _mean([float(r["traffic"]["m2"] > r["traffic"]["irs"]) for r in rs])
-            per_point[str(p)]["seconds"] = {a: _mean([r["seconds"][a] for r in rs]) for a in rs[0]["seconds"]}
-        overall = {
-            "m2 vs irs": 100 * _mean([1 - v["traffic"]["m2"] / v["traffic"]["irs"] for v in per_point.values()]),
-            "m2 vs unicast": 100 * _mean([1 - v["traffic"]["m2"] / v["traffic"]["unicast"] for v in per_point.values()]),
-            "m2 saving vs none": 100 * _mean([1 - v["traffic"]["m2"] / v["traffic"]["none"] for v in per_point.values()]),
-            "irs saving vs none": 100 * _mean([1 - v["traffic"]["irs"] / v["traffic"]["none"] for v in per_point.values()]),
-            "m2 worse than irs (share of rounds)": 100 * _mean([v["m2_worse_than_irs"] for v in per_point.values()]),
-        }
-        for a in plugin_names(rs[0]["traffic"]):    # a user's builder beside M2 (plugins.py)
-            for base in ("irs", "m2", "unicast"):
-                overall[f"{a} vs {base}"] = 100 * _mean([1 - v["traffic"][a] / v["traffic"][base]
-                                                         for v in per_point.values()])
-            overall[f"{a} saving vs none"] = 100 * _mean([1 - v["traffic"][a] / v["traffic"]["none"]
-                                                          for v in per_point.values()])
-        if "busiest" in rs[0]:      # 000's waiting time, link-bound model, over the table's columns
-            cols = [str(c) for c in WAIT_COLUMNS[part] if str(c) in per_point] or list(per_point)
-            overall["m2 wait vs none"] = 100 * _mean([1 - per_point[c]["busiest"]["m2"] / per_point[c]["busiest"]["none"]
-                                                      for c in cols])
-    out = {"points": per_point, "overall": overall, "paper": PAPER[part]}
-    if part.startswith("003"):
+            pp: dict[str, Any] = {key: {mth: _mean([r[key][mth] for r in rs]) for mth in rs[0][key]}
+                                  for key in keys if key in rs[0]}
+            rounds = {key: {mth: [r[key][mth] for r in rs] for mth in rs[0][key]} for key in keys if key in rs[0]}
+            if "variants" in rs[0]:     # both IRS readings and both no-aggregation link models, every round
+                pp["variants"] = {key: {mth: _mean([r["variants"][key][mth] for r in rs]) for mth in per}
+                                  for key, per in rs[0]["variants"].items()}
+                for key, per in rs[0]["variants"].items():
+                    rounds.setdefault(key, {}).update({mth: [r["variants"][key][mth] for r in rs] for mth in per})
+            pp["m2_worse_than_irs"] = _mean([float(r["traffic"]["m2"] > r["traffic"]["irs"]) for r in rs])
+            pp["seconds"] = {a: _mean([r["seconds"][a] for r in rs]) for a in rs[0]["seconds"]}
+            pp["rounds"] = rounds
+            per_point[str(p)] = pp
+        overall, overall_se = incast_overall(part, per_point, setting, plugin_names(rs[0]["traffic"]))
+    out = {"points": per_point, "overall": overall, "overall_se": overall_se, "paper": PAPER[part]}
+    if part != "gap":
         out["setting"] = dict(setting)
     return out
+
+
+def _saving_figure(pts: Sequence[str], how: str, weights: Sequence[float], method: str, base: str = "none"
+                   ) -> Callable[[Callable[[str, str, str], float]], float]:
+    """A saving (percent) of ``method`` against ``base`` averaged over ``pts`` by the rule ``how``
+    (:data:`AVERAGES`), as a function of a getter of the points' traffic (:mod:`dcnlab.results.spread`)."""
+    def figure(get: Callable[[str, str, str], float]) -> float:
+        t = [get(p, "traffic", method) for p in pts]
+        b = [get(p, "traffic", base) for p in pts]
+        if how == "by-traffic":
+            return 100 * (1 - sum(t) / sum(b))
+        c = [100 * (1 - x / y) for x, y in zip(t, b)]
+        return sum(ci * w for ci, w in zip(c, weights)) / sum(weights)
+    return figure
+
+
+def shuffle_overall(part: str, per_point: Mapping[str, Any], setting: Mapping[str, str], mine: Sequence[str] = ()
+                    ) -> tuple[dict[str, float], dict[str, float | None]]:
+    """The savings of 003-k or 003-size averaged by the paper's one rule (``setting["average"]``: every "on
+    average" of 003, Fig. 4(a) and Fig. 5 alike), and their standard errors over the rounds."""
+    from dcnlab.results.spread import Rounds
+
+    how = setting.get("average", "plain")
+    pts = list(per_point)
+    vals = list(per_point.values())
+    members = [float(60 if part == "003-k" else int(p)) for p in pts]     # m = n per point
+    rounds = Rounds(per_point)
+    overall: dict[str, float] = {}
+    ses: dict[str, float | None] = {}
+    for mth in (*SHUFFLE_METHODS, *mine):
+        overall[mth] = average(members, [v["saving"][mth] for v in vals], [v["traffic"][mth] for v in vals],
+                               [v["traffic"]["none"] for v in vals], how)
+        ses[mth] = rounds.se(_saving_figure(pts, how, _weights(how, members), mth))
+    for a in mine:      # a plug-in: averaged as the built-ins' savings (and below SRS's traffic)
+        overall[f"{a} saving vs none"], ses[f"{a} saving vs none"] = overall.pop(a), ses.pop(a)
+        overall[f"{a} vs srs"] = average(members, [v["below_srs"][a] for v in vals], [v["traffic"][a] for v in vals],
+                                         [v["traffic"]["srs"] for v in vals], how)
+        ses[f"{a} vs srs"] = rounds.se(_saving_figure(pts, how, _weights(how, members), a, "srs"))
+    return overall, ses
+
+
+def _weights(how: str, members: Sequence[float]) -> list[float]:
+    return [2 * m for m in members] if how == "by-members" else [1.0] * len(members)
+
+
+def delta_overall(per_point: Mapping[str, Any], setting: Mapping[str, str]
+                  ) -> tuple[dict[str, float], dict[str, float | None]]:
+    """Fig. 6's curves as one saving per size (δ uniform on [0, 1]: the trapezoid mean of the curve), against the
+    existing method (``curve-mean``) or, the reading 003 §5.4 rules out, against SRS without aggregation."""
+    from dcnlab.results.spread import se
+
+    reading = setting.get("delta-reading", "curve-mean")
+    if reading not in ("curve-mean", "vs-srs-no-agg"):
+        raise ValueError(f"003 delta reading {reading!r}: the reproduction reads curve-mean or vs-srs-no-agg (the "
+                         "others are measured by dcnlab.results.readings)")
+    overall: dict[str, float] = {}
+    ses: dict[str, float | None] = {}
+    for p, v in per_point.items():
+        for mth, ys in v["saving_curve"].items():
+            overall[f"{mth}@{p}"] = 100 * _trapezoid(DELTAS, ys)
+            ses[f"{mth}@{p}"] = se(v["rounds"]["curve_mean"][mth])
+        if reading == "vs-srs-no-agg":
+            xs = v["rounds"]["curve_mean"]["srs-vs-srs-no-agg"]
+            overall[f"srs@{p}"], ses[f"srs@{p}"] = _mean(xs), se(xs)
+    return overall, ses
+
+
+def incast_overall(part: str, per_point: Mapping[str, Any], setting: Mapping[str, str], mine: Sequence[str] = ()
+                   ) -> tuple[dict[str, float], dict[str, float | None]]:
+    """000's figures over the sweep, averaged by its one rule (``setting["average"]``: each point the same, or
+    pooled over the points), with their standard errors over the rounds. ``m2 vs irs`` is against the IRS of
+    ``setting["irs-baseline"]``; ``m2 vs irs/<reading>`` against each reading; ``m2 wait vs none/<model>`` the
+    waiting time under each of the three models (000 states none, :data:`WAIT_MODELS`)."""
+    from dcnlab.results.spread import Rounds
+
+    pooled = setting.get("average", "mean-of-points") == "pooled"
+    pts = list(per_point)
+    rounds = Rounds(per_point)
+
+    def below(a: str, b: str, key: str = "traffic", cols: Sequence[str] | None = None
+              ) -> Callable[[Callable[[str, str, str], float]], float]:
+        use = list(cols) if cols is not None else pts
+
+        def figure(get: Callable[[str, str, str], float]) -> float:
+            xa, xb = [get(p, key, a) for p in use], [get(p, key, b) for p in use]
+            if pooled:
+                return 100 * (1 - sum(xa) / sum(xb))
+            return 100 * _mean([1 - x / y for x, y in zip(xa, xb)])
+        return figure
+
+    def mean_get(p: str, key: str, mth: str) -> float:
+        v = per_point[p]
+        return v[key][mth] if mth in v.get(key, {}) else v["variants"][key][mth]
+
+    figures: dict[str, Callable[[Callable[[str, str, str], float]], float]] = {
+        "m2 vs irs": below("m2", "irs"), "m2 vs unicast": below("m2", "unicast"),
+        "m2 saving vs none": below("m2", "none"), "irs saving vs none": below("irs", "none")}
+    variants = per_point[pts[0]].get("variants", {})
+    for name in IRS_READINGS:
+        if name in variants.get("traffic", {}):
+            figures[f"m2 vs irs/{IRS_READINGS[name]}"] = below("m2", name)
+    if "busiest" in per_point[pts[0]]:      # 000's waiting time over the table's columns, under every model
+        cols = [str(c) for c in WAIT_COLUMNS[part] if str(c) in per_point] or pts
+        for model, (key, none) in WAIT_MODELS.items():
+            if none == "none" or none in variants.get(key, {}):
+                figures[f"m2 wait vs none/{model}"] = below("m2", none, key, cols)
+    for a in mine:      # a user's builder beside M2 (plugins.py)
+        for base in ("irs", "m2", "unicast"):
+            figures[f"{a} vs {base}"] = below(a, base)
+        figures[f"{a} saving vs none"] = below(a, "none")
+    overall = {name: fig(mean_get) for name, fig in figures.items()}
+    ses = {name: rounds.se(fig) for name, fig in figures.items()}
+    overall["m2 worse than irs (share of rounds)"] = 100 * _mean([v["m2_worse_than_irs"] for v in per_point.values()])
+    return overall, ses
+
+
+IRS_READINGS = {"irs-nointra": "no-intra", "irs-intra": "intra"}
+"""000's two readings of its IRS-based baseline (:data:`DEFAULT_SETTING_000`'s ``irs-baseline``), by their names in
+a round's ``variants``."""
+WAIT_MODELS = {"link-bound": ("busiest", "none-primary"), "link-bound-ecmp": ("busiest", "none-ecmp"),
+               "reduce-bound": ("receiver_input", "none")}
+"""000's shuffle+reduce waiting time, which the paper gives no model for (its Tables 1 and 2 have no values): each
+model as (the key measured, no aggregation's entry); the headline shows every model's figure
+(:mod:`dcnlab.controller.aggregation.waiting`)."""
 
 
 def shuffle_plugins(methods: Any) -> list[str]:
@@ -450,8 +560,16 @@ def _measure(part: str, key: str) -> tuple[str, str]:
             "m2 saving vs none": ("M2 traffic saving vs none", "%"),
             "irs saving vs none": ("IRS traffic saving vs none", "%"),
             "m2 worse than irs (share of rounds)": ("rounds where M2 costs more than IRS", "%"),
-            "m2 wait vs none": ("shuffle+reduce wait shorter with M2 than none (link-bound model, Table "
-                                f"{1 if part == '000-k' else 2} columns)", "%")}.get(key, (key, ""))
+            }.get(key, _wait_measure(part, key))
+
+
+def _wait_measure(part: str, key: str) -> tuple[str, str]:
+    if key.startswith("m2 wait vs none/"):
+        return (f"shuffle+reduce wait shorter with M2 than none ({key.split('/')[1]} model, Table "
+                f"{1 if part == '000-k' else 2} columns)", "%")
+    if key.startswith("m2 vs irs/"):
+        return f"M2 traffic below IRS-based ({key.split('/')[1]})", "%"
+    return key, ""
 
 
 def table(results: dict[str, Any]) -> str:
@@ -463,19 +581,23 @@ def table(results: dict[str, Any]) -> str:
     rows = []
     for part, res in results.items():
         for key, ours in res["overall"].items():
-            paper = res["paper"].get(key)
+            paper = res["paper"].get(key.split("/")[0] if key.startswith("m2 wait vs none/") else key)
             measure, unit = _measure(part, key)
-            tol, ok = verdict("percent" if unit == "%" else "ratio", ours, paper)
+            se = (res.get("overall_se") or {}).get(key)
+            tol, ok = verdict("percent" if unit == "%" else "ratio", ours, paper, spread=se)
             figure = FIGURES.get(part, part)
             if part == "003-delta":
                 figure += {"250": "(a)", "1000": "(b)"}.get(key.split("@")[-1], "")
-            rows.append((figure, measure, unit, number(ours), number(paper), tol, ok))
+            rows.append((figure, measure, unit, number(ours), "" if se is None else number(1.96 * se),
+                         number(paper), tol, ok))
     parts = ", ".join(f"{p} = {FIGURES[p]}" for p in results if p in FIGURES)
     return format_table(
         [Column("figure"), Column("measure", wrap=True), Column("unit"), Column("ours", align=">"),
-         Column("paper", align=">"), Column("tolerance"), Column("verdict")], rows, label_columns=2,
-        notes=["Guo: Guo et al. (IRS/SRS); Fang: Fang et al. (M2). Verdict: a percentage within ±3 points of "
-               "the paper's, a ratio within 10%; '-': the paper gives no figure.", f"--only parts: {parts}"])
+         Column("±95%", align=">"), Column("paper", align=">"), Column("tolerance"), Column("verdict")], rows,
+        label_columns=2,
+        notes=["Guo: Guo et al. (IRS/SRS); Fang: Fang et al. (M2). ±95%: 1.96 standard errors over the rounds. "
+               "Verdict: a percentage within ±3 points of the paper's, a ratio within 10%, over the whole 95% "
+               "interval (across an edge: unstable); '-': the paper gives no figure.", f"--only parts: {parts}"])
 
 
 def collect(parts: Sequence[str], pl: dict[str, Plan], done: list[tuple[str, Any, int, dict[str, Any]]]
@@ -505,7 +627,7 @@ AVERAGES = {"plain": "each point weighs the same",
             "by-traffic": "pooled: 1 - sum(traffic) / sum(no aggregation), i.e. weighted by traffic"}
 
 
-def average(points: Sequence[int], curve: Sequence[float], traffic: Sequence[float], none: Sequence[float],
+def average(points: Sequence[float], curve: Sequence[float], traffic: Sequence[float], none: Sequence[float],
             how: str) -> float:
     """One of :data:`AVERAGES` of a saving curve (percent) over the sweep's points."""
     import numpy as np

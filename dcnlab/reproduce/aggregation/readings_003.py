@@ -229,7 +229,13 @@ def readings(quick: bool, workers: int) -> list[Reading]:
     from dcnlab.controller.aggregation.steiner_readings import READINGS
     from dcnlab.reproduce.aggregation.model import DEFAULT_SETTING_003 as CHOSEN
 
-    DEFAULT, HOW = CHOSEN["steiner-baseline"], CHOSEN["size-average"]     # the reproduction's (the search's)
+    from dcnlab.results.open_settings import settings
+
+    DEFAULT, HOW = CHOSEN["steiner-baseline"], CHOSEN["average"]     # the reproduction's (the search's)
+    rule = {o.name: o for o in settings("003")}
+
+    def ruled_out(setting: str, name: str) -> str:
+        return rule[setting].contradiction(name) or "" if setting in rule and name in rule[setting].values else ""
 
     workers = max(1, workers or os.cpu_count() or 1)
     out: list[Reading] = []
@@ -237,7 +243,7 @@ def readings(quick: bool, workers: int) -> list[Reading]:
     setting6 = f"{ran6}, {rounds6} rounds; {wall6:.0f} s wall"
     for name, r in READINGS.items():
         out.append(Reading("003-steiner-bcube6", name, r.description, s6[name], PAPER_STEINER["bcube6"], "%",
-                           name == DEFAULT, setting6, secs6[name]))
+                           name == DEFAULT, setting6, secs6[name], contradicts=ruled_out("steiner-baseline", name)))
     b8 = _bcube8(quick, workers)
     pts = b8["points"]
     setting8 = (f"{b8['fabric']}, m=n={pts[0]}..{pts[-1]} ({len(pts)} points), {b8['steiner_rounds']} rounds "
@@ -246,18 +252,21 @@ def readings(quick: bool, workers: int) -> list[Reading]:
         key = "kmb" if name == "kmb" else name
         val = average(pts, b8["curve"][key], b8["traffic"][key], b8["traffic"]["none"], "plain")
         out.append(Reading("003-steiner-bcube8", name, r.description, val, PAPER_STEINER["bcube8"], "%",
-                           name == DEFAULT, setting8, b8["seconds"].get(name, 0.0)))
+                           name == DEFAULT, setting8, b8["seconds"].get(name, 0.0),
+                           contradicts=ruled_out("steiner-baseline", name)))
     names = {"srs": "SRS", "incast": "incast-based", "kmb": "Steiner-based (KMB)", "unicast": "unicast-based"}
     for mth in METHODS:
         for how, desc in AVERAGES.items():
             val = average(pts, b8["curve"][mth], b8["traffic"][mth], b8["traffic"]["none"], how)
             out.append(Reading(f"003-size-{mth}", how, f"{names[mth]}: {desc}", val, PAPER_SIZE[mth], "%",
                                how == HOW and (mth != "kmb" or DEFAULT == "kmb"), setting8))
-        if mth == "kmb":            # the Steiner reading that fits the plain average, under each averaging
+        if mth == "kmb":            # the chosen Steiner reading (else the shared tree), under each averaging
+            other = DEFAULT if DEFAULT != "kmb" else SHARED
             for how, desc in AVERAGES.items():
-                val = average(pts, b8["curve"][SHARED], b8["traffic"][SHARED], b8["traffic"]["none"], how)
-                out.append(Reading("003-size-kmb", f"{how}/{SHARED}", f"{READINGS[SHARED].description}: {desc}",
-                                   val, PAPER_SIZE[mth], "%", how == HOW and DEFAULT == SHARED, setting8))
+                val = average(pts, b8["curve"][other], b8["traffic"][other], b8["traffic"]["none"], how)
+                out.append(Reading("003-size-kmb", f"{how}/{other}", f"{READINGS[other].description}: {desc}",
+                                   val, PAPER_SIZE[mth], "%", how == HOW and DEFAULT == other, setting8,
+                                   contradicts=ruled_out("steiner-baseline", other)))
     dl = _delta(quick, workers)
     for m, d in dl.items():
         setting = f"SRS, m=n={m} on {d['fabric']}, {d['rounds']} rounds; {d['wall']:.0f} s wall"
@@ -265,5 +274,5 @@ def readings(quick: bool, workers: int) -> list[Reading]:
             desc = DELTA.get(name, "curve mean, saving against SRS without aggregation (Fig. 7's baseline)")
             out.append(Reading(f"003-delta-{m}", name, desc, 100 * float(np.mean(d["saving"][name])),
                                PAPER_DELTA[m], "%", name == CHOSEN["delta-reading"], setting,
-                               d["seconds"].get(name, 0.0)))
+                               d["seconds"].get(name, 0.0), contradicts=ruled_out("delta-reading", name)))
     return out

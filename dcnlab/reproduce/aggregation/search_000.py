@@ -4,9 +4,8 @@ Searched (:mod:`dcnlab.results.open_settings`): the IRS-based baseline (``no-int
 describes it, ``intra``: with 003's intra-stage step), how a saving is averaged over a sweep
 (``mean-of-points`` or ``pooled``), the sender counts of the "across sender counts" figures (every
 m = 100..4000, or Table 2's columns 1000, 1500, 2000, 3000) and the k of the "across network sizes"
-figures (2..8 as the setup says, or 2..6 as Table 1), and the model of the shuffle+reduce waiting
-time (``link-bound``, ``link-bound-ecmp``, ``reduce-bound``). All 48 settings are read from the same
-rounds: each round of ``reproduce aggregation``'s parts ``000-k`` and ``000-size`` (the same draws,
+figures (2..8 as the setup says, or 2..6 as Table 1). The waiting time's model is not searched (the paper gives
+none: its headlines show every model's figure). All 16 settings are read from the same rounds: each round of ``reproduce aggregation``'s parts ``000-k`` and ``000-size`` (the same draws,
 same seeds) computes both IRS variants, so the search costs one pass of the rounds. The members of a
 round are drawn from its seed, so no setting is random (the rounds are averaged, as the reproduction
 does).
@@ -38,70 +37,35 @@ IRS_NAMES = {"no-intra": "irs-nointra", "intra": "irs-intra"}
 
 
 def irs_round(part: str, point: int, rnd: int) -> dict[str, Any]:
-    """One round of ``part`` as ``reproduce aggregation`` runs it, plus IRS without the intra-stage step
-    (``irs-nointra``) and with it (``irs-intra``) under their own names."""
-    from dcnlab.controller.aggregation import engine
-    from dcnlab.controller.aggregation.labels import LabelSpace
-    from dcnlab.controller.aggregation.waiting import busiest_link, none_busiest
+    """One round of ``part`` as ``reproduce aggregation`` runs it (both IRS readings scored in its ``variants``)."""
     from dcnlab.reproduce.aggregation import model as am
 
     n, k, m = (6, point, 120) if part == "000-k" else (4, 8, point)
-    sd = (SEED, am.PARTS.index(part), int(point), rnd)
-    res = am._incast_round(n, k, m, sd)
-    space = LabelSpace(n, k)
-    pick = am._draw(space.N, m + 1, sd)
-    for intra in (False, True):
-        f = engine.irs_forest(space, pick[:1], pick[1:], intra_stage=intra)
-        name = "irs-intra" if intra else "irs-nointra"
-        res["traffic"][name] = float(f.costs()[0])
-        res["links"][name] = int(f.links()[0])
-        res["aggregators"][name] = int(f.aggregators()[0])
-        res["new_servers"][name] = int(f.sizes()[0]) - 1 - m
-        res["busiest"][name] = int(busiest_link(f)[0])
-        res["receiver_input"][name] = float(f.receiver_input()[0])
-    for name, spread in (("none-primary", False), ("none-ecmp", True)):    # the reproduction's default is one
-        res["busiest"][name] = float(none_busiest(space, int(pick[0]), pick[1:], spread=spread))
+    res = am._incast_round(n, k, m, (SEED, am.PARTS.index(part), int(point), rnd))
     res.pop("seconds", None)
     return res
 
 
-def _as_irs(res: Mapping[str, Any], variant: str, wait: str = "link-bound") -> dict[str, Any]:
-    """A round's results with ``irs`` the chosen variant (the other two names dropped) and, for the
-    ``link-bound-ecmp`` waiting model, no aggregation's busiest link spread over the receiver's links."""
-    out: dict[str, Any] = {}
-    for key, per in res.items():
-        if isinstance(per, dict):
-            d = {a: v for a, v in per.items() if not a.startswith(("irs-", "none-"))}
-            if key == "busiest":
-                d["none"] = per["none-ecmp" if wait == "link-bound-ecmp" else "none-primary"]
-            name = IRS_NAMES[variant]
-            if name not in per:
-                raise KeyError(f"000 search: a round without {name}")
-            d["irs"] = per[name]
-            out[key] = d
-        else:
-            out[key] = per
+def _as_irs(res: Mapping[str, Any], variant: str) -> dict[str, Any]:
+    """A round's results with ``irs`` the chosen reading (:data:`IRS_NAMES`)."""
+    name = IRS_NAMES[variant]
+    variants = res.get("variants") or {}
+    if name not in variants.get("traffic", {}):
+        raise KeyError(f"000 search: a round without {name}")
+    out: dict[str, Any] = {key: (dict(per, irs=variants[key][name]) if isinstance(per, dict) and key in variants
+                                 else per) for key, per in res.items()}
     out["seconds"] = {a: 0.0 for a in ("m2", "mib", "mc")}
     return out
 
 
-def summarise(part: str, rounds: Sequence[tuple[int, dict[str, Any]]], points: Sequence[int], variant: str,
-              average: str, wait: str = "link-bound") -> dict[str, Any]:
-    """``reproduce aggregation``'s summary of ``part`` over ``points``, with IRS ``variant``, the M2-vs-IRS
-    saving averaged by ``average`` (``pooled``: 1 - sum of M2's traffic / sum of IRS's over the points) and
-    the waiting time by the model ``wait`` (:mod:`dcnlab.controller.aggregation.waiting`; ``reduce-bound``:
-    the receiver's input)."""
+def summarise(part: str, rounds: Sequence[tuple[int, dict[str, Any]]], points: Sequence[int],
+              setting: Mapping[str, str]) -> dict[str, Any]:
+    """``reproduce aggregation``'s summary of ``part`` over ``points`` under ``setting`` (the IRS reading and 000's
+    one averaging rule, :func:`dcnlab.reproduce.aggregation.model.summarise`)."""
     from dcnlab.reproduce.aggregation import model as am
 
-    rows = [{"point": p, "round": 0, "result": _as_irs(r, variant, wait)} for p, r in rounds if p in points]
-    s = am.summarise(part, rows, points)
-    if average == "pooled":
-        pts = s["points"].values()
-        s["overall"]["m2 vs irs"] = 100 * (1 - sum(v["traffic"]["m2"] for v in pts) / sum(v["traffic"]["irs"] for v in pts))
-    if wait == "reduce-bound":
-        cols = [str(c) for c in am.WAIT_COLUMNS[part] if str(c) in s["points"]] or list(s["points"])
-        s["overall"]["m2 wait vs none"] = 100 * am._mean(
-            [1 - s["points"][c]["receiver_input"]["m2"] / s["points"][c]["receiver_input"]["none"] for c in cols])
+    rows = [{"point": p, "round": 0, "result": _as_irs(r, setting["irs-baseline"])} for p, r in rounds if p in points]
+    s = am.summarise(part, rows, points, setting)
     s["rounds"] = len(rows) // max(1, len(points))
     return s
 
@@ -139,9 +103,8 @@ class Search000:
         got_sizes = sorted({p for part, p, _ in keys.values() if part == "000-size"})
         sizes = [p for p in got_sizes if p in TABLE_2] if setting["sender-sweep"] == "table-2" else got_sizes
         by = {part: [(keys[t][1], r) for t, r in results.items() if keys[t][0] == part] for part in ("000-k", "000-size")}
-        args = (setting["irs-baseline"], setting["average"], setting["wait-model"])
-        pk = summarise("000-k", by["000-k"], ks, *args)
-        ps = summarise("000-size", by["000-size"], sizes, *args)
+        pk = summarise("000-k", by["000-k"], ks, setting)
+        ps = summarise("000-size", by["000-size"], sizes, setting)
         heads = headlines._headlines_000(pk, ps, None, lambda name: f"part {name} not run")
         return [h for h in heads if not h.emulated]     # BMv2's word-count incast: no model figure here
 

@@ -1,9 +1,11 @@
 """The search of 003's open settings (IRS/SRS shuffles, :mod:`dcnlab.report.search`).
 
-Searched (:mod:`dcnlab.results.open_settings`): the Steiner-based baseline's tree (the ten readings of
+Searched (:mod:`dcnlab.results.open_settings`): the Steiner-based baseline's tree (the readings of
 :mod:`dcnlab.controller.aggregation.steiner_readings`), how "δ uniform on [0,1]" turns Fig. 6's curve into
-one saving (:mod:`dcnlab.controller.aggregation.ratio_readings`, plus ``vs-srs-no-agg``) and how Fig. 5's
-sweep m = n = 50..1500 is averaged (``plain``, ``by-members``, ``by-traffic``): 210 settings. Random:
+one saving (:mod:`dcnlab.controller.aggregation.ratio_readings`), how every "on average" of 003 (Fig. 4(a) and
+Fig. 5) averages its sweep (``plain``, ``by-members``, ``by-traffic``) and how aggregating servers are counted
+(``distinct``, ``summed``): 252 settings (the readings 003's text rules out, :attr:`OpenSetting.contradicts`, are
+not candidates). Random:
 the Steiner readings in random digit order and δ drawn per job (each over the draws; draw ``d`` seeds the
 path order with ``round + 1000 (d - 1)`` and the δ draw with ``(seed, m, round, 99, d)``).
 
@@ -41,9 +43,10 @@ QUICK_STEINER_ROUNDS = {"003-k": 3, "003-size": 1}
 DELTA_ROUNDS, QUICK_DELTA_ROUNDS = 3, 1
 RANDOM_STEINER = ("kmb-random-order", "kmb-random-order-member-agg")
 DEFAULT_STEINER, DEFAULT_DELTA = "kmb", "curve-mean"
-BASE = {"steiner-baseline": DEFAULT_STEINER, "delta-reading": DEFAULT_DELTA, "size-average": "plain"}
-"""The simplest reading of each setting: the rounds of ``std`` tasks are built and summarised under it, and every
-other reading is applied to them (independent of the reproduction's default, which follows the search)."""
+BASE = {"steiner-baseline": DEFAULT_STEINER, "delta-reading": DEFAULT_DELTA, "average": "plain", "counting": "distinct"}
+"""The simplest reading of each setting: the rounds of ``std`` tasks are built with the engine's KMB trees (one per
+receiver) and the other Steiner readings are applied to them (independent of the reproduction's default, which
+follows the search)."""
 
 
 def plans(quick: bool) -> dict[str, Any]:
@@ -74,6 +77,7 @@ def steiner_round(part: str, point: int, rnd: int, reading: str, draw: int) -> d
     out = {"traffic": float(c.traffic.sum())}
     if detail:
         out["aggregators"] = float(c.aggregator_servers or 0)
+        out["aggregators_summed"] = float(c.aggregators.sum())
     return out
 
 
@@ -98,13 +102,6 @@ def _t(task: Hashable) -> tuple[Any, ...]:
 
 def _mean(xs: list[float]) -> float:
     return float(np.mean(xs)) if xs else float("nan")
-
-
-def average(points: list[int], curve: list[float], traffic: list[float], none: list[float], how: str) -> float:
-    """A Fig. 5 saving (percent) averaged over the sweep (:func:`dcnlab.reproduce.aggregation.model.average`)."""
-    from dcnlab.reproduce.aggregation.model import average as avg
-
-    return avg(points, curve, traffic, none, how)
 
 
 class Search003:
@@ -160,20 +157,25 @@ class Search003:
     def _summaries(self, setting: Mapping[str, str], draw: int, results: Mapping[Hashable, Any]) -> dict[str, Any]:
         """``reproduce aggregation``'s summaries of the three parts under ``setting``."""
         from dcnlab.reproduce.aggregation import model as am
+        from dcnlab.results.spread import se
 
         quick = any(_t(t)[0] == "std" and _t(t)[4] for t in results)
         pl = plans(quick)
         std = {_t(t)[1:4]: r for t, r in results.items() if _t(t)[0] == "std"}
+        steiner, delta = setting["steiner-baseline"], setting["delta-reading"]
+        base = dict(setting, **{"steiner-baseline": DEFAULT_STEINER,
+                                "delta-reading": delta if delta in ("curve-mean", "vs-srs-no-agg") else DEFAULT_DELTA})
         out: dict[str, Any] = {}
         for part, p in pl.items():
             rows = [{"point": pt, "round": r, "result": dict(std[(part, int(pt), r)], seconds=0.0)} for pt in p.points
                     for r in range(p.rounds)]
-            out[part] = am.summarise(part, rows, p.points, BASE)
+            out[part] = am.summarise(part, rows, p.points, base)
             out[part]["rounds"] = p.rounds
-        steiner, delta, how = setting["steiner-baseline"], setting["delta-reading"], setting["size-average"]
-        # Steiner: the reading's savings (and aggregators on BCube(6,k)) on its own rounds
+            out[part]["setting"] = dict(setting)
+        # Steiner: the reading's savings, aggregators and rounds on its own rounds (the same members as std's first)
         if steiner != DEFAULT_STEINER:
             d = draw if steiner in RANDOM_STEINER else 1
+            agg = "aggregators_summed" if setting.get("counting") == "summed" else "aggregators"
             for part in ("003-k", "003-size"):
                 for pt, v in out[part]["points"].items():
                     got = [(r, results[("steiner", part, int(pt), r, steiner, d)]) for r in range(pl[part].rounds)
@@ -181,29 +183,23 @@ class Search003:
                     v["saving"]["kmb"] = 100 * _mean([1 - g["traffic"] / std[(part, int(pt), r)]["traffic"]["none"][0]
                                                       for r, g in got])
                     v["traffic"]["kmb"] = _mean([g["traffic"] for _, g in got])
+                    rd = v["rounds"]
+                    rd["traffic"]["kmb"] = [g["traffic"] for _, g in got]
                     if part == "003-k":
-                        v["aggregators"]["kmb"] = _mean([g["aggregators"] for _, g in got])
-                out[part]["overall"]["kmb"] = _mean([v["saving"]["kmb"] for v in out[part]["points"].values()])
-        # Fig. 5: how the sweep is averaged
-        ps = out["003-size"]
-        pts = [int(p) for p in ps["points"]]
-        for mth in am.SHUFFLE_METHODS:
-            vals = list(ps["points"].values())
-            ps["overall"][mth] = average(pts, [v["saving"][mth] for v in vals], [v["traffic"][mth] for v in vals],
-                                         [v["traffic"]["none"] for v in vals], how)
-        # δ: how the curve becomes one saving
+                        for key in ("aggregators", "aggregators_summed"):
+                            rd[key]["kmb"] = [g.get(key, float("nan")) for _, g in got]
+                        v["aggregators"]["kmb"] = _mean(rd[agg]["kmb"])
+                overall, ses = am.shuffle_overall(part, out[part]["points"], setting)
+                out[part]["overall"].update(overall)
+                out[part]["overall_se"].update(ses)
+        # δ: the other readings of "δ uniform", each on its own rounds (against the existing method)
         pd = out["003-delta"]
-        for m in pd["points"]:
-            if delta == "vs-srs-no-agg":
-                drows = [std[("003-delta", int(m), r)] for r in range(pl["003-delta"].rounds)]
-                ys = [_mean([1 - r["traffic"]["srs"][i] / r["traffic"]["srs"][-1] for r in drows])
-                      for i in range(len(am.DELTAS))]
-                pd["overall"][f"srs@{m}"] = 100 * am._trapezoid(am.DELTAS, ys)
-            elif delta != DEFAULT_DELTA:
-                d = draw if delta == "per-job" else 1
-                dgot = [results[("delta", int(m), r, d)][delta] for r in range(DELTA_ROUNDS)
+        if delta not in (DEFAULT_DELTA, "vs-srs-no-agg"):
+            d = draw if delta == "per-job" else 1
+            for m in pd["points"]:
+                dgot = [100 * results[("delta", int(m), r, d)][delta] for r in range(DELTA_ROUNDS)
                         if ("delta", int(m), r, d) in results]
-                pd["overall"][f"srs@{m}"] = 100 * _mean(dgot)
+                pd["overall"][f"srs@{m}"], pd["overall_se"][f"srs@{m}"] = _mean(dgot), se(dgot)
         return out
 
     def _fixed_headlines(self) -> list[Headline]:
@@ -237,8 +233,8 @@ class Search003:
                          f"{pl['003-delta'].rounds} per size) judge the first readings (kmb, curve-mean) and the "
                          f"averages; the other Steiner readings ran on the same members at a reduced scale, "
                          f"{sr['003-k']} rounds per k on BCube(6,k) and {sr['003-size']} per point on BCube(8,5) "
-                         f"(all {len(size)} points), the other δ readings {dr} rounds per size: the ten readings "
-                         f"at the reproduction's 20 rounds per point would take about two CPU hours")}
+                         f"(all {len(size)} points), the other δ readings {dr} rounds per size: the Steiner readings "
+                         f"at the reproduction's 20 rounds per point would take hours of CPU")}
 
 
 @lru_cache(maxsize=1)

@@ -62,7 +62,12 @@ def cist(cases: Sequence[Mapping[str, Any]] | None, emulation: Sequence[Mapping[
     from dcnlab.reproduce.cist import scaling as cist_scaling
 
     slope = scaling.get("slope") if scaling else None
+    fit = ((scaling or {}).get("algorithms") or {}).get((scaling or {}).get("slope_of") or "", {})
+    stderr = fit.get("stderr") if slope is not None else None
     out.append(missing(Headline("004", "Algorithms 1–3 run in O(N) (Theorems 5–7)", 1.0, slope,
+                                spread=stderr, spread_of=f"the fit's standard error over {fit.get('points', '?')} "
+                                                         "timed sizes (each the minimum of repeated timings)"
+                                if stderr is not None else "",
                                 unit="log-log slope of time vs N", kind="trend", direction="at most",
                                 reference=float(scaling.get("threshold", cist_scaling.SLOPE_THRESHOLD)) if scaling
                                 else cist_scaling.SLOPE_THRESHOLD,

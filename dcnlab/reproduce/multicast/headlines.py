@@ -13,6 +13,7 @@ figure only where the emulated experiment measures the same quantity.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from dcnlab.reproduce.multicast.model import RANDOM_1PPN as RANDOM_1
@@ -52,7 +53,7 @@ def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "") -> list[H
         group = val(pattern, "cmr4lms-dynamic/group", "tfi_max")
         out.append(missing(Headline("001", f"C-MR4LMS-dynamic max TFI 1 on {pattern.replace('x', '×')} (1 ppn, Fig. 9)",
                                     1, val(pattern, "cmr4lms-dynamic", "tfi_max"), unit="groups per tree", kind="count",
-                                    plot=MC_PLOT_1,
+                                    plot=MC_PLOT_1, inconsistent=dynamic_bound(pattern),
                                     reading="dynamic variant with the paper's root candidates (top switches of one "
                                             "TN)" + (f"; with every TN of the TN group (our extension) {group}"
                                                      if group is not None else "")),
@@ -131,6 +132,22 @@ def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "") -> list[H
                                          f"{len(pats)} patterns where MR4LMS-like ran"),
                 "not run: MR4LMS-like on no pattern" + (f" ({why})" if why else "")))
     return out
+
+
+@lru_cache(maxsize=8)
+def dynamic_bound(pattern: str) -> str:
+    """Why C-MR4LMS-dynamic's max TFI 1 on ``pattern`` is impossible under the paper's own rule (its root candidates
+    are the top switches of TN tnid), or empty when the rule allows it: the bound
+    (:func:`dcnlab.reproduce.multicast.search.tfi_bound`)."""
+    from dcnlab.reproduce.multicast.search import tfi_bound
+
+    bound = tfi_bound(pattern, "tn")
+    if bound <= 1:
+        return ""
+    return (f"under the paper's rule (the dynamic variant's root candidates are the top switches of TN tnid) groups "
+            f"on one spanning tree that must share a link share a tree whatever root is chosen: max TFI is at least "
+            f"{bound} on {pattern.replace('x', '×')}, so 1 is impossible (with every TN of the TN group, our "
+            f"extension, the bound is {tfi_bound(pattern, 'group')})")
 
 
 def _shares_001(get: Any, why: str) -> list[Headline]:
