@@ -287,11 +287,22 @@ def _get(url: str, host: str | None = None) -> tuple[int, bytes]:
         return e.code, e.read()
 
 
-def test_without_the_token_the_server_answers_403(server):
+def _wrong_tokens(token: str) -> tuple[str, ...]:
+    """Tokens that differ from ``token`` whatever it is: its last character changed to one it is not (a
+    fixed "x" was the token itself for the one token in 64 that ends in "x"), cut short by one, one longer."""
+    return token[:-1] + ("y" if token.endswith("x") else "x"), token[:-1], token + "x"
+
+
+@pytest.mark.parametrize("last", [None, "x"], ids=["random-token", "token-ending-in-x"])
+def test_without_the_token_the_server_answers_403(server, last):
+    if last is not None:                 # the handler reads server.token on each request
+        server.token = server.token[:-1] + last
     base = f"http://127.0.0.1:{server.port}"
     for path in ("/", "/api/topology", "/api/rates", "/api/switch/e0_0", "/static/view.js", "/nothing"):
         assert _get(base + path)[0] == 403, path
-        assert _get(base + path + "?token=" + server.token[:-1] + "x")[0] == 403, path
+        for wrong in _wrong_tokens(server.token):
+            assert wrong != server.token and _get(base + path + "?token=" + wrong)[0] == 403, (path, wrong)
+    assert _get(server.url)[0] == 200                 # and the token itself is let in
     # the right token through another Host (a page elsewhere, DNS rebinding) gets nothing either
     assert _get(server.url, host=f"evil.example:{server.port}")[0] == 403
 
