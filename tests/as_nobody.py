@@ -34,6 +34,7 @@ for p in {PACKAGES!r}:
         importlib.import_module(m.name)
 for m in {PRELOAD!r}:
     importlib.import_module(m)
+import encodings.ascii   # the codec of /proc files, loaded on first use: pyenv's stdlib is under a 0700 /root too
 if os.geteuid() == 0:
     os.setgroups([])
     os.setgid({NOBODY})
