@@ -1,6 +1,7 @@
 """The Pythons dcnlab claims are the Pythons it tests: pyproject.toml's requires-python, its
 ``Programming Language :: Python :: 3.X`` classifiers and noxfile.py's sessions name the same range, the
-example plug-in package claims the same, and each Vagrant box's system Python is one of them.
+example plug-in package claims the same, each Vagrant box's system Python is one of them, and the README
+says so.
 
 noxfile.py is read with ast, not imported, so that this test runs wherever the suite runs (nox need not
 be installed)."""
@@ -94,3 +95,12 @@ def test_each_vagrant_box_has_a_tested_python():
     for release in boxes:
         assert release in UBUNTU_PYTHON, f"Ubuntu {release}: add its system Python to UBUNTU_PYTHON"
         assert UBUNTU_PYTHON[release] in pythons, f"Ubuntu {release}'s Python {UBUNTU_PYTHON[release]} is not tested"
+
+
+def test_the_readme_names_the_range_and_each_box_python():
+    pythons, _ = nox_pythons()
+    readme = " ".join((ROOT / "README.md").read_text().split())     # lines joined as Markdown joins them
+    lo, hi = min(pythons, key=minor), max(pythons, key=minor)
+    assert f"dcnlab supports Python {lo} to {hi}" in readme
+    for release in re.findall(r'"bento/ubuntu-(\d\d\.\d\d)"', (ROOT / "Vagrantfile").read_text()):
+        assert f"{UBUNTU_PYTHON[release]} on Ubuntu {release}" in readme
