@@ -31,9 +31,9 @@ def test_every_paper_lists_its_open_settings_each_with_its_sentence() -> None:
 
 def test_an_open_setting_without_its_sentence_or_with_a_stray_default_is_refused() -> None:
     with pytest.raises(ValueError, match="sentence"):
-        OpenSetting("001", "x", "what", ("a", "b"), "a", " ", "report 001 §1")
+        OpenSetting("001", "x", "what", ("a", "b"), "a", " ", "§1")
     with pytest.raises(ValueError, match="default"):
-        OpenSetting("001", "x", "what", ("a", "b"), "c", "a sentence of the paper", "report 001 §1")
+        OpenSetting("001", "x", "what", ("a", "b"), "c", "a sentence of the paper", "§1")
     with pytest.raises(ValueError, match="paper"):
         OpenSetting("009", "x", "what", ("a",), "a", "a sentence of the paper", "report 009 §1")
 
@@ -337,15 +337,15 @@ def test_003_search_runs_a_reading_only_where_it_differs_and_draws_only_the_rand
     from dcnlab.reproduce.aggregation.search_003 import Search003
 
     s = Search003()
-    base = {"steiner-baseline": "kmb", "delta-reading": "curve-mean", "size-average": "plain"}
+    base = {"steiner-baseline": "kmb", "delta-reading": "curve-mean", "average": "plain", "counting": "distinct"}
     plain = s.tasks(base, 1, True)
     assert {t[0] for t in plain} == {"std"}                 # the defaults are the reproduction's own rounds
-    assert s.tasks(dict(base, **{"size-average": "by-traffic"}), 1, True) == plain
+    assert s.tasks(dict(base, average="by-traffic", counting="summed"), 1, True) == plain
     rnd = dict(base, **{"steiner-baseline": "kmb-random-order"})
     assert s.is_random(rnd) and not s.is_random(base)
     extra = [set(s.tasks(rnd, d, True)) - set(plain) for d in (1, 2)]
     assert extra[0] and extra[1] and not extra[0] & extra[1]       # each draw its own path orders
-    det = dict(base, **{"steiner-baseline": "kmb-shuffle-tree"})
+    det = dict(base, **{"steiner-baseline": "kmb-switch-graph"})
     assert s.tasks(det, 1, True) == s.tasks(det, 2, True)
     job = dict(base, **{"delta-reading": "per-job"})
     assert s.is_random(job) and s.tasks(job, 1, True) != s.tasks(job, 2, True)
@@ -377,17 +377,23 @@ def test_003_default_is_the_chosen_setting_and_the_reproduction_runs_it() -> Non
     assert res["aggregators"]["kmb"] == want.aggregator_servers
     kmb = am._task("003-k", 2, 0, 1, "kmb")[3]
     assert kmb["traffic"]["srs"] == res["traffic"]["srs"] and kmb["traffic"]["none"] == res["traffic"]["none"]
-    # Fig. 5 averaged as chosen, Fig. 6 read as chosen
-    rows = [{"point": m, "round": 0, "result": am._task("003-size", m, 0, 1, "kmb")[3]} for m in (50, 100)]
-    base = {"steiner-baseline": "kmb", "delta-reading": "curve-mean", "size-average": "plain"}
-    plain = am.summarise("003-size", rows, (50, 100), base)
-    pooled = am.summarise("003-size", rows, (50, 100), dict(base, **{"size-average": "by-traffic"}))
-    pts = plain["points"].values()
-    for mth in am.SHUFFLE_METHODS:
-        assert plain["overall"][mth] == pytest.approx(np.mean([v["saving"][mth] for v in pts]))
-        assert pooled["overall"][mth] == pytest.approx(
-            100 * (1 - sum(v["traffic"][mth] for v in pts) / sum(v["traffic"]["none"] for v in pts)))
-    assert am.summarise("003-size", rows, (50, 100))["setting"] == chosen
+    # one averaging rule for the paper: Fig. 4(a) and Fig. 5 alike; the counting of aggregating servers
+    base = {"steiner-baseline": "kmb", "delta-reading": "curve-mean", "average": "plain", "counting": "distinct"}
+    for part, points in (("003-size", (50, 100)), ("003-k", (2, 3))):
+        rows = [{"point": m, "round": r, "result": am._task(part, m, r, 1, "kmb")[3]} for m in points for r in (0, 1)]
+        plain = am.summarise(part, rows, points, base)
+        pooled = am.summarise(part, rows, points, dict(base, average="by-traffic"))
+        pts = plain["points"].values()
+        for mth in am.SHUFFLE_METHODS:
+            assert plain["overall"][mth] == pytest.approx(np.mean([v["saving"][mth] for v in pts]))
+            assert pooled["overall"][mth] == pytest.approx(
+                100 * (1 - sum(v["traffic"][mth] for v in pts) / sum(v["traffic"]["none"] for v in pts)))
+            assert plain["overall_se"][mth] is not None and plain["overall_se"][mth] >= 0
+        assert am.summarise(part, rows, points)["setting"] == chosen
+    summed = am.summarise("003-k", rows, (2, 3), dict(base, counting="summed"))
+    for q, v in summed["points"].items():
+        assert v["aggregators"]["srs"] == pytest.approx(np.mean(v["rounds"]["aggregators_summed"]["srs"]))
+        assert v["aggregators"]["incast"] >= plain["points"][q]["aggregators"]["incast"]   # a server per tree
     drows = [{"point": 50, "round": 0, "result": am._task("003-delta", 50, 0, 1)[3]}]
     curve = am.summarise("003-delta", drows, (50,), base)["overall"]["srs@50"]
     vs_srs = am.summarise("003-delta", drows, (50,), dict(base, **{"delta-reading": "vs-srs-no-agg"}))["overall"]

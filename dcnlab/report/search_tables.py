@@ -144,7 +144,7 @@ def mark_full_run(heads: Sequence[Any], out: Path | None = None) -> int:
         v = full.get((h.seed, h.statement))
         if v is not None:
             h.full_run = v
-            differ += v != h.model_verdict
+            differ += v != h.model_verdict and h.model_verdict != "not run"
     return differ
 
 

@@ -100,7 +100,8 @@ def verdict_text(h: Headline) -> str:
 
 def full_run_note(h: Headline) -> str:
     """``full run: deviates`` where a quick run's verdict differs from the full run's (empty otherwise)."""
-    return f"full run: {h.full_run}" if h.full_run and h.full_run != h.model_verdict else ""
+    differs = h.full_run and h.model_verdict not in (None, "not run") and h.full_run != h.model_verdict
+    return f"full run: {h.full_run}" if differs else ""
 
 
 def table_lines(heads: Sequence[Headline]) -> list[str]:

@@ -68,7 +68,7 @@ class OpenSetting:
     sentence: str
     """The sentence that leaves it open, quoted."""
     where: str
-    """Where the sentence is: ``report 001 §6.1`` (``/work/shared/papers``) or the paper's section."""
+    """Where the sentence is in the paper: its section, figure, table or algorithm."""
     random: tuple[str, ...] = ()
     """Values that are draws: each is run over several draws (a range, the median judged)."""
     searched: bool = True
@@ -133,41 +133,44 @@ SETTINGS: tuple[OpenSetting, ...] = (
     OpenSetting(
         "001", "join-order", "the order in which a grid pattern's groups (its lines) join",
         ("xyz", "zyx", "shuffle"), "xyz",
-        "Patterns: 2D and 3D grid communicators, plus random join patterns, with 1 and 4 processes per "
-        "terminal. (No order of the join requests is given; MR4LMS's trees are 'history-dependent', they "
-        "'change on recomputation or rerun'.)",
-        "report 001 §6.1 and §4 item 3", random=("shuffle",),
+        "后面實驗中,采用2維及3維網格劃分進程,以測試存在大量多播組時多播路由算法的性能.除此之外,還測試了進程隨機加入某個多播組的通信模式. (In the experiments, processes are "
+        "divided by 2-D and 3-D grids, and processes also join groups at random; the order in which a grid's groups "
+        "join is not given.)",
+        "§4.1", random=("shuffle",),
         note="xyz: every x-line, then y, then z (the order the grid is built); zyx: z-lines first; shuffle: a "
              "random order (a draw). Pattern syntax: AxBxC:order=zyx, AxBxC:order=shuffle:seed=S."),
     OpenSetting(
         "001", "random-1ppn-groups", "the number of groups of the random 1-ppn patterns",
         ("1000", "2000", "5000"), "1000",
-        "| 1 | 512×64, 181×181, 100×327, 64×32×16, 32×32×32, 25×50×26, three random patterns | (their sizes "
-        "are never given; only the 4-ppn pattern is named: a '1,000 random groups' pattern)",
-        "report 001 §6.1 (table of patterns)",
+        "例如1 000個隨機多播組模式下僅剩下32個多播組 (the only size of a random pattern the text gives: 1,000 random groups, at 4 "
+        "processes per terminal; the sizes of the 1-process random patterns are not given)",
+        "§4.3.2",
         note="1,000 follows the one size the paper names (its 4-ppn pattern); C-MR4LMS's max EFI (the "
              "paper's 69) grows with the number of groups."),
     OpenSetting(
         "001", "random-seed", "the draw of the random patterns (which processes join which group)",
         ("draws",), "draws",
-        "'processes randomly join a group' (three random patterns at 1 ppn, random patterns at 4 ppn; no "
-        "seed, no pattern given)", "report 001 §6.1", random=("draws",),
+        "還測試了進程隨機加入某個多播組的通信模式 (processes join a group at random; no seed and no pattern is given)",
+        "§4.1", random=("draws",),
         note="Always a draw: every setting runs the random patterns with seeds 1..D (D draws, 3 by default), "
              "each figure a range over the draws and the median judged; the reproduction runs seed 1."),
     OpenSetting(
         "001", "dynamic-root-candidates", "the root candidates of C-MR4LMS-dynamic",
         ("tn", "group"), "tn",
-        "C-MR4LMS-dynamic: treats every L3 switch in TN tnid as a candidate and 'chooses a suitable one, "
-        "preferring lower load'. The load measure is not defined.",
-        "report 001 §3.6", searched=False,
+        "如果多播組內各成員的最近公共祖先位于L3層,則頂層網絡中板tnid內每個L3交換機都可以做樹根.從中選擇哪個做樹根實際上有2種策略 ... "
+        "二是將所有L3交換機都作為備選樹根,從中選擇1個合適的做樹根(優先選擇負載低的) (if the members' lowest common ancestor is at L3, every L3 switch "
+        "of TN tnid can be the root; the dynamic variant takes them all as candidates and prefers the least loaded; "
+        "the load is not defined)",
+        "the paragraph before Fig. 6", searched=False,
         note="Not open: the text states the candidates (the L3 switches of TN tnid, 'tn'). Its max TFI 1 on "
              "64×32×16 and 32×32×32 is impossible under that rule (BOUNDS); 'group' (every TN of the TN "
              "group) is our extension, measured beside it (cmr4lms-dynamic/group)."),
     OpenSetting(
         "001", "mr4lms-merge", "MR4LMS's merge: which groups are 'similar', and the table scope",
         ("any-color/link", "same-color/link", "any-color/switch", "same-color/switch"), "any-color/link",
-        "If n 'similar' groups have no entry left, they are merged to share one tree. 'Similar' is not "
-        "defined.", "report 001 §4 item 3", searched=False,
+        "而當n個相似的多播組無條目號可用時,就將它們合并到一起共用同一棵多播樹 (when n similar groups have no entry number left, they are merged to "
+        "share one tree; 'similar' is not defined)",
+        "§1 (MR4LMS, ref. [15])", searched=False,
         note="Measured reading by reading on the 1,000 random groups (reproduce/multicast/readings.py, "
              "1.5-8 minutes each): too costly for the cross product. The per-switch table contradicts the "
              "paper's 'MR4LMS never merges' at 1 ppn (33-34 groups under one L0 at 1 ppn)."),
@@ -175,33 +178,38 @@ SETTINGS: tuple[OpenSetting, ...] = (
     OpenSetting(
         "000", "irs-baseline", "the IRS-based baseline M2 is compared with",
         ("no-intra", "intra"), "intra",
-        "It derives the next layer's nodes 'by adjusting the same dimension of the previous layer's nodes'. "
-        "... IRS-based is under-specified here; take the details from [13].",
-        "report 000 §2.1 and §6 item 12",
+        "IRS-based算法通过对上一层节点的同一维进行调整来生成下一层节点,没有考虑上一层节点与位于下层的已有节点直接聚合的可能 (IRS-based derives the next layer's nodes by "
+        "adjusting the same dimension of the previous layer's nodes; the rest is that of ref. [13], the IRS of Guo et"
+        " al., whose intra-stage step 000 does not mention)",
+        "§2.2",
         note="no-intra: IRS as 000 describes it (no intra-stage step); intra: with 003's intra-stage step "
              "(the IRS of ref. [13] as 003 gives it)."),
     OpenSetting(
         "000", "average", "how a saving is averaged over the points of a sweep",
         ("mean-of-points", "pooled"), "mean-of-points",
-        "Across sender counts: M2-based saves about 19% of network data compared with IRS-based. (These "
-        "statements come from the abstract only. The body never quotes them.)", "report 000 §5.4",
+        "在不同传输节点规模下,M2-based比IRS-based节省了网络中约19%的数据量 (across sender counts M2-based saves about 19% of the network's "
+        "data against IRS-based; how the sweep's points are averaged is not said)",
+        "abstract",
         note="mean-of-points: 1 - M2/IRS per point, averaged; pooled: 1 - sum(M2)/sum(IRS)."),
     OpenSetting(
         "000", "sender-sweep", "the sender counts averaged for the 'across sender counts' figures",
         ("100..4000", "table-2"), "100..4000",
-        "m ∈ {100, 200, …, 3900, 4000} ... Table 2 ... its columns are 1000, 1500, 2000 and 3000, apparently "
-        "sender counts. Values missing.", "report 000 §5.3"),
+        "令发送节点m∈{100,200,…,3900,4000} ... 表2网络规模对混洗和reduce阶段完成时间的影响1000150020003000 (the sweep m = 100..4000; Table "
+        "2's columns 1000, 1500, 2000, 3000, its values missing)",
+        "§5.3 and Table 2"),
     OpenSetting(
         "000", "k-sweep", "the network sizes averaged for the 'across network sizes' figures",
         ("2..8", "2..6"), "2..8",
-        "Placement. Senders and the receiver get random BCube labels in BCube(6,k) with 2 ≤ k ≤ 8. ... Note "
-        "that the setup says 2 ≤ k ≤ 8 but Table 1 covers k = 2–6.", "report 000 §5.1 and §5.2"),
+        "为了实现在BCube(6,k)(2≤k≤8)网络上的incast传输 ... 表1网络规模对混洗和reduce阶段完成时间的影响BCube(6,k)k=2k=3k=4k=5k=6 (the setup's 2 ≤ k"
+        " ≤ 8; Table 1 covers k = 2..6)",
+        "§5.1 and Table 1"),
     OpenSetting(
         "000", "wait-model", "what bounds the shuffle+reduce waiting time (Tables 1 and 2)",
         ("link-bound", "link-bound-ecmp", "reduce-bound"), "link-bound",
-        "Table 1. 'Effect of network size on shuffle and reduce completion time'. ... All values are missing "
-        "from the text. The only claim is that M2-based clearly cuts the shuffle+reduce waiting delay "
-        "compared with the existing method.", "report 000 §5.2", searched=False,
+        "表1中的数据说明与现存方法相比,M2-based明显减少了整个作业在混洗和reduce阶段的等待延迟 (Table 1's data show that M2-based clearly cuts the job's"
+        " waiting delay in the shuffle and reduce phases against the existing method; the table's values are missing,"
+        " and no model of the delay is given)",
+        "§5.2 (Table 1) and §5.3 (Table 2)", searched=False,
         note="Not searched: the paper gives no model of the waiting time, so no model is 'the' reading; the "
              "headlines show the figure of every model and hold only under every one. link-bound: the busiest directed link's units (no aggregation on its primary BCubeRouting paths); "
              "link-bound-ecmp: no aggregation spread evenly over the receiver's k+1 links; reduce-bound: the "
@@ -210,8 +218,10 @@ SETTINGS: tuple[OpenSetting, ...] = (
     OpenSetting(
         "002", "ccti-timer", "the CCTI timer's semantics",
         ("reset", "free"), "reset",
-        "Algorithm 1 resets the timer on every BECN ... In the Linux hfi1 driver the timer is started if not "
-        "already running and is not reset by BECNs. The two give different dynamics.", "report 002 §7 item 2",
+        "3.StartTimer=04.ifreceiveBECN&&CCTI<CCTI_Limitthen5.CCTI=CCTI+CCTI_Increase6.IRD=CCT[CCTI]7.Timer=08.endif "
+        "(Algorithm 1, as the text prints it: the timer restarts on every BECN; the specification's timer, as the "
+        "Linux hfi1 driver runs it, is started if not running and is not reset by BECNs)",
+        "Algorithm 1 (§4.1)",
         contradicts=(("free", "Algorithm 1 (§4.1)", "4. if receive BECN && CCTI < CCTI_Limit then 5. CCTI = CCTI + "
                       "CCTI_Increase 6. IRD = CCT[CCTI] 7. Timer = 0 8. endif"),),
         note="reset: Algorithm 1 (a BECN restarts the timer; the paper's pseudo-code); free: the specification's "
@@ -220,25 +230,28 @@ SETTINGS: tuple[OpenSetting, ...] = (
     OpenSetting(
         "002", "becn-window", "the window the BECN counts 790/480/320 are counted in",
         ("per-100ms", "per-1s", "per-phase"), "per-100ms",
-        "the D->B source receives '790, 480 and 320' BECNs with 1, 2 and 3 tenant-2 flows (the sampling "
-        "interval is not stated; the only interval the text gives is Fig. 3's 'throughput is sampled every "
-        "100 ms')", "report 002 §6.4",
+        "在1条、2条和3条流的情况下BECN数目分别为790,480和320 (with 1, 2 and 3 flows the BECN counts are 790, 480 and 320; the only "
+        "interval the text gives is Fig. 3's: 按照100ms的粒度统计吞吐量, throughput counted per 100 ms)",
+        "§5 (Fig. 5(b), Fig. 3)",
         note="per-100ms: the settled mean per 100 ms sample (Fig. 3's interval); per-1s: the same per second; "
              "per-phase: every BECN of the 2 s phase, transients included. The ratios 480/790 and 320/790 "
              "are the same under the first two."),
     OpenSetting(
         "002", "recovery-threshold", "when a flow has 'recovered' after a departure",
         ("90%", "80%", "95%"), "90%",
-        "after flows leave, tenant 2's remaining flows speed up 'relatively slowly', over 5–7 s and 7–8 s "
-        "(no criterion of recovery is given)", "report 002 §6.4 (Fig. 5(a))",
+        "随着流的离开,租户2当前的活跃流相对缓慢的增速,包括从5s~7s和7s~8s两个阶段 (as flows leave, tenant 2's remaining flows speed up relatively "
+        "slowly, from 5 s to 7 s and from 7 s to 8 s; no criterion of recovery is given)",
+        "§5 (Fig. 5(a))",
         note="A remaining flow has recovered when it first reaches this fraction of its new steady rate "
              "(dcnlab.controller.congestion.scenarios.summarize_recovery)."),
     OpenSetting(
         "002", "cct-pacing", "how the IRD paces a QP (Algorithm 2's 4-packet aggregate, per packet, or the paper's "
         "arithmetic)", ("aggregate-4", "per-packet", "paper-formula"), "aggregate-4",
-        "Whether the IRD applies per packet or per 4-packet aggregate. The paper's 100 Mb/s arithmetic divides by 4. "
-        "Physically, waiting one IRD per 4 × 1024 B would give 1.6 Gb/s at 20.48 µs; one IRD per packet would give "
-        "400 Mb/s.", "report 002 §7 item 4", searched=False,
+        "源端的限速是累积一定数量的报文(如IB规范中定义4个[2])进行报文间隔计算 ... "
+        "由于每次发送端聚合4个1024Bytes的报文进行IRD比较,如20.48μs的表项值,带宽限制在(1024×8)/(20.48×4×10-6)=100MB (the source paces per "
+        "aggregate of packets, 4 as the specification defines; Fig. 4's arithmetic divides one packet's bits by 4 "
+        "IRDs: per 4-packet aggregate 20.48 µs would give 1.6 Gb/s, per packet 400 Mb/s)",
+        "§4.1 (Algorithm 2) and §5 (Fig. 4)", searched=False,
         note="Measured reading by reading on Fig. 4's pinned QP (reproduce/congestion/readings.py; only paper-formula gives the "
              "paper's 100 Mb/s). Not searched: it is the pacer of every run with CC, and the CCT (14·i²/11236 µs) "
              "was chosen for Algorithm 2's 4-packet pacing, so a search would have to rescale the CCT with it."),
@@ -248,9 +261,12 @@ SETTINGS: tuple[OpenSetting, ...] = (
         ("kmb", "kmb-member-agg", "kmb-member-agg-bundled", "kmb-switch-graph", "kmb-switch-graph-member-agg",
          "kmb-shuffle-tree", "kmb-shuffle-tree-member-agg", "kmb-random-order", "kmb-random-order-member-agg",
          "mst-overlay"), "kmb",
-        "Steiner-based, after [27]: build a complete graph on the members, take its MST, replace each "
-        "virtual edge with a shortest path, prune unneeded links. [Inference] This is KMB.",
-        "report 003 §5 (Baselines)", random=("kmb-random-order", "kmb-random-order-member-agg"),
+        "The Steiner-tree algorithm we choose is the one described in [27], whose benefit is the computation speed. "
+        "... At first, a virtual complete graph is generated upon the incast members. Then, a minimum spanning tree "
+        "is calculated on the virtual complete graph. Finally, the virtual link in the virtual complete graph is "
+        "replaced by the shortest path between any two incast members in the original topology, with unnecessary "
+        "links deleted. (Which shortest path, which graph, which servers aggregate: not said.)",
+        "§5.1", random=("kmb-random-order", "kmb-random-order-member-agg"),
         contradicts=(("kmb-shuffle-tree", "§5.1", STEINER_PER_RECEIVER),
                      ("kmb-shuffle-tree-member-agg", "§5.1", STEINER_PER_RECEIVER),
                      ("kmb-member-agg-bundled", "§5.4", MERGE_RULE)),
@@ -265,8 +281,11 @@ SETTINGS: tuple[OpenSetting, ...] = (
         "(dcnlab.controller.aggregation.ratio_readings)",
         ("curve-mean", "per-job", "per-receiver", "per-node", "per-server", "once-per-tree", "vs-srs-no-agg"),
         "curve-mean",
-        "Aggregation ratio δ: merging s flows gives max f_i + δ·(Σf_i − max f_i) ... BCube(8,5), δ uniform on "
-        "[0,1], m = n = 250 (Fig. 6(a)): 28.78%", "report 003 §5 and §6", random=("per-job",),
+        "Assume that the value of the random variable δ follows a uniform distribution (if any). In such a case, our "
+        "SRS-based method saves the resultant network traffic by 28.78% in Fig.6(a) and 45.05% in Fig.6(b) compared "
+        "to the existing method, respectively. (What is random, one δ per job, per receiver or per merge, is not "
+        "said.)",
+        "§5.4", random=("per-job",),
         contradicts=(("vs-srs-no-agg", "§5.4", "In such a case, our SRS-based method saves the resultant network "
                       "traffic by 28.78% in Fig.6(a) and 45.05% in Fig.6(b) compared to the existing method, "
                       "respectively."),),
@@ -294,15 +313,16 @@ SETTINGS: tuple[OpenSetting, ...] = (
     OpenSetting(
         "004", "instances", "the Dragonfly instances the theorems are checked on",
         ("paper-worked+sweep",), "paper-worked+sweep",
-        "Experiments and simulations: none. The only concrete instance is the hand-worked D(p,4,2): g = 9, "
-        "36 switches, 2 CISTs.", "report 004 §4", searched=False,
+        "图 2 D(p, 4, 2) 的相对排列链接 (the only concrete instance is the worked D(p, 4, 2); the paper has no experiment)",
+        "§2 (Figs. 2-4) and §3", searched=False,
         note="Every statement of 004 is a theorem checked on every instance of the sweep (and the worked "
              "D(4,2)); no open setting changes whether one holds, so there is nothing to search."),
     OpenSetting(
         "004", "failures", "which switches and links fail in the CIST-property check",
         ("random-draws",), "random-draws",
-        "Broadcast over the k CISTs survives up to k−1 failures (the CIST property; no failure pattern and no "
-        "experiment is given: 'Experiments and simulations: none')", "report 004 §2 and §4", searched=False,
+        "若找到 k 棵完全独立生成树,假设网络中存在至多 k-1 个故障服务器,则任意两个处理器之间总存在一条无故障路径 (with k CISTs, any two processors keep a fault-free"
+        " path under at most k-1 faults; no failure pattern is given)",
+        "§1", searched=False,
         random=("random-draws",),
         note="The property is a theorem for every set of at most k−1 failed elements (no pair loses all k "
              "independent paths), so a draw of failures can only find a construction error, never change what "
@@ -310,16 +330,18 @@ SETTINGS: tuple[OpenSetting, ...] = (
     OpenSetting(
         "004", "timing-sizes", "the sizes N over which the construction time is measured (Theorems 5-7, O(N))",
         ("a=2h, a=8..",), "a=2h, a=8..",
-        "Theorem 5: Algorithm 1 is O(N), N = number of vertices ... (no sizes, no measurement: 'Experiments and "
-        "simulations: none')", "report 004 §4", searched=False,
+        "定理 5 算法 1 的时间复杂度为 O(N), 其中 N 为顶点的个数 (Theorem 5: Algorithm 1 runs in O(N), N the number of vertices; no size "
+        "is timed)",
+        "§3.5 (Theorems 5-7)", searched=False,
         note="O(N) is asymptotic: it holds or not whatever sizes are timed, the sizes only set how well the slope is "
              "measured (dcnlab.reproduce.cist.scaling says why a = 2h from a = 8 and the threshold 1.15); choosing "
              "sizes to make a slope pass would be fitting the verdict, not reading the paper."),
     OpenSetting(
         "004", "arrangement", "the global-link arrangement of the Dragonfly",
         ("relative", "absolute", "circulant"), "relative",
-        "Use the corrected absolute and circulant link formulas in §1.3. The circulant arrangement needs "
-        "even h.", "report 004 §6 item 3", searched=False,
+        "本文给出相对链接、绝对链接以及循环链接下完全独立生成树的构造算法 (the paper gives the construction under the relative, absolute and "
+        "circulant arrangements; each theorem under its own)",
+        "§1 and §2", searched=False,
         note="Each theorem is stated for its own arrangement; the sweep runs all three."),
 )
 """Every open setting of the five papers."""
@@ -335,7 +357,7 @@ NOTHING_TO_SEARCH = {
 
 BOUNDS: tuple[Bound, ...] = (
     Bound("001", "C-MR4LMS-dynamic max TFI 1 on 64×32×16 and 32×32×32 (1 ppn, Fig. 9)", "1 and 1",
-          "the dynamic variant's root candidates are the L3 switches of TN tnid (report 001 §3.6)",
+          "the dynamic variant's root candidates are the L3 switches of TN tnid (the paragraph before Fig. 6)",
           "group: every L3 switch of every TN of the TN group (cmr4lms-dynamic/group)",
           "groups on one spanning tree (same color, same TN) that share a forced link must share a tree "
           "whatever top switch is chosen: an L0–L1 link (both span more than one L0 under that L0) or an "

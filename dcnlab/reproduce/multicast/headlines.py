@@ -134,18 +134,23 @@ def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "") -> list[H
     return out
 
 
+SAME_TN_RULE = "如果多播組內各成員的最近公共祖先位于L3層,則頂層網絡中板tnid內每個L3交換機都可以做樹根"
+"""C-MR4LMS (Chen et al.), the paragraph before Fig. 6: "if the members' lowest common ancestor is at L3, every L3
+switch of the top network midplane tnid can be the root" (the dynamic variant chooses among those)."""
+
+
 @lru_cache(maxsize=8)
 def dynamic_bound(pattern: str) -> str:
     """Why C-MR4LMS-dynamic's max TFI 1 on ``pattern`` is impossible under the paper's own rule (its root candidates
-    are the top switches of TN tnid), or empty when the rule allows it: the bound
+    are the L3 switches of TN tnid, :data:`SAME_TN_RULE`), or empty when the rule allows it: the bound
     (:func:`dcnlab.reproduce.multicast.search.tfi_bound`)."""
     from dcnlab.reproduce.multicast.search import tfi_bound
 
     bound = tfi_bound(pattern, "tn")
     if bound <= 1:
         return ""
-    return (f"under the paper's rule (the dynamic variant's root candidates are the top switches of TN tnid) groups "
-            f"on one spanning tree that must share a link share a tree whatever root is chosen: max TFI is at least "
+    return (f"the paper's rule (\"{SAME_TN_RULE}\": the root is one of the L3 switches of TN tnid) forces groups of "
+            f"one spanning tree that cross the same links onto one tree whatever root is chosen: max TFI is at least "
             f"{bound} on {pattern.replace('x', '×')}, so 1 is impossible (with every TN of the TN group, our "
             f"extension, the bound is {tfi_bound(pattern, 'group')})")
 
