@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from dcnlab.controller.runtime.entities import Counter, Entity, TableEntry, Update
-from dcnlab.emu import faults, links
+from dcnlab.emu import faults, links, netns
 from dcnlab.emu.network import Endpoint, FabricNetwork, intf_name
 from dcnlab.emu.options import NetOptions
 from dcnlab.emu.reachability import Reachability
@@ -270,7 +270,7 @@ class Link:
             raise UserError(f"pcap: {node!r} is not a switch end of {self.a}--{self.b}; valid: {', '.join(ends)}")
         dev = ends[node] if node is not None else next(iter(ends.values()))
         target = Path(path) if path is not None else self._net.run_dir / f"pcap-{dev}-{next(self._net._seq)}.pcap"
-        return Capture(("ip", "netns", "exec", self._net.emu.netns), dev, target, bpf)
+        return Capture(netns.exec_prefix(self._net.emu.netns), dev, target, bpf)
 
 
 def _counter() -> Iterator[int]:

@@ -10,6 +10,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+import fake_chroot  # noqa: E402
 from dcnlab.controller.runtime.toolchain import PREFIX_VAR, missing  # noqa: E402
 
 
@@ -33,6 +34,8 @@ def _reasons(item) -> list[str]:
         m = missing("simple_switch_grpc", "simple_switch_CLI", "p4c")
         if m:
             out.append(f"{', '.join(m)} not found on PATH or ${PREFIX_VAR}/bin")
+        if not fake_chroot.root_is_mount_point():
+            out.append(fake_chroot.NO_MOUNT_NAMESPACE)
     return out
 
 

@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from dcnlab.emu.netns import command, exec_prefix
+
 SSHD = "/usr/sbin/sshd"
 PRIVSEP_DIR = Path("/run/sshd")
 
@@ -68,9 +70,9 @@ def start(tmp: Path) -> SshdMachine:
         _run("ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns)
         _run("ip", "addr", "add", f"{local}/30", "dev", veth)
         _run("ip", "link", "set", veth, "up")
-        _run("ip", "-n", ns, "addr", "add", f"{remote}/30", "dev", "eth0")
-        _run("ip", "-n", ns, "link", "set", "eth0", "up")
-        _run("ip", "-n", ns, "link", "set", "lo", "up")
+        _run(*command(ns, "ip", "addr", "add", f"{remote}/30", "dev", "eth0"))
+        _run(*command(ns, "ip", "link", "set", "eth0", "up"))
+        _run(*command(ns, "ip", "link", "set", "lo", "up"))
         _run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / "host_key"))
         _run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / "id"))
         shutil.copy(d / "id.pub", d / "authorized_keys")
@@ -114,7 +116,7 @@ Host {alias}-closed
         if made_privsep:
             PRIVSEP_DIR.mkdir(mode=0o755)
             (d / "made-privsep").touch()
-        _run("nsenter", f"--net=/run/netns/{ns}", "--", SSHD, "-f", str(d / "sshd_config"), "-E", str(d / "sshd.log"))
+        _run(*exec_prefix(ns), SSHD, "-f", str(d / "sshd_config"), "-E", str(d / "sshd.log"))
         deadline = time.monotonic() + 60      # a hang guard: sshd writes its pid file in milliseconds
         pid_file = d / "sshd.pid"      # sshd creates it, then writes the pid: wait for a whole line
         while not (pid_file.exists() and pid_file.read_text().endswith("\n")) and time.monotonic() < deadline:

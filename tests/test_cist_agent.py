@@ -13,6 +13,9 @@ from dcnlab.traffic import wire
 from dcnlab.traffic.hostctl import AgentError, AgentHandle, HostAddr, call_all
 from waiting import wait_until
 
+from agent_pair import in_ns
+from dcnlab.emu.netns import exec_prefix
+
 SRC_MAC, SRC_IP = "02:00:00:00:00:01", "10.0.0.1"
 
 
@@ -156,9 +159,10 @@ def test_agents_over_a_veth_pair():
     try:
         sh(f"ip link add {a_if} netns {a_ns} type veth peer name {b_if} netns {b_ns}")
         for ns, dev, ip in ((a_ns, a_if, "10.0.0.1"), (b_ns, b_if, "10.0.0.2")):
-            sh(f"ip -n {ns} addr add {ip}/8 dev {dev} && ip -n {ns} link set {dev} up")
-        a = AgentHandle(HostAddr("a", a_if, "10.0.0.1", SRC_MAC), ["ip", "netns", "exec", a_ns])
-        b = AgentHandle(HostAddr("b", b_if, "10.0.0.2", "02:00:00:00:00:02"), ["ip", "netns", "exec", b_ns])
+            in_ns(ns, "ip", "addr", "add", f"{ip}/8", "dev", dev)
+            in_ns(ns, "ip", "link", "set", dev, "up")
+        a = AgentHandle(HostAddr("a", a_if, "10.0.0.1", SRC_MAC), exec_prefix(a_ns))
+        b = AgentHandle(HostAddr("b", b_if, "10.0.0.2", "02:00:00:00:00:02"), exec_prefix(b_ns))
         agents = [a, b]
         call_all(agents, [{"cmd": "cist.recv_start"}] * 2)
         frame = ca.broadcast_frame(SRC_MAC, "10.0.0.1", 256)

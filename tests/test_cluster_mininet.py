@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+import fake_chroot
 import sshd_machine
 from dcnlab.emu import netns
 from dcnlab.emu.cleanup import leftovers
@@ -153,9 +154,10 @@ def test_vxlan_tunnel_between_the_machines_carries_a_ping(machine, run_root):
         here.links([], [tunnels.TunnelEnd("s0-eth1", vni, machine.address)], [], [])
         there.links([], [tunnels.TunnelEnd("s1-eth1", vni, machine.local_address)], [], [])
         far = info["netns"]
-        subprocess.run(["ip", "-n", here.netns, "addr", "add", "192.168.99.1/24", "dev", "s0-eth1"], check=True)
-        r = pool.first.run(["sh", "-c", f"ip -n {far} addr add 192.168.99.2/24 dev s1-eth1 && "
-                                        f"ip -n {far} -d link show s1-eth1"])
+        subprocess.run(netns.command(here.netns, "ip", "addr", "add", "192.168.99.1/24", "dev", "s0-eth1"), check=True)
+        add = pool.first.run(netns.command(far, "ip", "addr", "add", "192.168.99.2/24", "dev", "s1-eth1"))
+        assert add.returncode == 0, add.stderr
+        r = pool.first.run(netns.command(far, "ip", "-d", "link", "show", "s1-eth1"))
         assert r.returncode == 0 and f"vxlan id {vni}" in r.stdout and "mtu 1500" in r.stdout, r.stderr
         ping = subprocess.run(netns.exec_prefix(here.netns) + ["ping", "-c", "3", "-i", "0.2", "-W", "2",
                                                                "192.168.99.2"], capture_output=True, text=True)
@@ -212,6 +214,7 @@ def test_clean_finishes_a_crashed_run_on_both_machines(machine, run_root):
     assert not _sessions_after(machine)
 
 
+@pytest.mark.skipif(not fake_chroot.root_is_mount_point(), reason=fake_chroot.NO_MOUNT_NAMESPACE)
 def test_remote_mininet_host_runs_there(machine, run_root):
     """A Mininet host on the second machine through RemoteMixin: its own namespace there, commands
     and popen work, its pid is the shell's on that machine; terminate() leaves nothing."""
@@ -291,7 +294,7 @@ def test_fattree_k4_over_two_machines(machine, run_root):
         assert run is not None
         far = f"dcnlab-{run.id}-m1"
         assert netns.exists(net.netns) and netns.exists(far)
-        r = net.pools[1].first.run(["ip", "-d", "-n", far, "-o", "link", "show", "type", "vxlan"])
+        r = net.pools[1].first.run(netns.command(far, "ip", "-d", "-o", "link", "show", "type", "vxlan"))
         assert r.stdout.count("vxlan") >= 8 and len(r.stdout.splitlines()) == 8, r.stdout
         reach = net.reachability()
         assert reach.complete, reach.summary() + f" unreachable: {reach.unreachable[:10]}"

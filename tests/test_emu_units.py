@@ -15,6 +15,7 @@ import pytest
 from as_nobody import run_cli_as_nobody
 from dcnlab.emu import bmv2, links, netns
 from dcnlab.emu.cleanup import clean
+from dcnlab.emu.counters import interface_stats
 from dcnlab.emu.network import FabricNetwork, NetOptions
 from dcnlab.emu.rundir import SHORT_SOCKET_ROOT, TAG_VAR, RunDir, all_runs
 from dcnlab.cli.errors import UserError
@@ -109,8 +110,7 @@ def test_loss_filter_drops_about_that_fraction():
                 "f = bytes.fromhex('ffffffffffff02000000000188b5') + bytes(50)\nfor _ in range(4000):\n"
                 "    try:\n        s.send(f)\n    except OSError:\n        pass\n")   # a dropped frame is ENOBUFS
         subprocess.run([sys.executable, "-c", send], check=True, timeout=60, preexec_fn=netns.enter(name))
-        rx = int(subprocess.run(["ip", "netns", "exec", name, "cat", "/sys/class/net/lossb/statistics/rx_packets"],
-                                capture_output=True, text=True, check=True).stdout)
+        rx = interface_stats(name)["lossb"]["rx"]["packets"]
         n, p = 4000, 0.7
         sd = (n * p * (1 - p)) ** 0.5
         assert abs(rx - n * p) < 5 * sd, f"{rx} of {n} frames arrived; expected about {n * p:.0f}"
@@ -213,10 +213,10 @@ def test_netns_create_without_sbin_on_path(monkeypatch):
 
 
 def _fail_loopback_up(real):
-    def ip(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
+    def ip(*args: str, **kw) -> subprocess.CompletedProcess:
         if args[-4:] == ("link", "set", "lo", "up"):
             return subprocess.CompletedProcess(["ip", *args], 2, "", "RTNETLINK answers: injected failure")
-        return real(*args, input=input)
+        return real(*args, **kw)
     return ip
 
 

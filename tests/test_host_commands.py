@@ -3,9 +3,9 @@
 ``sleep 1000``, ``cat`` and an unterminated quote hung the bring-up: the commands ran in the host's
 shell, and the wait for its prompt had no limit. :class:`dcnlab.emu.hostcmds.HostCommands` runs them
 as ``bash -c`` in the host with stdin from /dev/null and a limit per command; these tests run it in
-plain network namespaces (``ip netns exec``, and ``mnexec -a PID`` as the emulation enters a Mininet
-host), without BMv2. The ``bmv2`` test brings up a topology file with such commands and checks the one
-error line and that nothing of the run is left.
+plain network namespaces (entered as dcnlab enters them, with ``nsenter --net``, and with ``mnexec -a PID``
+as the emulation enters a Mininet host), without BMv2. The ``bmv2`` test brings up a topology file with
+such commands and checks the one error line and that nothing of the run is left.
 
 No test measures time: a command that should come back at once runs under a limit of an hour, so a
 wait for the limit would show as this file's hang guard (``pytest.mark.timeout``) firing instead.
@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from dcnlab.emu import netns
 from dcnlab.emu.cleanup import tagged
 from dcnlab.emu.hostcmds import HostCommandError, HostCommands
 from dcnlab.emu.options import NetOptions
@@ -61,7 +62,7 @@ def runner(tmp_path: Path, run_id: str, timeout: float = HOUR) -> HostCommands:
 
 
 def enter(ns: str) -> list[str]:
-    return ["ip", "netns", "exec", ns]
+    return netns.exec_prefix(ns)
 
 
 def error_of(r: HostCommands, jobs) -> str:
@@ -192,7 +193,7 @@ def test_mnexec_prefix_enters_the_process_namespace(tmp_path, ns, run_id):
         msg = error_of(runner(tmp_path, run_id, timeout=0.5), {"h1": (["mnexec", "-a", str(holder.pid)],
                                                                       ["sleep 1000"])})
         assert "did not finish within 0.5 s" in msg
-        shown = subprocess.run(["ip", "-n", ns, "-o", "link"], capture_output=True, text=True, check=True).stdout
+        shown = subprocess.run(netns.command(ns, "ip", "-o", "link"), capture_output=True, text=True, check=True).stdout
         assert "hc8a" in shown
     finally:
         r.stop()

@@ -6,8 +6,10 @@ import subprocess
 import uuid
 
 import pytest
-from agent_pair import sh
+from agent_pair import in_ns, sh
+from waiting import wait_until
 
+from dcnlab.emu import netns
 from dcnlab.emu.reachability import ProbeHost, probe_all_pairs, probe_list
 
 pytestmark = pytest.mark.netns
@@ -24,14 +26,17 @@ def hosts():
     try:
         sh(f"ip link add pla{tag} netns {ns['a']} type veth peer name plb{tag} netns {ns['b']}")
         for x, dev, ip in (("a", f"pla{tag}", "10.0.0.1"), ("b", f"plb{tag}", "10.0.0.2")):
-            sh(f"ip -n {ns[x]} addr add {ip}/8 dev {dev} && ip -n {ns[x]} link set {dev} up")
-        sh(f"ip -n {ns['c']} link set lo up && ip -n {ns['c']} addr add 10.0.0.3/8 dev lo")
+            in_ns(ns[x], "ip", "addr", "add", f"{ip}/8", "dev", dev)
+            in_ns(ns[x], "ip", "link", "set", dev, "up")
+        in_ns(ns["c"], "ip", "link", "set", "lo", "up")
+        in_ns(ns["c"], "ip", "addr", "add", "10.0.0.3/8", "dev", "lo")
         out = []
         for x, ip in (("a", "10.0.0.1"), ("b", "10.0.0.2"), ("c", "10.0.0.3")):
-            p = subprocess.Popen(["ip", "netns", "exec", ns[x], "sleep", "120"])
+            p = subprocess.Popen([*netns.exec_prefix(ns[x]), "sleep", "120"])
             procs.append(p)
             out.append(ProbeHost(x, ip, p.pid))
-        sh(f"ip netns exec {ns['a']} true")      # the sleeps are in their namespaces by now
+        for h in out:
+            wait_until(lambda h=h: h.pid in netns.pids(ns[h.name]), f"host {h.name}'s process is in its namespace")
         yield out
     finally:
         for p in procs:

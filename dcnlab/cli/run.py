@@ -169,11 +169,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def print_endpoints(net) -> None:
     """The switches' P4Runtime endpoints (also in ``<run>/endpoints.json``)."""
+    from dcnlab.emu import netns
+
     role = "dcnlab is primary" if net.opts.controller else "dcnlab stepped down: no primary until yours arbitrates"
     print(f"P4Runtime endpoints ({role}; {net.run.path / 'endpoints.json'}):")
     for e in net.endpoints():
         print(f"  {e.switch:<10} device_id {e.device_id:<3} {e.grpc_tcp or e.grpc}"
-              f"   thrift: ip netns exec {e.netns} simple_switch_CLI --thrift-port {e.thrift_port}")
+              f"   thrift: nsenter --net={netns.path(e.netns)} simple_switch_CLI --thrift-port {e.thrift_port}")
 
 
 def wait_for_interrupt() -> None:

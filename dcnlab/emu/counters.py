@@ -18,6 +18,7 @@ import subprocess
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from dcnlab.emu.netns import command
 from dcnlab.topos.model import Fabric, Link
 
 Stats = dict[str, dict[str, Any]]
@@ -36,7 +37,7 @@ def parse_link_stats(text: str) -> Stats:
 
 
 def interface_stats(netns: str) -> Stats:
-    out = subprocess.run(["ip", "-n", netns, "-s", "-j", "link", "show"], capture_output=True, text=True,
+    out = subprocess.run(command(netns, "ip", "-s", "-j", "link", "show"), capture_output=True, text=True,
                          check=True).stdout
     return parse_link_stats(out)
 
@@ -92,7 +93,7 @@ def parse_qdiscs(text: str) -> dict[str, str]:
 
 
 def qdisc_state(netns: str) -> dict[str, str]:
-    out = subprocess.run(["tc", "-n", netns, "-j", "qdisc", "show"], capture_output=True, text=True).stdout
+    out = subprocess.run(command(netns, "tc", "-j", "qdisc", "show"), capture_output=True, text=True).stdout
     return parse_qdiscs(out)
 
 

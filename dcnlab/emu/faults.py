@@ -20,7 +20,7 @@ import subprocess
 from collections.abc import Sequence
 from typing import Literal
 
-from dcnlab.emu.netns import system_tool
+from dcnlab.emu.netns import command
 from dcnlab.topos.errors import UserError
 
 CutMode = Literal["drop", "down"]
@@ -34,7 +34,7 @@ class FaultError(UserError):
 def _batch(tool: str, netns: str, lines: Sequence[str], ignore_missing: bool = False) -> None:
     if not lines:
         return
-    argv = [system_tool(tool), "-n", netns] + (["-force"] if ignore_missing else []) + ["-batch", "-"]
+    argv = command(netns, tool, *(["-force"] if ignore_missing else []), "-batch", "-")
     r = subprocess.run(argv, input="".join(line + "\n" for line in lines), capture_output=True, text=True)
     if r.returncode != 0 and not ignore_missing:
         raise FaultError(f"{tool} in {netns} failed: {r.stderr.strip()[-400:]}")

@@ -15,7 +15,7 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from dcnlab.emu.netns import system_tool
+from dcnlab.emu.netns import command
 from dcnlab.topos.errors import UserError
 
 IFNAMSIZ = 15
@@ -109,7 +109,7 @@ def _tc_works(what: str, lines: Sequence[str]) -> bool:
     if subprocess.run(["ip", "netns", "add", ns], capture_output=True).returncode != 0:
         return False
     try:
-        return subprocess.run([system_tool("tc"), "-n", ns, "-batch", "-"], input="".join(f"{x}\n" for x in lines),
+        return subprocess.run(command(ns, "tc", "-batch", "-"), input="".join(f"{x}\n" for x in lines),
                               capture_output=True, text=True).returncode == 0
     finally:
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
@@ -143,7 +143,7 @@ def check_names(names: Iterable[str]) -> None:
 def _batch(tool: str, netns: str, lines: Sequence[str]) -> None:
     if not lines:
         return
-    proc = subprocess.run([system_tool(tool), "-n", netns, "-batch", "-"], input="\n".join(lines) + "\n", capture_output=True,
+    proc = subprocess.run(command(netns, tool, "-batch", "-"), input="\n".join(lines) + "\n", capture_output=True,
                           text=True)
     if proc.returncode != 0:
         raise LinkSetupError(f"{tool} -batch in {netns} failed: {proc.stderr.strip()[-800:]}")
@@ -170,4 +170,4 @@ def shape(netns: str, lines: Sequence[str]) -> None:
 
 def show(netns: str, *args: str) -> str:
     """Output of ``ip|tc ... `` run in ``netns`` (for tests and diagnostics), e.g. ``show(ns, "tc", "qdisc")``."""
-    return subprocess.run([args[0], "-n", netns, *args[1:]], capture_output=True, text=True).stdout
+    return subprocess.run(command(netns, *args), capture_output=True, text=True).stdout

@@ -18,7 +18,7 @@ from pathlib import Path
 from dcnlab.controller.runtime.netns import NETNS_DIR, enter, exec_prefix
 from dcnlab.topos.errors import UserError
 
-__all__ = ["NetnsError", "create", "delete", "enter", "exec_prefix", "exists", "path", "pids", "sysctl",
+__all__ = ["NetnsError", "command", "create", "delete", "enter", "exec_prefix", "exists", "path", "pids", "sysctl",
            "system_tool"]
 
 log = logging.getLogger(__name__)
@@ -36,8 +36,10 @@ def exists(name: str) -> bool:
     return path(name).exists()
 
 
-def _ip(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(["ip", *args], input=input, capture_output=True, text=True)
+def _ip(*args: str, input: str | None = None, netns: str | None = None) -> subprocess.CompletedProcess:
+    """``ip args``, inside namespace ``netns`` if given (:func:`command`)."""
+    argv = command(netns, "ip", *args) if netns else ["ip", *args]
+    return subprocess.run(argv, input=input, capture_output=True, text=True)
 
 
 def create(name: str) -> None:
@@ -51,7 +53,7 @@ def create(name: str) -> None:
     if r.returncode != 0:
         raise NetnsError(f"cannot create network namespace {name}: {r.stderr.strip()}")
     try:
-        r = _ip("-n", name, "link", "set", "lo", "up")
+        r = _ip("link", "set", "lo", "up", netns=name)
         if r.returncode != 0:
             raise NetnsError(f"cannot bring up loopback in {name}: {r.stderr.strip()}")
         sysctl(name, {"net.ipv6.conf.all.disable_ipv6": "1", "net.ipv6.conf.default.disable_ipv6": "1"})
@@ -70,20 +72,25 @@ def _undo_create(name: str) -> None:
 
 def sysctl(name: str, values: dict[str, str]) -> None:
     """Set sysctls inside namespace ``name`` (a network namespace has its own net.* values)."""
-    argv = [_sysctl_binary(), "-q", "-w", *(f"{k}={v}" for k, v in values.items())]
-    r = subprocess.run(exec_prefix(name) + argv, capture_output=True, text=True)
+    r = subprocess.run(command(name, "sysctl", "-q", "-w", *(f"{k}={v}" for k, v in values.items())),
+                       capture_output=True, text=True)
     if r.returncode != 0:
         raise NetnsError(f"cannot set {', '.join(values)} in network namespace {name}: {r.stderr.strip()}")
+
+
+def command(name: str, tool: str, *args: str) -> list[str]:
+    """argv that runs the system tool ``tool`` (``ip``, ``tc``, ``sysctl``) with ``args`` in namespace ``name``.
+
+    Entered with :func:`exec_prefix` (``nsenter --net``), never ``ip -n``, ``tc -n`` or ``ip netns exec``:
+    those also make a mount namespace and run ``mount --make-rslave /`` first, which fails where ``/`` is
+    not a mount point (a chroot, a minimal container), and these tools need the network namespace alone."""
+    return [*exec_prefix(name), system_tool(tool), *args]
 
 
 def system_tool(name: str) -> str:
     """A system administration tool (``sysctl``, ``tc``, ``ip``): on PATH, else in /usr/sbin or /sbin (a
     PATH without the sbin directories is common under ``su``, sudo, cron or ``env PATH=/usr/bin:/bin``)."""
     return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin") or name
-
-
-def _sysctl_binary() -> str:
-    return system_tool("sysctl")
 
 
 def inode(name: str) -> int | None:

@@ -79,7 +79,7 @@ class Endpoint:
     """``127.0.0.1:PORT`` with ``grpc_tcp``, else None."""
     thrift_port: int
     netns: str
-    """The run's namespace, where the Thrift port listens (``ip netns exec NETNS simple_switch_CLI ...``)."""
+    """The run's namespace, where the Thrift port listens (``nsenter --net=/run/netns/NETNS simple_switch_CLI ...``)."""
     election_id: tuple[int, int] | None
     """dcnlab's own election id while it is primary; None once it stepped down."""
 

@@ -50,7 +50,7 @@ def agent_path() -> str:
 
 
 class AgentHandle:
-    """A running agent process. ``prefix`` enters the host (e.g. ``ip netns exec ns`` or mnexec)."""
+    """A running agent process. ``prefix`` enters the host (e.g. ``nsenter --net=/run/netns/NS --`` or mnexec)."""
 
     def __init__(self, host: HostAddr, prefix: Sequence[str] = (), popen=None, log_file: Path | None = None,
                  env: dict[str, str] | None = None) -> None:

@@ -7,7 +7,10 @@ Children are started through ``nsenter --net=<path> --`` (:func:`exec_prefix`), 
 namespace and execs the program, keeping its pid. Not through a Python ``preexec_fn``: that forces
 a real ``fork()`` while gRPC's threads run, and gRPC's fork handlers then fail now and then
 (``epoll_wait error: Bad file descriptor``); without it, Python starts children with ``vfork()``
-and no fork handler runs. Unlike ``ip netns exec``, ``nsenter`` does not remount /sys.
+and no fork handler runs. Unlike ``ip netns exec`` (and ``ip -n``, ``tc -n``), ``nsenter --net`` enters the
+network namespace alone: no mount namespace of its own, no ``mount --make-rslave /`` (which fails where
+``/`` is not a mount point: a chroot, a minimal container) and no /sys remount. So /sys/class/net in such
+a child still shows the caller's namespace; read interfaces over netlink (``ip``) or /proc/net instead.
 """
 
 from __future__ import annotations

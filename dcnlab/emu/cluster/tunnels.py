@@ -45,7 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dcnlab.emu.links import LinkSetupError, check_names
-from dcnlab.emu.netns import system_tool
+from dcnlab.emu.netns import command, system_tool
 
 __all__ = ["OVERHEAD", "VXLAN_PORT", "TunnelEnd", "create", "vni_base"]
 
@@ -98,7 +98,7 @@ def create(netns: str, ends: Sequence[TunnelEnd]) -> None:
         raise LinkSetupError(f"creating {len(ends)} VXLAN tunnel end(s) in {netns} failed: {r.stderr.strip()[-600:]}"
                              + ("; this kernel lacks VXLAN (CONFIG_VXLAN)" if "Unknown device type" in r.stderr
                                 else ""))
-    r = subprocess.run([ip, "-n", netns, "-batch", "-"], input="".join(f"link set dev {e.name} mtu 1500 up\n"
+    r = subprocess.run(command(netns, "ip", "-batch", "-"), input="".join(f"link set dev {e.name} mtu 1500 up\n"
                                                                        for e in ends),
                        capture_output=True, text=True)
     if r.returncode != 0:

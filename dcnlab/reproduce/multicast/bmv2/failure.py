@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dcnlab.emu.netns import command
 from dcnlab.reproduce.multicast.bmv2.checks import WindowResult
 from dcnlab.reproduce.multicast.bmv2.setup import EmulationError, Run
 from dcnlab.reproduce.multicast.bmv2.traffic import FLOW_FAILURE, run_window
@@ -25,7 +26,7 @@ _MONITOR_LINE = re.compile(r"^(?:Deleted\s+)?\d+:\s+([^:@\s]+)(?:@\S+)?:\s+<([^>
 
 
 class LinkWatcher:
-    """``ip -n <netns> -o monitor link`` in the run's namespace: calls ``on_down(interface, perf_counter time)``
+    """``ip -o monitor link`` in the run's namespace: calls ``on_down(interface, perf_counter time)``
     the first time an interface loses its carrier (no ``LOWER_UP``)."""
 
     def __init__(self, net: Any, on_down: Callable[[str, float], None]) -> None:
@@ -34,7 +35,7 @@ class LinkWatcher:
         self.on_down = on_down
         self.down: dict[str, float] = {}
         self.errors: list[str] = []
-        self.proc = subprocess.Popen(["ip", "-n", net.netns, "-o", "monitor", "link"], stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen(command(net.netns, "ip", "-o", "monitor", "link"), stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True, env=dict(os.environ, **net.run.tag))
         net.run.record_process("monitor:links", self.proc.pid, "ip")
         self.thread = threading.Thread(target=self._loop, name="link-watcher", daemon=True)
