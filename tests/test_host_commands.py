@@ -28,6 +28,7 @@ from dcnlab.emu.hostcmds import HostCommandError, HostCommands
 from dcnlab.emu.options import NetOptions
 from dcnlab.emu.rundir import TAG_VAR
 from dcnlab.topos.errors import UserError
+from waiting import wait_until
 
 pytestmark = [pytest.mark.netns, pytest.mark.timeout(120)]
 
@@ -128,11 +129,31 @@ def test_a_failing_command_names_its_status_and_output_escaped(tmp_path, ns, run
     assert not (tmp_path / "never").exists()
 
 
+def commands_of(pids: list[int]) -> list[str]:
+    """The command lines of ``pids`` (those still there), sorted."""
+    out = []
+    for pid in pids:
+        try:
+            out.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip())
+        except OSError:
+            pass
+    return sorted(out)
+
+
 def test_background_command_runs_on_until_stop(tmp_path, ns, run_id):
+    """The two sleeps run on after :meth:`HostCommands.run` returned, until :meth:`HostCommands.stop`.
+
+    When ``run`` returns, each ``&`` job's shell has forked it but the child may still be in ``execve``
+    (``nohup`` execs once more): the kernel sets the new program's environment at the end of ``execve``,
+    so a ``tagged`` scan then reads an empty /proc/PID/environ and misses it (seen once in eleven runs).
+    So the test waits for the sleeps themselves (their command lines, which the kernel writes when their
+    ``execve`` is done), with a hang guard, and then requires that both are there and nothing else is."""
     r = runner(tmp_path, run_id)
     r.run({"h1": (enter(ns), ["sleep 1000 &", "nohup sleep 1001 >/dev/null 2>&1 &", "echo after"])})
     try:
-        assert len(tagged(run_id)) == 2           # the two sleeps; every shell has exited
+        sleeps = ["sleep 1000", "sleep 1001"]
+        wait_until(lambda: commands_of(tagged(run_id)) == sleeps, "the two background sleeps run")
+        assert commands_of(tagged(run_id)) == sleeps      # every shell has exited; the sleeps run on
         assert (tmp_path / "commands-h1.log").read_text().endswith("$ echo after\nafter\n")
     finally:
         r.stop()
