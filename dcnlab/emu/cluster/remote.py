@@ -10,7 +10,10 @@ agent or X11 forwarding.
 **Connections.** Each machine gets SSH ControlMasters (``ControlMaster=yes``, ``ControlPersist=no``)
 whose control sockets are in this run's 0700 socket directory; every other SSH command to that
 machine (the machine's agent, the host shells, port forwards) rides on one of them, so it costs
-a channel, not a login. An sshd allows ``MaxSessions`` (default 10) sessions per connection, and
+a channel, not a login. Every such ssh runs in that directory and names its control socket
+relative to it (:meth:`SshMaster.control_argv`): ssh binds the socket as ``NAME.<16 random characters>``
+first, and a Unix socket's path is at most 107 bytes, which a directory of 86 bytes or more would
+exceed as an absolute path. An sshd allows ``MaxSessions`` (default 10) sessions per connection, and
 each remote host shell is one, so a machine gets one master per :data:`SESSIONS_PER_MASTER`
 sessions.
 
@@ -166,24 +169,31 @@ class SshMaster:
 
     def __init__(self, dest: str, control: Path, config: Path | None, log_file: Path,
                  env: dict[str, str] | None = None) -> None:
-        self.dest, self.control, self.config, self.log_file = dest, control, config, log_file
+        self.dest, self.control, self.log_file = dest, control.absolute(), log_file
+        self.config = config.absolute() if config is not None else None      # ssh runs elsewhere (control_argv)
         self.env = {**os.environ, **(env or {})}
         self.proc: subprocess.Popen | None = None
         self.sessions = 0
         self.forwards: list[tuple[str, str]] = []
 
-    def _opts(self) -> list[str]:
-        return [*ssh_base(self.config), "-o", f"ControlPath={self.control}"]
+    def control_argv(self) -> list[str]:
+        """The start of every ssh command line over this master: ``env --chdir=DIR ssh ... -o ControlPath=NAME``,
+        ``DIR/NAME`` being :attr:`control`. The socket ssh binds, ``NAME.<16 characters>``, is then short
+        whatever the length of ``DIR``; as an absolute path it would exceed a Unix socket's 107 bytes once
+        ``DIR`` reached 86 (``unix_listener: path ... too long for Unix domain socket``). Every path ssh is
+        given besides (``-F``, the forwarded sockets) is absolute."""
+        return ["env", f"--chdir={self.control.parent}", *ssh_base(self.config),
+                "-o", f"ControlPath={self.control.name}"]
 
     def start(self) -> None:
         with self.log_file.open("ab") as out:
-            self.proc = subprocess.Popen([*self._opts(), "-o", "ControlMaster=yes", "-o", "ControlPersist=no",
+            self.proc = subprocess.Popen([*self.control_argv(), "-o", "ControlMaster=yes", "-o", "ControlPersist=no",
                                           "-N", "-T", self.dest],
                                          stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                          env=self.env, start_new_session=True)
 
     def check(self) -> bool:
-        return subprocess.run([*self._opts(), "-O", "check", self.dest], capture_output=True,
+        return subprocess.run([*self.control_argv(), "-O", "check", self.dest], capture_output=True,
                               env=self.env).returncode == 0
 
     def wait(self, timeout: float = 20.0) -> None:
@@ -203,7 +213,7 @@ class SshMaster:
 
     def argv(self, cmd: Sequence[str], tty: bool = False) -> list[str]:
         """ssh argv that runs ``cmd`` (quoted for the remote shell) over this master."""
-        return [*self._opts(), "-o", "ControlMaster=no", "-q", "-tt" if tty else "-T", self.dest,
+        return [*self.control_argv(), "-o", "ControlMaster=no", "-q", "-tt" if tty else "-T", self.dest,
                 shlex.join(cmd)]
 
     def run(self, cmd: Sequence[str], timeout: float = 60.0, input: str | None = None
@@ -215,9 +225,9 @@ class SshMaster:
         """Forward local Unix sockets to remote ones: ``[(local path, remote path), ...]``."""
         if not pairs:
             return
-        argv = [*self._opts(), "-O", "forward"]
+        argv = [*self.control_argv(), "-O", "forward"]
         for local, remote in pairs:
-            argv += ["-L", f"{local}:{remote}"]
+            argv += ["-L", f"{os.path.abspath(local)}:{remote}"]        # the master's directory is not ours
         r = subprocess.run([*argv, self.dest], capture_output=True, text=True, env=self.env, timeout=60)
         if r.returncode != 0:
             raise UserError(f"server {self.dest}: forwarding {len(pairs)} P4Runtime socket(s) failed: "
@@ -233,7 +243,8 @@ class SshMaster:
         if self.proc is None:
             return
         if self.proc.poll() is None:
-            subprocess.run([*self._opts(), "-O", "exit", self.dest], capture_output=True, env=self.env, timeout=20)
+            subprocess.run([*self.control_argv(), "-O", "exit", self.dest], capture_output=True, env=self.env,
+                           timeout=20)
             try:
                 self.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
