@@ -16,14 +16,20 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from dcnlab.results.spread import Rounds, combined, rounds_text, se
+from dcnlab.reproduce.aggregation.part_figures import (
+    saving_points as _saving_points,
+    ends as _ends,
+    span as _span,
+    points as _points,
+    spread as _spread,
+    replicated as _replicated,
+    point_se as _point_se,
+    counted as _counted,
+)
+from dcnlab.results.spread import combined, rounds_text, se
 from dcnlab.results.summary import Headline, missing
 from dcnlab.results.summary import mean_of as _mean
 
-PAPERS_SCHEMES = frozenset({"m2", "irs", "mib", "mc", "unicast", "none", "kmb", "irs-nointra", "optimal",
-                            "srs", "incast"})
-"""The schemes a headline compares: the papers' (and the baselines they name). A user's ``--algo`` builder runs
-beside them with rows of its own and never enters a headline's figure."""
 
 # -- 003 and 000: reproduce aggregation ------------------------------------------------------------------------
 
@@ -51,11 +57,6 @@ def bcube41_examples() -> dict[str, Any]:
     plan = agg.shuffle_plan(fabric, list(WORKED_ENTRY[0]), list(SENDERS_41), "srs", 0.0, 0, 300.0)
     entries = [list(map(float, g.entry_costs)) for g in plan.groups if len(g.entry_costs) == 3]
     return {"trees": trees, "entry_costs": entries[0] if entries else None}
-
-
-def _saving_points(res: Mapping[str, Any]) -> str:
-    pts = list(res["points"])
-    return f"{pts[0]}..{pts[-1]} ({len(pts)} points)" if len(pts) > 1 else f"{pts[0]} (1 point)"
 
 
 def aggregation(results: Mapping[str, Any] | None, emulation: Mapping[str, Any] | None = None,
@@ -118,56 +119,6 @@ def aggregation(results: Mapping[str, Any] | None, emulation: Mapping[str, Any] 
 PAPER_003 = {"003-k": {"srs": 32.87, "incast": 32.69, "kmb": 28.76, "unicast": 17.64},
              "003-size": {"srs": 55.33, "incast": 55.29, "kmb": 44.89, "unicast": 34.46}}
 """Guo et al., §5.2-5.3: average traffic saving against no aggregation, percent (also in aggregation_model.PAPER)."""
-
-
-def _ends(p: Mapping[str, Any] | None, var: str) -> str:
-    """The last point run minus the first, named by what ran (``k=8 minus k=2``): a difference's unit."""
-    keys = list((p or {}).get("points", {}))
-    return f"{var}={keys[-1]} minus {var}={keys[0]}" if len(keys) > 1 else f"largest {var} minus smallest"
-
-
-def _span(p: Mapping[str, Any] | None, var: str) -> str:
-    """The points run (``k = 2..8``)."""
-    keys = list((p or {}).get("points", {}))
-    return f"{var} = {keys[0]}..{keys[-1]}" if len(keys) > 1 else f"{var} = {keys[0]}" if keys else f"every {var}"
-
-
-def _points(p: Mapping[str, Any] | None, key: str, method: str) -> list[float]:
-    if not p:
-        return []
-    return [v[key][method] for v in p["points"].values() if method in v.get(key, {})]
-
-
-def _spread(p: Mapping[str, Any] | None, key: str) -> dict[str, Any]:
-    """``spread`` and ``spread_of`` of the overall figure ``key`` of part ``p`` (its standard error over the rounds,
-    :func:`dcnlab.reproduce.aggregation.model.summarise`), as Headline keyword arguments."""
-    se = ((p or {}).get("overall_se") or {}).get(key)
-    return {"spread": se, "spread_of": rounds_text(int(p.get("rounds") or 0))} if p and se is not None else {}
-
-
-def _replicated(p: Mapping[str, Any] | None, figure: Any) -> dict[str, Any]:
-    """``spread`` and ``spread_of`` of a figure computed from ``p``'s points (a function of a getter,
-    :class:`dcnlab.results.spread.Rounds`)."""
-    if not p:
-        return {}
-    r = Rounds(p["points"])
-    se = r.se(figure) if r else None
-    return {"spread": se, "spread_of": rounds_text(r.count())} if se is not None else {}
-
-
-def _point_se(p: Mapping[str, Any], point: str, key: str, a: str, b: str | None = None) -> float | None:
-    """The standard error of one point's mean of ``key`` for ``a`` (or of ``a`` minus ``b``, paired by round)."""
-    per = p["points"][point].get("rounds", {}).get(key, {})
-    xs = per.get(a)
-    if xs is None or (b is not None and b not in per):
-        return None
-    return se(xs if b is None else [x - y for x, y in zip(xs, per[b])])
-
-
-def _counted(p: Mapping[str, Any] | None) -> str:
-    """The rounds' key of the aggregating servers under 003's counting (distinct servers or summed over trees)."""
-    summed = ((p or {}).get("setting") or {}).get("counting") == "summed"
-    return "aggregators_summed" if summed else "aggregators"
 
 
 def _trends_003(pk: Mapping[str, Any] | None, ps: Mapping[str, Any] | None, pd: Mapping[str, Any] | None,

@@ -17,7 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from dcnlab.reproduce.aggregation.headlines import PAPERS_SCHEMES, _ends, _point_se, _points, _saving_points, _spread
+from dcnlab.reproduce.aggregation.part_figures import PAPERS_SCHEMES
+from dcnlab.reproduce.aggregation.part_figures import ends as _ends
+from dcnlab.reproduce.aggregation.part_figures import point_se as _point_se
+from dcnlab.reproduce.aggregation.part_figures import points as _points
+from dcnlab.reproduce.aggregation.part_figures import saving_points as _saving_points
+from dcnlab.reproduce.aggregation.part_figures import spread as _spread
 from dcnlab.results.spread import combined, rounds_text, se
 from dcnlab.results.summary import Headline, missing, verdict
 

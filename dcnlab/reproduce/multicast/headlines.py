@@ -143,16 +143,17 @@ switch of the top network midplane tnid can be the root" (the dynamic variant ch
 def dynamic_bound(pattern: str) -> str:
     """Why C-MR4LMS-dynamic's max TFI 1 on ``pattern`` is impossible under the paper's own rule (its root candidates
     are the L3 switches of TN tnid, :data:`SAME_TN_RULE`), or empty when the rule allows it: the bound
-    (:func:`dcnlab.reproduce.multicast.search.tfi_bound`)."""
-    from dcnlab.reproduce.multicast.search import tfi_bound
+    (:func:`dcnlab.controller.multicast.bounds.tfi_bound`, on the reproduction's fabric and colors)."""
+    from dcnlab.controller.multicast.bounds import tfi_bound
+    from dcnlab.reproduce.multicast.model import COLORS, SPEC
 
-    bound = tfi_bound(pattern, "tn")
+    bound = tfi_bound(pattern, "tn", SPEC, COLORS)
     if bound <= 1:
         return ""
     return (f"the paper's rule (\"{SAME_TN_RULE}\": the root is one of the L3 switches of TN tnid) forces groups of "
             f"one spanning tree that cross the same links onto one tree whatever root is chosen: max TFI is at least "
             f"{bound} on {pattern.replace('x', '×')}, so 1 is impossible (with every TN of the TN group, our "
-            f"extension, the bound is {tfi_bound(pattern, 'group')})")
+            f"extension, the bound is {tfi_bound(pattern, 'group', SPEC, COLORS)})")
 
 
 def _shares_001(get: Any, why: str) -> list[Headline]:
