@@ -13,7 +13,6 @@ from dcnlab.emu import netns
 from dcnlab.emu.cleanup import leftovers
 from dcnlab.emu.rundir import all_runs
 
-pytest_plugins = ["dcnlab.testing"]
 pytestmark = [pytest.mark.bmv2, pytest.mark.p4c, pytest.mark.netns]
 
 ROUTER = Path(__file__).resolve().parent.parent / "examples" / "programs" / "router.p4"
