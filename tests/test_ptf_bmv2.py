@@ -68,7 +68,7 @@ def test_a_failing_test_is_named_and_sets_the_status(tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     assert "failing_tests.RightPort ... ok" in r.stderr
     assert "failing_tests.WrongPort ... FAIL" in r.stderr and "FAIL: failing_tests.WrongPort" in r.stderr
-    assert "Expected packet was not received on device 0, port 3" in r.stderr
+    assert "Received packet that we expected not to receive on device 0, port 2" in r.stderr   # it left by 2
     _nothing_left()
 
 

@@ -41,12 +41,12 @@ class Forward(RouterTest):
 
 
 class Drop(RouterTest):
-    """No route: dropped (the table's default action). Not IPv4: dropped even with a default route."""
+    """No route: dropped (the table's default action). Not IPv4: dropped even with a route for its addresses."""
 
     def runTest(self):
         tu.send_packet(self, 1, self.sent("10.0.2.7"))
         tu.verify_no_other_packets(self)
-        self.sw.write(self.route("0.0.0.0", 0, 3, "08:00:00:00:03:33"))
+        self.sw.write(self.route("10.0.0.0", 8, 3, "08:00:00:00:03:33"))
         tu.send_packet(self, 1, tu.simple_arp_packet(eth_src=HOST_MAC, ip_snd="10.0.1.1", ip_tgt="10.0.1.254"))
         tu.verify_no_other_packets(self)
 
