@@ -40,7 +40,9 @@ def test_reproduce_quick_json(capsys, tmp_path):
     assert len(scaling["points"]) == 12 and isinstance(scaling["slope"], float)
     heads = json.loads((tmp_path / "summary.json").read_text())["headlines"]
     on = next(h for h in heads if "O(N)" in h["statement"])
-    assert on["model"] == pytest.approx(scaling["slope"]) and on["verdict"] in ("reproduced", "deviates")
+    # a timing: whether it holds, is flat within its noise or straddles its edge depends on the machine
+    assert on["model"] == pytest.approx(scaling["slope"]) and on["verdict"] in ("reproduced", "deviates", "flat",
+                                                                                 "unstable")
 
 
 @pytest.mark.parametrize("argv, msg", [(["--workers", "0"], "--workers: 0 is out of range; valid: 1..256"),

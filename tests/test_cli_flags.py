@@ -259,3 +259,13 @@ def test_no_cli_module_cites_an_internal_issue(source):
     found = [f"{source.name}:{n}: {line.strip()}" for n, line in enumerate(source.read_text().splitlines(), 1)
              if INTERNAL.search(line)]
     assert not found, found
+
+
+@pytest.mark.parametrize("value", ["--", "", "yes", "-"])
+def test_an_emulate_value_that_is_no_mode_is_one_line_error(value, capsys):
+    """``--emulate=--`` reached the option as a bare ``--emulate`` (argparse drops an explicit ``--``) and ran."""
+    from dcnlab.cli import main
+
+    assert main(["reproduce", "cist", f"--emulate={value}", "--quick", "--json"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--emulate" in err[0] and "auto, on, off" in err[0]

@@ -100,6 +100,15 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as e:
         print(f"dcnlab: error: {one_line(str(e))}", file=sys.stderr)
         return 2
+    words = sys.argv[1:] if argv is None else list(argv)
+    try:
+        if any(w.startswith("--emulate=") for w in words):
+            from dcnlab.cli.emulate import check_spelled
+
+            check_spelled(words)
+    except UserError as e:
+        print(f"dcnlab: error: {one_line(str(e))}", file=sys.stderr)
+        return 2
     try:
         args = parser.parse_args(argv)      # --help, --version and --algo list print here
     except BrokenPipeError:

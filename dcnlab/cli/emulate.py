@@ -56,6 +56,18 @@ class EmulateAction(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+def check_spelled(argv: Sequence[str]) -> None:
+    """``--emulate=VALUE`` with a value that is not a mode is an error, also where argparse would read it as the bare
+    switch (it drops an explicit ``--``: ``--emulate=--`` reached :class:`EmulateAction` as a bare ``--emulate``)."""
+    for word in argv:
+        if word == "--":
+            return
+        if word.startswith("--emulate="):
+            value = word.split("=", 1)[1]
+            if value not in MODES:
+                raise UserError(f"argument --emulate: invalid choice {value!r}; valid: {', '.join(MODES)}")
+
+
 class _Alias(argparse.Action):
     """An old switch that stands for ``--emulate VALUE``, with a notice."""
 

@@ -52,7 +52,7 @@ def resolve(args: argparse.Namespace) -> tuple[Path, Path, Path, list[str]]:
         raise UserError("give an exercise directory DIR (its P4 program and a ptf/ directory of tests), or "
                         "--program FILE.p4 and --tests DIR")
     given, words = words[0], words[1:]
-    d = Path(given).expanduser().absolute()
+    d = Path(given).absolute()  # as `dcnlab lab DIR`: the shell expands ~, a name like ~0 is a name
     if not d.is_dir():
         raise UserError(f"directory {quote(given, 200)} {file_problem(d) or 'is not a directory'}; valid: an "
                         f"exercise directory with its P4 program and a ptf/ directory of tests")
