@@ -139,7 +139,7 @@ def test_the_readme_python_example_runs(tmp_path):
     import re
     import sys
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)   # whole scripts; ```py blocks are fragments
     assert blocks
     for i, code in enumerate(blocks):
         script = tmp_path / f"readme_{i}.py"

@@ -79,3 +79,14 @@ def test_readme_example(argv, tmp_path, monkeypatch, capsys, example_plugins):
     monkeypatch.chdir(tmp_path)
     assert main(words) == 0, capsys.readouterr().err
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_the_readmes_python_fragments_parse():
+    """``python`` blocks are whole scripts (tests/test_api_bmv2.py runs them as written); ``py`` blocks are fragments
+    (a test function for a file of yours, a directory of yours), which must at least be valid Python."""
+    import ast
+
+    fragments = re.findall(r"```py\n(.*?)```", README.read_text(), flags=re.S)
+    assert fragments
+    for code in fragments:
+        ast.parse(code)
