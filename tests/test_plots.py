@@ -211,7 +211,7 @@ def test_aggregation_reproduction(figures, tmp_path, capsys):
     from dcnlab.reproduce.aggregation import model as aggregation_model
     from dcnlab.cli import main
 
-    assert main(["reproduce", "aggregation", "--quick", "--rounds", "1", "--workers", "1", "--out", str(tmp_path)]) == 0
+    assert main(["reproduce", "aggregation", "--emulate", "off", "--quick", "--rounds", "1", "--workers", "1", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert_clean(figures, 18)
     results = __import__("json").loads((tmp_path / "aggregation.json").read_text())["results"]
@@ -364,7 +364,7 @@ def test_cist_reproduction(figures, tmp_path, capsys):
     from dcnlab.reproduce.cist import model as cist_model
     from dcnlab.cli import main
 
-    assert main(["reproduce", "cist", "--quick", "--workers", "1", "--out", str(tmp_path)]) == 0
+    assert main(["reproduce", "cist", "--emulate", "off", "--quick", "--workers", "1", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert_clean(figures, 2)  # model-sweep.png and scaling.png (construction time against N)
     assert sorted(name for name, _ in figures) == ["model-sweep.png", "scaling.png"]
