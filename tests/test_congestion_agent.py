@@ -203,3 +203,47 @@ def test_agent_process_runs_flows_and_receivers_over_json():
             a.call({**req, "params": {"ccti_timer": 0}})
     finally:
         a.close()
+
+
+def test_a_late_sender_makes_up_missed_nic_slots_up_to_its_catch_up(monkeypatch):
+    """The NIC is a token bucket of ``catch_up`` slots: a sender woken 50 ms late sends the slots it missed, at
+    most ``catch_up`` of them at once (the former NIC made up one: every late wake-up was lost for good); a
+    packet is never due before it was ready, so an idle NIC saves nothing."""
+    now = [100.0]
+    monkeypatch.setattr(ca.time, "monotonic", lambda: now[0])
+    nic = ca.Nic(1000, catch_up=8)
+    assert nic.reserve(100.0) == (100.0, 100.0)           # on time: its slot
+    now[0] = 100.050                                       # woken 50 ms late, ready since 100.001
+    slots = [nic.reserve(100.001) for _ in range(10)]
+    assert slots[0] == (pytest.approx(100.042), pytest.approx(100.001))   # 8 slots back, no further
+    assert [round(s - 100.042, 6) for s, _ in slots] == [round(0.001 * k, 6) for k in range(10)]
+    assert all(s <= now[0] + 1e-9 for s, _ in slots[:9]) and slots[9][0] > now[0] + 1e-6   # 8 missed + this one
+    now[0] = 200.0                                         # idle for 100 s, ready now: no burst saved up
+    assert nic.reserve(200.0) == (200.0, 200.0)
+    one = ca.Nic(1000)                                     # the default makes up one slot
+    now[0] = 201.0
+    assert one.reserve(200.5)[0] == pytest.approx(201.0 - 0.001)
+    with pytest.raises(ValueError, match=r"nic_catch_up=0 is out of range; valid: 1\.\.64 packets"):
+        ca.Nic(1000, catch_up=0)
+
+
+def test_sender_timing_bins_and_jitter_keep_the_nic_rate():
+    """Every sender bin says how late its packets left and its longest gap; with departure jitter (each packet
+    up to its whole interval late, at random) the flow still never sends faster than its NIC (a bound that a
+    busy machine cannot break: it only makes a sender slower); a jitter outside 0..1 names the field."""
+    port, cn_port = free_port(), free_port()
+    host = ca.CongestionHost()
+    rx = ca.CcReceiver(port, cn_port=cn_port)
+    host.receivers[port] = rx
+    try:
+        _start(host, 4, port, cn_port, cc=False, nic_pps=400, jitter=1.0, nic_catch_up=8)
+        assert host.flows[4].jitter == 1.0 and host.flows[4].nic.catch_up == 8
+        (sent,), window = sent_in_a_window([host.flows[4]], 200)
+        rows = host.flows[4].stats()["bins"]
+    finally:
+        host.reset()
+    assert sent <= 400 * window + 8 + 2, (sent, window)
+    assert all(len(r) == 6 and r[4] >= 0 and r[5] > 0 for r in rows), rows
+    with pytest.raises(ValueError, match=r"jitter=1\.5 is out of range; valid: 0\.\.1"):
+        host.start_flow({"flow": 5, "dst_ip": LO, "dport": port, "nic_pps": 100, "cn_port": cn_port, "jitter": 1.5})
+    host.reset()

@@ -229,10 +229,12 @@ def test_tenant_fairness(bed, mode):
 
 def test_fifo_parking_lot_with_a_and_b_on_one_nic(bed):
     """(a) without CC: BMv2's bottleneck is one tail-drop FIFO and A and B share one host NIC. The model of that
-    testbed (``model_config``: FIFO, shared input) gives (A+B)/D = 1; BMv2 gave 1.07-26.7 (tail drop locks onto
-    the senders' phases), so the ratio is BMv2's figure, printed, and what every run holds is checked: each
-    sender sent what its NIC let it (else the run is disturbed and repeated), no flow got more through than it
-    sent (but for a queue-full sent before the window), the bottleneck ran at least 90% full, and the offered-vs-delivered budget accounts for every flow."""
+    testbed (``model_config``: FIFO, shared input) gives (A+B)/D = 1; BMv2 gave 0.17-16.35 with exactly periodic
+    senders (tail drop locks onto their phases; a flow got 0.12 of its offered share) and 1.04-1.23 with the
+    senders' departure jitter (every flow 0.86-1.14 of its offered share). The ratio is BMv2's figure, printed;
+    checked: each sender sent what its NIC let it (else the run is disturbed and repeated), the bottleneck ran
+    at least 90% full, no flow got more through than it sent (but for a queue-full sent before the window),
+    and with the jitter no flow is locked out (each gets at least 0.6 of its offered share)."""
     cfg = replace(CFG, phase_a=3.0, settle_a=1.0)
     plan = bp.fairness_plan(cfg, "off")
 
@@ -241,9 +243,11 @@ def test_fifo_parking_lot_with_a_and_b_on_one_nic(bed):
             return False, bp.disturbed(run)
         flows = checks.fifo_budgets(run)
         total = sum(b.delivered_pps for b in flows.values())
-        ok = total >= 0.9 * CFG.rate_pps and all(b.cause != "sender" for b in flows.values())
+        ok = total >= 0.9 * CFG.rate_pps and all(b.cause == "served" and b.fifo_share >= 0.6
+                                                 for b in flows.values())
         return ok, (round(checks.parking_ratio(run.emu.mean_rates(*checks.fairness_window(plan))), 3),
-                    {n: (round(b.offered_pps), round(b.delivered_pps), b.cause) for n, b in flows.items()})
+                    {n: (round(b.offered_pps), round(b.delivered_pps), round(b.fifo_share, 2), b.cause)
+                     for n, b in flows.items()})
 
     run, tries = _until_ok(bed, plan, check)
     flows = checks.fifo_budgets(run)

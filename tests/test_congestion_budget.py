@@ -11,6 +11,7 @@ import math
 import pytest
 
 from dcnlab.controller.congestion.dataplane import PortMarks
+from dcnlab.controller.congestion.params import CongestionParamError
 from dcnlab.reproduce.congestion import bmv2 as bp
 from dcnlab.reproduce.congestion import reproduce as congestion_reproduce
 from dcnlab.reproduce.congestion.bmv2 import budget, checks
@@ -121,3 +122,15 @@ def test_a_cpu_starved_sender_makes_the_run_disturbed_and_its_figure_says_so():
     # a bottleneck that delivered under 90% of its rate while every sender sent in full: BMv2 starved
     run = run_of(*replies(FULL, {n: v * 0.2 for n, v in FULL.items()}))
     assert "the bottleneck delivered 600 packets/s without CC" in bp.disturbed(run)
+
+
+def test_the_senders_jitter_and_catch_up_are_configured_and_checked():
+    """The experiment's senders leave at random moments of their intervals and make up missed NIC slots
+    (config.py, "Departure jitter" and "NIC catch-up"); a value out of range names the field."""
+    cfg = bp.EmuConfig()
+    assert (cfg.jitter, cfg.nic_catch_up) == (1.0, 32) and (bp.quick().duration_b, bp.quick().phase_c) == (30.0, 8.0)
+    for kw, msg in [({"jitter": 1.5}, r"jitter=1\.5 is out of range; valid: 0\.\.1"),
+                    ({"jitter": float("nan")}, r"jitter=nan is out of range"),
+                    ({"nic_catch_up": 0}, r"nic_catch_up=0 is out of range; valid: 1\.\.64")]:
+        with pytest.raises(CongestionParamError, match=msg):
+            bp.EmuConfig(**kw)

@@ -221,7 +221,7 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
                               f"on {reproduce.BMV2_SPEC}",
                            was="it used to run BMv2 instead of the model", aliases=(("--model", "off"),))
     p.add_argument("--quick", action="store_true",
-                   help="shorter phases and fewer large-scale points (model < 1 min; BMv2 about 2 min)")
+                   help="shorter phases and fewer large-scale points (model < 1 min; BMv2 about 3 min)")
     p.add_argument("--spec", type=fabric_spec(emulation_limit),
                    help=f"BMv2 part: the fabric (at least 5 hosts; default {reproduce.BMV2_SPEC}: two switches, as in the "
                         f"paper's Fig. 2)")

@@ -29,12 +29,20 @@ Decisions:
   a flow that is ready (Algorithm 2 lets it) reserves the NIC's next free slot, so flows that are ready
   together share the link in turn, as QPs share an HCA port. Two flows without CC on one host therefore
   get half the line rate each; that is the "shared input port" of the paper's parking lot (as we
-  infer it from Fig. 3). A slot is ``max(previous slot + 1/nic_pps, ready time, now - 1/nic_pps)``: a late wake-up
-  (Python's sleep overshoots by tens of µs) is caught up with at most one extra packet, and an idle
-  NIC does not save up a burst.
+  infer it from Fig. 3). A slot is ``max(previous slot + 1/nic_pps, ready time, now - nic_catch_up/nic_pps)``:
+  a sender woken late (Python's sleep overshoots by tens of µs; a busy machine delays a thread by tens of
+  ms) sends the slots it missed at once, up to ``nic_catch_up`` (default 1: one), a token bucket that never
+  holds more than that; an idle NIC saves nothing, since a slot is never earlier than its packet was ready.
+* **Departure jitter.** With ``jitter`` J (0..1, default 0) each packet leaves at a uniformly random moment
+  up to J times its interval after its slot: the pause Algorithm 2 imposed before it, or the NIC's gap.
+  The pacer takes such a delay off the next pause (its next aggregate is due one IRD after this one was),
+  and the NIC's next slot is counted from this slot, so neither rate changes; periodic senders lose the
+  fixed phases they would otherwise keep against a tail-drop queue
+  (:mod:`dcnlab.reproduce.congestion.bmv2.config`, "Departure jitter").
 * **Send timing.** A packet is *due* when the flow's pacing (Algorithm 2) and its host's NIC let it leave:
-  ``max(ready, the NIC's next free slot)``. Each sender bin adds up how long after that its packets really
-  left (``late``, ms; a thread woken late by the machine's scheduler, not by the NIC or the CCT) and keeps the
+  ``max(ready, the NIC's next free slot)``. Each sender bin adds up how long after that (and after its jitter)
+  its packets really left (``late``, ms; a thread woken late by the machine's scheduler, not by the NIC, the
+  CCT or the jitter) and keeps the
   longest interval between two of the flow's packets (``gap``, ms). A sender starved of CPU shows up there
   (late tens of ms per bin, gaps of tens of ms, fewer packets than its NIC allowed), and so tells a flow
   that was never offered from one that a switch queue dropped (:mod:`dcnlab.reproduce.congestion.bmv2.budget`).
@@ -49,8 +57,8 @@ Commands (one JSON reply each; times are seconds; ``epoch`` is a ``time.time()``
   ``recv_stop {port}`` -> per flow ``packets bytes marked becns lost max_seq src`` and
   ``bins: [[bin, packets, bytes, marked], ...]``.
 * ``flow_start {flow, dst_ip, dport, sport, size, cc, params: {ccti_increase, ccti_timer, ccti_min,
-  ccti_limit, timer_mode}, cct: {size, denominator}, scale, aggregate=4, nic_pps, ecn=true, epoch,
-  bin=0.1, cn_port=47900}``.
+  ccti_limit, timer_mode}, cct: {size, denominator}, scale, aggregate=4, nic_pps, nic_catch_up=1, jitter=0,
+  ecn=true, epoch, bin=0.1, cn_port=47900}``.
 * ``flow_update {flow, ccti_increase, ccti_timer?}``; ``flow_stats {flow}``; ``flow_stop {flow}`` ->
   ``packets becns ccti send_errors bins: [[bin, sent, becns, mean CCTI, late ms, longest gap ms], ...]``.
 * ``reset`` stops every flow, receiver and listener of the host.
@@ -60,6 +68,7 @@ from __future__ import annotations
 
 import logging
 import math
+import random
 import socket
 import struct
 import threading
@@ -84,6 +93,7 @@ SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 """Linux ``SO_TIMESTAMPNS`` (35): the kernel's arrival time of each datagram (``struct timespec``)."""
 TIMESPEC = struct.Struct("@qq")
 DEFAULT_BIN_S = 0.1
+MAX_CATCH_UP = 64
 POLL_S = 0.05
 MECHANISM = "congestion"
 
@@ -109,13 +119,17 @@ class SendBin:
 
 
 class Nic:
-    """A host's link: every flow of the host sends through it, one packet per ``1/pps`` seconds at most."""
+    """A host's link: every flow of the host sends through it, one packet per ``1/pps`` seconds on average;
+    a sender woken late makes up at most ``catch_up`` slots (module docstring, "One NIC per host")."""
 
-    def __init__(self, pps: float) -> None:
+    def __init__(self, pps: float, catch_up: int = 1) -> None:
         if not pps > 0:
             raise ValueError(f"nic_pps={pps} must be > 0 packets/s")
+        if not 1 <= catch_up <= MAX_CATCH_UP:
+            raise ValueError(f"nic_catch_up={catch_up} is out of range; valid: 1..{MAX_CATCH_UP} packets")
         self.pps = pps
         self.gap = 1.0 / pps
+        self.catch_up = catch_up
         self._next = time.monotonic()
         self._lock = threading.Lock()
 
@@ -124,7 +138,7 @@ class Nic:
         when it was due: ``max(ready, the NIC's next free slot)``, the slot a sender that ran on time got."""
         with self._lock:
             due = max(self._next, ready)
-            slot = max(due, time.monotonic() - self.gap)
+            slot = max(due, time.monotonic() - self.catch_up * self.gap)
             self._next = slot + self.gap
             return slot, due
 
@@ -138,6 +152,10 @@ class FlowSender:
         self.size = int(req.get("size", 200))
         wire.check_frame_size(self.size)
         self.nic = nic or Nic(float(req["nic_pps"]))
+        self.jitter = float(req.get("jitter", 0.0))
+        if not (math.isfinite(self.jitter) and 0 <= self.jitter <= 1.0):
+            raise ValueError(f"jitter={self.jitter} is out of range; valid: 0..1 (a fraction of the interval)")
+        self._random = random.Random()
         self.epoch = float(req.get("epoch", time.time()))
         self.bin_s = float(req.get("bin", DEFAULT_BIN_S))
         p = req.get("params", {})
@@ -184,11 +202,13 @@ class FlowSender:
         ready = last = time.monotonic()
         seq = 0
         hsize = wire.HEADER.size
+        interval = self.nic.gap
         while self._sleep_until(ready):
             slot, due = self.nic.reserve(ready)
-            if not self._sleep_until(slot):
+            dither = self._random.random() * self.jitter * interval if self.jitter else 0.0
+            if not self._sleep_until(slot + dither):
                 break
-            late = time.monotonic() - due
+            late = time.monotonic() - due - dither
             payload[:hsize] = wire.pack(self.flow, seq, time.time_ns())
             try:
                 self.sock.send(payload)
@@ -205,6 +225,7 @@ class FlowSender:
                 sb.late_s += late
                 sb.gap_s = max(sb.gap_s, t - last)
             ready, last = t + wait, t
+            interval = wait if wait > 0 else self.nic.gap
 
     def on_cn(self, cn: CnPacket) -> None:
         with self.lock:
@@ -384,8 +405,8 @@ class CongestionHost:
         self.flows: dict[int, FlowSender] = {}
         self.receivers: dict[int, CcReceiver] = {}
         self.listeners: dict[int, CnListener] = {}
-        self.nics: dict[float, Nic] = {}
-        """The host's NIC, by rate (every experiment gives all flows of a host the same rate)."""
+        self.nics: dict[tuple[float, int], Nic] = {}
+        """The host's NIC, by rate and catch-up (every experiment gives all flows of a host the same)."""
 
     def start_flow(self, req: dict) -> dict:
         flow = int(req["flow"])
@@ -394,10 +415,10 @@ class CongestionHost:
         cn_port = int(req.get("cn_port", CN_PORT))
         if cn_port not in self.listeners:
             self.listeners[cn_port] = CnListener(self, cn_port)
-        pps = float(req["nic_pps"])
-        nic = self.nics.get(pps)
+        key = (float(req["nic_pps"]), int(req.get("nic_catch_up", 1)))
+        nic = self.nics.get(key)
         if nic is None:
-            nic = self.nics[pps] = Nic(pps)
+            nic = self.nics[key] = Nic(*key)
         sender = FlowSender(req, nic)
         self.flows[flow] = sender.start()
         return {"ok": True, "flow": flow, "ccti": sender.cc.ccti.ccti}
@@ -460,12 +481,12 @@ def flow_start_request(flow: int, dst_ip: str, dport: int, *, sport: int, size: 
                        params: HcaParams, scale: TimeScale, cc: bool = True, epoch: float | None = None,
                        bin_s: float = DEFAULT_BIN_S, cct_size: int = DEFAULT_CCT_SIZE,
                        denominator: float = DEFAULT_DENOMINATOR, aggregate: int = 4, ecn: bool = True,
-                       cn_port: int = CN_PORT) -> dict:
+                       cn_port: int = CN_PORT, jitter: float = 0.0, nic_catch_up: int = 1) -> dict:
     """A ``congestion.flow_start`` request for one flow (the parameters are validated here already)."""
     params.check_cct(cct_size)
     return {"cmd": f"{MECHANISM}.flow_start", "flow": flow, "dst_ip": dst_ip, "dport": dport, "sport": sport,
-            "size": size, "nic_pps": nic_pps, "cc": cc, "ecn": ecn, "aggregate": aggregate,
+            "size": size, "nic_pps": nic_pps, "nic_catch_up": nic_catch_up, "cc": cc, "ecn": ecn, "aggregate": aggregate,
             "params": {"ccti_increase": params.ccti_increase, "ccti_timer": params.ccti_timer,
                        "ccti_min": params.ccti_min, "ccti_limit": params.ccti_limit, "timer_mode": params.timer_mode},
             "cct": {"size": cct_size, "denominator": denominator}, "scale": scale.factor,
-            "epoch": time.time() if epoch is None else epoch, "bin": bin_s, "cn_port": cn_port}
+            "epoch": time.time() if epoch is None else epoch, "bin": bin_s, "cn_port": cn_port, "jitter": jitter}

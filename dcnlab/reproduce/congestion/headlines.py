@@ -89,12 +89,12 @@ def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | N
                 "robin, for another reason than the paper's per-input arbitration"
                 + (f"; with A and B on inputs of their own the FIFO gives {fifo_own:.2f} (four flows at "
                    "line rate share it 1:1:1:1)" if fifo_own is not None else "")
-                + (f"; the senders offered (A+B)/D = {offered:.3f}, BMv2 delivered {efifo:.3f}: its tail-drop FIFO "
-                   "shares unpredictably (1.07-4.73 over 9 undisturbed runs at offered 1.00-1.04: tail drop locks onto "
-                   "periodic senders' phases), where the paper's per-input round robin gives 1 every time; a run "
-                   "whose sender hosts "
-                   "offer under 90% of line rate, or whose bottleneck delivers under 90% of its rate, is rejected "
-                   "as disturbed and repeated (the earlier 2.08 was such a run)"
+                + (f"; the senders offered (A+B)/D = {offered:.3f}, BMv2 delivered {efifo:.3f}: a tail-drop FIFO shares "
+                   "by offered load only when the arrivals' phases are random (exactly periodic senders lock onto "
+                   "phases: 0.17-16.35 measured; the senders' departure jitter gave 1.04-1.23), where the paper's "
+                   "per-input round robin gives 1 every time; a run whose senders sent under 90% of what their NICs "
+                   "allowed is rejected as disturbed and repeated (emulation.json: each flow's offered and "
+                   "delivered rate and its cause)"
                    if offered is not None and efifo is not None else "")), not_run))
     efcc = efair.get("cc", {})
     out.append(missing(Headline("002", "With CC on the four flows share fairly (Fig. 3(b))", 1.0,

@@ -13,8 +13,8 @@ Decisions (ours: the paper's testbed is InfiniBand hardware, and none of this is
   the paper's 1, and each flow's share of what arrived over its share of what was sent,
   :mod:`~dcnlab.reproduce.congestion.bmv2.budget`). The paper's 1 comes from its switch's per-input round
   robin, which BMv2's single egress FIFO does not have; BMv2's tail drop locks onto periodic senders' phases
-  and gave 0.075 of a flow's offered share in one run and (A+B)/D of 1.07-26.7 over the runs measured
-  (plans.py, "Parking lot in (a)"). A forwarding defect (a flow that never arrives) still fails: the same
+  ((A+B)/D of 0.17-16.35, a flow at 0.12 of its offered share; 1.04-1.23 with the senders' departure jitter:
+  plans.py, "Parking lot in (a)"). A forwarding defect (a flow that never arrives) still fails: the same
   hosts, paths and receiver carry (a) with CC on and in meter mode, which are checked. The within-tenant
   Jain index of (c) in meter mode is reported the same way (one meter per tenant divides nothing inside it).
 * **Starved sender or starved queue.** A flow that got little without CC is told apart by its sender's own
@@ -174,19 +174,23 @@ def _becn_scaling(phases: Sequence[sc.PhaseSummary]) -> list[float]:
 
 def health(run: EmuRun) -> dict[str, Any]:
     """What tells a clean run from one disturbed by load: per flow the rate it managed to send (a CC-off
-    flow should reach the NIC rate), its losses at the receiver; the bottleneck's marks; the load average."""
+    flow should reach the NIC rate), how late its packets left (ms per s) and its longest gap, its losses at
+    the receiver; the bottleneck's marks; the load average."""
     names = {str(i + 1): f.name for i, f in enumerate(run.plan.flows)}
-    sent, lost = {}, {}
+    sent, lost, late, gap = {}, {}, {}, {}
     for f in run.plan.flows:
         active = min(f.stop_s, run.plan.duration_s) - f.start_s
         snd = run.senders.get(f.name)
         if snd is not None and active > 0:
             sent[f.name] = round(snd["packets"] / active, 1)
+            timing = [b for b in snd["bins"] if len(b) > 5]
+            late[f.name] = round(sum(b[4] for b in timing) / active, 1)
+            gap[f.name] = max((b[5] for b in timing), default=None)
     for rx in run.receivers.values():
         for fid, rec in rx["flows"].items():
             lost[names.get(fid, fid)] = rec["lost"]
     return {"wall_s": round(run.wall_s, 1), "load": list(run.load), "sent_pps": sent, "lost": lost,
-            "marks": {k: asdict(v) for k, v in run.marks.items()}}
+            "late_ms_per_s": late, "max_gap_ms": gap, "marks": {k: asdict(v) for k, v in run.marks.items()}}
 
 
 def summarize(res: ExperimentResult) -> dict[str, Any]:

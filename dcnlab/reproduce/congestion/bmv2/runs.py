@@ -125,7 +125,8 @@ def run_plan(tb: Testbed, plan: sc.Scenario, progress: Progress | None = None) -
                 req = ca.flow_start_request(ids[ev.flow], rx_ip, routes[ev.flow][1], sport=SPORT_BASE + ids[ev.flow],
                                             size=cfg.frame_bytes, nic_pps=cfg.rate_pps, params=ev.params,
                                             scale=cfg.scale, cc=bool(plan.meta["cc"]), epoch=epoch, bin_s=cfg.sample_s,
-                                            cct_size=cfg.cct_size, aggregate=cfg.aggregate)
+                                            cct_size=cfg.cct_size, aggregate=cfg.aggregate, jitter=cfg.jitter,
+                                            nic_catch_up=cfg.nic_catch_up)
                 net.agent(slot_host).call(req)
                 running.add(ev.flow)
             elif ev.kind == "stop":
