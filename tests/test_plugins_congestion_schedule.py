@@ -3,7 +3,9 @@
 ``SCHEDULES`` was recorded from ``dcnlab/reproduce/congestion/bmv2/plans.py`` at abe24d3, before its ``_schedule``
 was made to call :func:`dcnlab.controller.congestion.scenarios.policy_schedule`: every scenario's pushes
 ``(time, flow, CCTI_Increase, CCTI_Timer, timer mode)`` and meter settings ``(time, tenant, bit/s)`` for the
-default, the quick and the reset-timer configuration.
+default, the quick and the reset-timer configuration. The quick tenant-fair scenario's phases were
+lengthened from 5 s to 8 s in c98fd7b on purpose (the jittered senders need longer windows); its record
+was moved with them, and nothing else changed.
 """
 
 from __future__ import annotations
@@ -106,14 +108,14 @@ SCHEDULES = {'default/fairness_cc': ([], []),
                            [(0.0, 't1', 1600000.0), (0.0, 't1', 1066666.6666666665), (0.0, 't2', 533333.3333333333)]),
  'quick/tenant_fair_cc': ([(0.0, 'C->A', 1, 20, 'free'),
                            (0.0, 'D->B', 1, 20, 'free'),
-                           (5.0, 'D->B', 2, 20, 'free'),
-                           (5.0, 'E->B', 2, 20, 'free'),
-                           (10.0, 'D->B', 3, 20, 'free'),
-                           (10.0, 'E->B', 3, 20, 'free'),
-                           (10.0, 'F->B', 3, 20, 'free'),
-                           (15.0, 'D->B', 2, 20, 'free'),
-                           (15.0, 'E->B', 2, 20, 'free'),
-                           (20.0, 'D->B', 1, 20, 'free')],
+                           (8.0, 'D->B', 2, 20, 'free'),
+                           (8.0, 'E->B', 2, 20, 'free'),
+                           (16.0, 'D->B', 3, 20, 'free'),
+                           (16.0, 'E->B', 3, 20, 'free'),
+                           (16.0, 'F->B', 3, 20, 'free'),
+                           (24.0, 'D->B', 2, 20, 'free'),
+                           (24.0, 'E->B', 2, 20, 'free'),
+                           (32.0, 'D->B', 1, 20, 'free')],
                           []),
  'quick/tenant_fair_meter': ([],
                              [(0.0, 'tenant1', 1600000.0), (0.0, 'tenant1', 800000.0), (0.0, 'tenant2', 800000.0)]),
