@@ -6,7 +6,7 @@ Marking happens at and over the threshold and never under it; the marking rate t
 per-port counters count what the hosts see; a tenant meter caps a tenant; short runs of (b) give bandwidth
 2:1 and 3:1 for ``CCTI_Increase`` 1:2 and 1:3 (+-15%), and of (c), with the policy's pushes and with tenant
 meters, tenant shares 1:1 (+-10%; see :func:`test_tenant_fairness`). The scenarios use the experiment's
-``quick()`` configuration (free-running CCTI timer of 20, CCTI_Limit 255, 1000 packets/s bottleneck). Rates
+``quick()`` configuration (Algorithm 1's CCTI timer, reset on every BECN, of 30, CCTI_Limit 255, 1000 packets/s bottleneck). Rates
 are tolerance-based and scenario runs are retried (:data:`ATTEMPTS`; ``pytest -rP`` shows every attempt): the
 machine has two cores that other work keeps busy."""
 

@@ -17,9 +17,10 @@
     (c) tenant 1 with one flow against tenant 2 with 1 -> 2 -> 3 -> 2 -> 1 flows, with the policy's
     pushes and in meter mode; per-flow and per-tenant throughput every 100 ms with the fluid model's
     prediction on the same plots (``emulation_*.png``, ``emulation.json``). Exit status 1 when a
-    check misses its tolerance. The sender's CCTI timer is the specification's free-running one
-    (CCTI_Timer 20) unless ``--timer-mode reset`` asks for the paper's Algorithm 1 (CCTI_Timer 30;
-    ``--ccti-timer`` overrides either); the module docstring of the experiment says why.
+    check misses its tolerance. The sender's CCTI timer is the paper's Algorithm 1 (reset on every
+    BECN, CCTI_Timer 30), as in the model parts; ``--timer-mode free`` runs the specification's
+    free-running timer instead (CCTI_Timer 20; ``--ccti-timer`` overrides either), a reading Algorithm 1
+    rules out, labelled so; the module docstring of the experiment says why.
 * ``dcnlab plan congestion --tenant NAME:WEIGHT:FLOWS ... [--algo POLICY]`` prints the policy: per-flow
   ``CCTI_Increase``, target shares, meter rates, and with ``--model`` the model's predicted shares. ``--algo``
   is every mechanism's name for its algorithm; ``--policy`` is the same option.
@@ -231,7 +232,7 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
                    help="BMv2 part: before each scenario wait (up to 5 min) until the 1-minute load average is below LOAD")
     p.add_argument("--timer-mode", choices=("reset", "free"), default=None,
                    help="BMv2 part: CCTI timer, Algorithm 1 (reset on BECN) or the spec's free-running timer "
-                        "(default: free; see reproduce/congestion/bmv2/config.py)")
+                        "(default: reset, as Algorithm 1 and the model parts; free contradicts Algorithm 1's \"Timer = 0\")")
     p.add_argument("--ccti-timer", type=ranged(int, 1, 65535, "x 1.024 us"), default=None,
                    help="BMv2 part: CCTI_Timer (default: 20 free-running, 30 reset)")
     p.add_argument("--out", default="results/congestion", metavar="DIR", help="output directory for PNG and JSON")

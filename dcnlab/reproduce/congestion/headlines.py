@@ -50,8 +50,12 @@ def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | N
     rates = m.get("fairness_rates", {})
     efair = e.get("fairness", {})
     erates = {k: v.get("rates_pps_4_active") for k, v in efair.items()}
-    bmv2_setting = "BMv2's setting (free-running timer, CCTI_Timer 20, threshold level 14, Marking_Rate 1, " \
-                   "one FIFO of 128 packets, 100 ms samples)"
+    ecfg = e.get("config", {})
+    timer = ("Algorithm 1's timer (reset on every BECN)" if ecfg.get("timer_mode", "reset") == "reset"
+             else "the specification's free-running timer")
+    bmv2_setting = (f"BMv2's setting ({timer}, CCTI_Timer {ecfg.get('ccti_timer', 30)}, threshold level "
+                    f"{ecfg.get('threshold', 14)}, Marking_Rate {ecfg.get('marking_rate', 1)}, one FIFO of "
+                    f"{ecfg.get('queue_depth', 128)} packets, 100 ms samples)")
 
     def at_bmv2(model_at_bmv2: float | None, measured: float | None, what: str) -> str:
         """The BMv2 experiment's own model prediction (the fluid model at BMv2's setting) beside BMv2's figure:

@@ -74,7 +74,7 @@ def bmv2_config(quick: bool, spec: str | None = None, queue_rate: int | None = N
     from dcnlab.reproduce.congestion import bmv2 as bp
 
     cfg = bp.quick(bp.EmuConfig()) if quick else bp.EmuConfig()
-    mode: TimerMode = "reset" if timer_mode == "reset" else "free"
+    mode: TimerMode = "free" if timer_mode == "free" else "reset"
     return replace(cfg, spec=spec or BMV2_SPEC, rate_pps=queue_rate or BMV2_QUEUE_RATE, timer_mode=mode,
                    ccti_timer=ccti_timer or bp.DEFAULT_TIMER[mode], max_load=max_load, policy=policy or cfg.policy)
 
