@@ -1,4 +1,4 @@
-"""A topology file's host ``commands`` have a bounded wait (issue 24 item 15).
+"""A topology file's host ``commands`` have a bounded wait (a command that never ends must not hang the bring-up).
 
 ``sleep 1000``, ``cat`` and an unterminated quote hung the bring-up: the commands ran in the host's
 shell, and the wait for its prompt had no limit. :class:`dcnlab.emu.hostcmds.HostCommands` runs them
