@@ -6,7 +6,7 @@ Decisions (ours: the paper's testbed is InfiniBand hardware, and none of this is
 * **What sets the exit status.** ``reproduce congestion`` fails only when the mechanism misses a target, i.e.
   on a defect of dcnlab's own: the checks of (a) with CC on and in meter mode (the loop, or the meters, share
   fairly), (b) (``CCTI_Increase`` 1:n, or meter weights 1:n, give n:1) and (c) (tenant shares per phase,
-  equal flows inside tenant 2 with CC, BECNs at D->B falling as 1/``CCTI_Increase``). Each has ``ok`` True or
+  equal flows inside tenant 2 with CC, BECNs at D->B falling as tenant 2's flows rise). Each has ``ok`` True or
   False. What BMv2 itself does is a *figure* with its verdict by the report's rule
   (:func:`dcnlab.results.summary.verdict`), ``ok`` None, reported and never failing the command:
   (a) without CC, four senders through one BMv2 tail-drop FIFO ("BMv2 FIFO share": (A+B)/mean(D, E) against
@@ -16,7 +16,12 @@ Decisions (ours: the paper's testbed is InfiniBand hardware, and none of this is
   ((A+B)/D of 0.17-16.35, a flow at 0.12 of its offered share; 1.04-1.23 with the senders' departure jitter:
   plans.py, "Parking lot in (a)"). A forwarding defect (a flow that never arrives) still fails: the same
   hosts, paths and receiver carry (a) with CC on and in meter mode, which are checked. The within-tenant
-  Jain index of (c) in meter mode is reported the same way (one meter per tenant divides nothing inside it).
+  Jain index of (c) in meter mode is reported the same way (one meter per tenant divides nothing inside it),
+  and so is how far the BECNs at D->B fall with 2 and 3 tenant-2 flows (against the paper's measured
+  1:0.61:0.41): how many BECNs a flow gets depends on how long the queue stays over its threshold, which the
+  timer's dynamics and BMv2's timing set, not on the marking alone (the fluid model at BMv2's setting
+  predicts 1:0.52:0.36 with the reset timer; quick BMv2 runs measured 0.58-0.63 and 0.40-0.48). The check
+  keeps what the mechanism guarantees: fewer BECNs per flow as each flow's ``CCTI_Increase`` rises.
 * **Starved sender or starved queue.** A flow that got little without CC is told apart by its sender's own
   timestamps (:func:`~dcnlab.reproduce.congestion.bmv2.budget.flow_budgets`): a sender that sent under 90%
   of what its NIC let it send was starved of CPU, and the run is :func:`disturbed` (repeated); one that sent
@@ -166,6 +171,24 @@ def _fifo_figure(run: EmuRun, entry: dict[str, Any], rates: np.ndarray, model_ra
                  None, figure)
 
 
+def becn_checks(ne: Sequence[float], nm: Sequence[float], paper: Sequence[float]) -> list[Check]:
+    """(c) with CC, BECNs at D->B with 1, 2, 3 tenant-2 flows normalised to the 1-flow phase (``ne`` BMv2's,
+    ``nm`` the model's, ``paper`` the paper's): the check that they fall, and how far they fall against the
+    paper's measured 1:0.61:0.41, a figure with its verdict, not a check (module docstring): the worse of
+    the 2- and 3-flow ratios by the report's rule."""
+    from dcnlab.results.summary import verdict
+
+    order = ("reproduced", "trend", "unstable", "flat", "deviates")
+    got = [verdict("ratio", float(paper[k]), float(ne[k]) if math.isfinite(ne[k]) else None) for k in (1, 2)]
+    worst = max(got, key=lambda v: order.index(v) if v in order else len(order))
+    shown = ":".join(f"{x:.2f}" for x in ne), ":".join(f"{x:.2f}" for x in nm)
+    falls = bool(1 > ne[1] > ne[2])                 # False with a NaN (no BECN in the 1-flow phase)
+    return [Check("(c) cc, BECNs at D->B", "1/2/3 flows, normalised", *shown, "falling as tenant 2's flows rise",
+                  falls),
+            Check("(c) cc, BECNs at D->B", "1/2/3 flows, normalised, against the paper", *shown,
+                  "paper 1:" + ":".join(f"{x:.2f}" for x in paper[1:]) + " +-10% (1/n: 1:0.50:0.33)", None, worst)]
+
+
 def _becn_scaling(phases: Sequence[sc.PhaseSummary]) -> list[float]:
     """BECNs per second at D->B with 1, 2, 3 tenant-2 flows, normalised to the 1-flow phase (first three)."""
     b = {ph.tenant2_flows: ph.becn_per_s for ph in phases[:3]}
@@ -259,11 +282,7 @@ def summarize(res: ExperimentResult) -> dict[str, Any]:
                 ne, nm = _becn_scaling(pe), _becn_scaling(pm)
                 entry.update(becn_normalized=ne, model_becn_normalized=nm)
                 paper = [sc.PAPER_BECN[k] / sc.PAPER_BECN[1] for k in (1, 2, 3)]
-                checks.append(Check("(c) cc, BECNs at D->B", "1/2/3 flows, normalised",
-                                    ":".join(f"{x:.2f}" for x in ne), ":".join(f"{x:.2f}" for x in nm),
-                                    "1:0.50:0.33 (paper 1:" + ":".join(f"{x:.2f}" for x in paper[1:]) + ")",
-                                    ne[1] < 1 and ne[2] < ne[1] and abs(ne[1] * 2 - 1) <= 0.35
-                                    and abs(ne[2] * 3 - 1) <= 0.35))
+                checks += becn_checks(ne, nm, paper)
             out["tenants"][mode] = entry
     out["checks"] = [asdict(c) for c in checks]
     out["runs"] = {r.plan.name: health(r) for r in res.runs}
