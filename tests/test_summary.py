@@ -387,3 +387,15 @@ def test_the_verdict_vocabulary_is_one_place_and_the_legend_explains_each():
     assert set(goals.LEGEND) == set(goals.VERDICTS)
     assert {"unstable", "flat", "inconsistent"} <= set(goals.FIGURE_VERDICTS)
     assert len(goals.legend_lines()) == len(goals.VERDICTS)
+
+
+@pytest.mark.parametrize("config, says", [({}, "Algorithm 1's timer (reset on every BECN), CCTI_Timer 30"),
+                                          ({"timer_mode": "free", "ccti_timer": 20},
+                                           "free-running timer, a reading that contradicts Algorithm 1's")])
+def test_002s_bmv2_rows_name_the_timer_the_experiment_ran(config, says):
+    """BMv2's rows of 002 said 'free-running timer, CCTI_Timer 20' whatever the experiment ran; they name the
+    timer of its own configuration, and label the free-running one as the reading Algorithm 1 rules out."""
+    model = {"proportional": [{"ratio": 2, "measured": 2.0}]}
+    bmv2 = {"ratio": {"1:2 cc": {"model": 1.95, "measured": 1.9}}, "config": config}
+    row = next(h for h in congestion_headlines.congestion(model, bmv2) if h.statement.startswith("Theorem 1: CCTI_Increase 1:2"))
+    assert says in row.reading

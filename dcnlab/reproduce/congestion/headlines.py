@@ -52,7 +52,7 @@ def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | N
     erates = {k: v.get("rates_pps_4_active") for k, v in efair.items()}
     ecfg = e.get("config", {})
     timer = ("Algorithm 1's timer (reset on every BECN)" if ecfg.get("timer_mode", "reset") == "reset"
-             else "the specification's free-running timer")
+             else "the specification's free-running timer, a reading that contradicts Algorithm 1's \"Timer = 0\"")
     bmv2_setting = (f"BMv2's setting ({timer}, CCTI_Timer {ecfg.get('ccti_timer', 30)}, threshold level "
                     f"{ecfg.get('threshold', 14)}, Marking_Rate {ecfg.get('marking_rate', 1)}, one FIFO of "
                     f"{ecfg.get('queue_depth', 128)} packets, 100 ms samples)")
