@@ -153,7 +153,8 @@ SETTINGS: tuple[OpenSetting, ...] = (
         "還測試了進程隨機加入某個多播組的通信模式 (processes join a group at random; no seed and no pattern is given)",
         "§4.1", random=("draws",),
         note="Always a draw: every setting runs the random patterns with seeds 1..D (D draws, 3 by default), "
-             "each figure a range over the draws and the median judged; the reproduction runs seed 1."),
+             "each figure a range over the draws and the median judged; the reproduction runs seeds 1..5 "
+             "and judges the mean over them with its standard error."),
     OpenSetting(
         "001", "dynamic-root-candidates", "the root candidates of C-MR4LMS-dynamic",
         ("tn", "group"), "tn",

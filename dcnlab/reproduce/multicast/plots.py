@@ -9,17 +9,19 @@ from typing import Any
 
 from dcnlab.reproduce.multicast.model import (
     ALGOS,
-    algo_name,
-    algo_rank,
     COLORS,
     PATTERNS_1PPN,
     PATTERNS_4PPN,
     _pattern,
+    algo_name,
+    algo_rank,
+    mean_rows,
 )
 
 
 def plot(rows: list[dict[str, Any]], out: Path) -> list[Path]:
-    """Chen et al. Fig. 9/10-style panels (max/avg EFI, max/avg TFI, groups kept, time) for 1 and 4 ppn."""
+    """Chen et al. Fig. 9/10-style panels (max/avg EFI, max/avg TFI, groups kept, time) for 1 and 4 ppn; a random
+    pattern's bars are the means over its draws."""
     import numpy as np
     from matplotlib.patches import Patch
 
@@ -27,6 +29,7 @@ def plot(rows: list[dict[str, Any]], out: Path) -> list[Path]:
 
     plt = plotstyle.pyplot()
     written = []
+    rows = mean_rows(rows)
     algos = [a for a in ALGOS if a != "global"] + sorted({r["algo"] for r in rows} - set(ALGOS), key=algo_rank)
     colours = dict(zip(algos, plotstyle.colors(len(algos))))
     for ppn, fig_no in ((1, 9), (4, 10)):
@@ -63,7 +66,7 @@ def plot(rows: list[dict[str, Any]], out: Path) -> list[Path]:
         handles = [Patch(color=colours[a], label=algo_name(a)) for a in present]
         plotstyle.legend_below(fig, handles, ncol=len(handles), fontsize=9)
         for ax in axes[-1]:
-            ax.set_xlabel("communication pattern (process grid or random groups)")
+            ax.set_xlabel("communication pattern (process grid, or random groups: mean over the draws)")
         fig.suptitle(plotstyle.title("001", f"Fig. {fig_no}", f"C-MR4LMS against the baselines on the paper's "
                                      f"fat-tree (40,448 nodes), C = {COLORS}, {ppn} process(es) per terminal")
                      + (f"\n(not run here: {', '.join(missing)})" if missing else ""))

@@ -56,13 +56,15 @@ NO_EMULATION = "not asked for (dcnlab reproduce multicast --emulate on runs the 
 
 def write_outputs(out: Path, rows: list[dict[str, Any]], quick: bool, wall: float, why: str = NO_EMULATION
                   ) -> tuple[list[Claim], list[Path]]:
-    """``multicast.json``, the plots and ``summary.json`` (C-MR4LMS's headlines; ``why``: why the BMv2 experiment
-    did not run) in ``out``."""
+    """``multicast.json`` (every row, a random pattern's once per draw), the plots and ``summary.json`` (C-MR4LMS's
+    headlines; ``why``: why the BMv2 experiment did not run) in ``out``."""
     from dcnlab.results.outputs import writing
 
+    rows = model.sort_rows(rows)        # deterministic whatever order the tasks finished in
     cs = model.claims(rows)
     from dcnlab.controller.multicast.registry import get
-    data = {"spec": SPEC, "colors": COLORS, "quick": quick, "wall_seconds": wall, "rows": rows,
+    data = {"spec": SPEC, "colors": COLORS, "quick": quick, "wall_seconds": wall, "draws": model.draws_of(rows),
+            "rows": rows,
             "claims": [c.__dict__ for c in cs],
             "algorithms": [{"name": a, "origin": get(a).origin, "summary": get(a).summary}
                            for a in sorted({r["algo"] for r in rows}, key=model.algo_rank)]}
