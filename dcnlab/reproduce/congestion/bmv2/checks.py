@@ -20,7 +20,7 @@ Decisions (ours: the paper's testbed is InfiniBand hardware, and none of this is
   and so is how far the BECNs at D->B fall with 2 and 3 tenant-2 flows (against the paper's measured
   1:0.61:0.41): how many BECNs a flow gets depends on how long the queue stays over its threshold, which the
   timer's dynamics and BMv2's timing set, not on the marking alone (the fluid model at BMv2's setting
-  predicts 1:0.52:0.36 with the reset timer; quick BMv2 runs measured 0.58-0.63 and 0.40-0.48). The check
+  predicts 1:0.52:0.36 with the reset timer; fifteen quick BMv2 runs measured 0.48-0.63 and 0.28-0.48). The check
   keeps what the mechanism guarantees: fewer BECNs per flow as each flow's ``CCTI_Increase`` rises.
 * **Starved sender or starved queue.** A flow that got little without CC is told apart by its sender's own
   timestamps (:func:`~dcnlab.reproduce.congestion.bmv2.budget.flow_budgets`): a sender that sent under 90%
