@@ -133,6 +133,50 @@ def test_launcher_gives_the_tutorials_modules_from_finsys(tmp_path):
                                 "P4Info"]
 
 
+SETTLING = """
+import sys, threading, time, unittest
+from dcnlab.emu import ptf_launch
+if sys.argv[1] == "settle":
+    ptf_launch.settle_between_tests(limit_s=0.5)
+joined = []
+join = ptf_launch._join
+ptf_launch._join = lambda threads, *a: (joined.append(sorted(t.name for t in threads)), join(threads, *a))
+done, leak = [], threading.Event()
+
+class Tutorial(unittest.TestCase):
+    def test_1_closes_its_stream(self):       # the reader ends once the server has closed the old stream
+        threading.Thread(target=lambda: (time.sleep(0.3), done.append("reader")), name="reader", daemon=True).start()
+
+    def test_2_arbitrates_again(self):
+        self.assertEqual(done, ["reader"])
+
+    def test_3_leaves_a_sniffer(self):
+        threading.Thread(target=leak.wait, name="sniffer", daemon=True).start()
+
+    def test_4_after_it(self):
+        pass
+
+unittest.main(argv=["t"], exit=False, verbosity=0)
+print(joined)
+"""
+
+
+@pytest.mark.parametrize("mode", ["settle", "plain"])
+def test_the_launcher_waits_for_a_tests_threads_before_the_next_test(tmp_path, mode):
+    """The tutorials' tests close their P4Runtime stream and return, and the next test's arbitration could meet
+    the old connection ("Election id already exists", then a hang until PTF's timeout): the launcher waits
+    for the threads a test started (their stream readers) before the next test, and a thread that outlives
+    one wait (a sniffer) is not waited for again. Without the wait the second test runs too early."""
+    script = tmp_path / "settling.py"
+    script.write_text(SETTLING)
+    r = subprocess.run([sys.executable, str(script), mode], capture_output=True, text=True, timeout=120, check=False)
+    if mode == "plain":
+        assert "FAILED (failures=1)" in r.stderr and "test_2_arbitrates_again" in r.stderr
+        return
+    assert "OK" in r.stderr.splitlines()[-1], r.stderr
+    assert r.stdout.split("\n")[0] == "[['reader'], [], ['sniffer'], []]"
+
+
 @pytest.mark.netns
 def test_the_fixtures_dataplane_sends_and_expects_inside_a_namespace_of_its_own():
     """PtfSwitch's dataplane without BMv2: PTF's packet sockets opened inside a namespace by a thread that enters

@@ -10,6 +10,16 @@ installed, this launcher registers finsy's modules under those names (``sys.modu
 same message classes, so a test may also use dcnlab's client) and builds ``p4.tmp.P4DeviceConfig`` (three
 fields, from PI's ``proto/p4/tmp/p4config.proto``) from its descriptor. Then it runs the script as
 ``python PTF_SCRIPT ARGS...`` would. When ``p4`` is installed, it is used as it is.
+
+Between two tests it waits (up to :data:`SETTLE_S` seconds) for the threads the first test started to end
+(:func:`settle_between_tests`). The tutorials' ``p4runtime_lib`` ends a test by closing its request stream and
+returning at once; BMv2 drops that client only when it has read the close, and the next test's arbitration
+with the same election id 1 can get there first: BMv2 answers "Election id already exists", closes the new
+stream, and ``MasterArbitrationUpdate`` waits forever on its queue, until PTF's per-test timeout (measured on
+this 2-core machine under load: 2 of 15 runs of the tutorials' ``basic`` tests against its solution, one
+test each). Their stream's reader thread ends when BMv2 has closed the old stream, so waiting for it
+removes the race without touching the tests; ``runptf.sh`` has the same race. A thread still alive after
+the wait (a test's own sniffer, say) is not waited for again.
 """
 
 from __future__ import annotations
@@ -18,7 +28,9 @@ import importlib
 import importlib.util
 import runpy
 import sys
+import threading
 import types
+import unittest
 from pathlib import Path
 
 ALIASES = {
@@ -85,12 +97,47 @@ def install_aliases() -> bool:
     return True
 
 
+SETTLE_S = 10.0
+"""How long after a test its threads may take to end (module docstring)."""
+
+
+def settle_between_tests(limit_s: float = SETTLE_S) -> None:
+    """Make every ``unittest.TestCase`` run wait, after it ends, up to ``limit_s`` seconds in all for the
+    threads it started to end (module docstring); a thread that outlives one wait is never waited for again."""
+    if getattr(unittest.TestCase.run, "_dcnlab_settles", False):
+        return
+    original = unittest.TestCase.run
+    outlived: set[threading.Thread] = set()
+
+    def run(self: unittest.TestCase, result: unittest.TestResult | None = None) -> unittest.TestResult | None:
+        before = set(threading.enumerate())
+        try:
+            return original(self, result)
+        finally:
+            _join([t for t in threading.enumerate() if t not in before and t not in outlived], limit_s, outlived)
+
+    run._dcnlab_settles = True  # type: ignore[attr-defined]
+    unittest.TestCase.run = run  # type: ignore[method-assign]
+
+
+def _join(threads: list[threading.Thread], limit_s: float, outlived: set[threading.Thread]) -> None:
+    import time
+
+    end = time.monotonic() + limit_s
+    for t in threads:
+        if t is not threading.current_thread():
+            t.join(max(0.0, end - time.monotonic()))
+        if t.is_alive():
+            outlived.add(t)
+
+
 def main(argv: list[str]) -> None:
     if not argv:
         sys.exit("usage: python -m dcnlab.emu.ptf_launch PTF_SCRIPT [ARGS...]")
     script = Path(argv[0])
     sys.path[0] = str(script.resolve().parent)     # as `python PTF_SCRIPT` has it, not the working directory (an
     install_aliases()                              # exercise directory holds ptf/, the tests: not PTF's package)
+    settle_between_tests()
     sys.argv = [str(script), *argv[1:]]
     runpy.run_path(str(script), run_name="__main__")
 
