@@ -259,10 +259,13 @@ def test_fifo_parking_lot_with_a_and_b_on_one_nic(bed):
 
 
 def test_fairness_with_cc_after_the_newcomer_settles(bed):
-    """(a) with CC (Fig. 3(b)): from 1 s after E's start the four flows share fairly. Measured (3-s phases, a
-    5-s window, loads 7-10): slowest/fastest 0.934, 0.890, 0.880 and Jain's index of the mean rates
-    0.997-0.999 (the model: 0.989 and 1.000); the window from E's start instead measured 0.78-0.81 (the
-    model 0.853: E's start transient). So slowest/fastest >= 0.85 and Jain >= 0.99."""
+    """(a) with CC (Fig. 3(b)): from 1 s after E's start the four flows share fairly. Measured with the
+    free-running timer (3-s phases, a 5-s window, loads 7-10): slowest/fastest 0.934, 0.890, 0.880 and Jain's
+    index of the mean rates 0.997-0.999 (the model: 0.989 and 1.000); the window from E's start instead
+    measured 0.78-0.81 (the model 0.853: E's start transient). With Algorithm 1's reset timer (the default)
+    the model gives 0.925 and 0.9992 (E comes down more slowly: a BECN restarts the timer) and BMv2 measured
+    0.87 and 0.9968 at load 3.6. So slowest/fastest >= 0.85 and Jain >= 0.99 on BMv2, and the model's
+    slowest/fastest >= 0.9."""
     cfg = replace(CFG, phase_a=3.0, settle_a=1.0)
     plan = bp.fairness_plan(cfg, "cc")
 
@@ -273,4 +276,4 @@ def test_fairness_with_cc_after_the_newcomer_settles(bed):
 
     run, _ = _until_ok(bed, plan, check)
     m = run.model.mean_rates(*checks.fairness_window(plan))
-    assert m.min() / m.max() >= 0.98
+    assert m.min() / m.max() >= 0.9
