@@ -29,6 +29,7 @@ import importlib.util
 import runpy
 import sys
 import threading
+import time
 import types
 import unittest
 from pathlib import Path
@@ -121,8 +122,6 @@ def settle_between_tests(limit_s: float = SETTLE_S) -> None:
 
 
 def _join(threads: list[threading.Thread], limit_s: float, outlived: set[threading.Thread]) -> None:
-    import time
-
     end = time.monotonic() + limit_s
     for t in threads:
         if t is not threading.current_thread():

@@ -176,11 +176,11 @@ def becn_checks(ne: Sequence[float], nm: Sequence[float], paper: Sequence[float]
     ``nm`` the model's, ``paper`` the paper's): the check that they fall, and how far they fall against the
     paper's measured 1:0.61:0.41, a figure with its verdict, not a check (module docstring): the worse of
     the 2- and 3-flow ratios by the report's rule."""
-    from dcnlab.results.summary import verdict
+    from dcnlab.results.summary import margin, verdict
 
-    order = ("reproduced", "trend", "unstable", "flat", "deviates")
-    got = [verdict("ratio", float(paper[k]), float(ne[k]) if math.isfinite(ne[k]) else None) for k in (1, 2)]
-    worst = max(got, key=lambda v: order.index(v) if v in order else len(order))
+    judged = [k for k in (1, 2) if math.isfinite(ne[k])]
+    at = min(judged, key=lambda k: margin("ratio", float(paper[k]), float(ne[k])), default=1)   # the worst point
+    worst = verdict("ratio", float(paper[at]), float(ne[at]) if at in judged else None)
     shown = ":".join(f"{x:.2f}" for x in ne), ":".join(f"{x:.2f}" for x in nm)
     falls = bool(1 > ne[1] > ne[2])                 # False with a NaN (no BECN in the 1-flow phase)
     return [Check("(c) cc, BECNs at D->B", "1/2/3 flows, normalised", *shown, "falling as tenant 2's flows rise",
