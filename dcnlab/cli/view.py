@@ -11,12 +11,14 @@ def cmd_view(args: argparse.Namespace) -> int:
     from dcnlab.view.attach import run_source
 
     source = run_source(args.run_dir)       # one line if it is not a live run's directory
-    require_root("dcnlab view", tools=())    # the run directory, its sockets and namespace are root's
+    try:
+        require_root("dcnlab view", tools=())    # the run directory, its sockets and namespace are root's
+    except BaseException:
+        source.close()                            # its samplers stop with the refusal
+        raise
     server = view.start(source, args.port)
     try:
-        view.wait()
-    except KeyboardInterrupt:
-        return 0
+        view.wait()           # Ctrl-C: 130 through the CLI's handler, as for plan --view
     finally:
         server.close()
     return 0

@@ -17,6 +17,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 TAG_VAR = "DCNLAB_RUN"
 """Environment variable carrying the run id in every process a run starts."""
@@ -98,9 +99,13 @@ class RunDir:
 
     @classmethod
     def load(cls, path: Path) -> RunDir:
-        data = json.loads((path / "state.json").read_text())
-        known = {f.name for f in fields(RunState)}
-        return cls(path, RunState(**{k: v for k, v in data.items() if k in known}))
+        """The run recorded in ``path``; a ``state.json`` that cannot be read, is not JSON or holds a field
+        of the wrong type is a :class:`~dcnlab.topos.errors.UserError` naming the file and the field."""
+        from dcnlab.topos.inputs import read_json
+
+        file = path / "state.json"
+        data = read_json(file, "run file")
+        return cls(path, RunState(**_state_fields(data, file)))
 
     def save(self) -> None:
         with self._lock:
@@ -122,6 +127,35 @@ class RunDir:
     def mark_finished(self) -> None:
         self.state.finished = True
         self.save()
+
+
+_TYPES: dict[str, tuple[type, ...]] = {"spec": (str,), "started": (int, float), "owner_pid": (int,),
+                                       "finished": (bool,), "netns": (str,), "socket_dir": (str,),
+                                       "processes": (dict,), "process_cmds": (dict,)}
+
+
+def _state_fields(data: object, file: Path) -> dict[str, Any]:
+    """The known fields of a ``state.json`` document, each of its type (an int is no bool, nor a bool an int)."""
+    from dcnlab.topos.errors import UserError
+    from dcnlab.topos.inputs import quote, show_path
+
+    if not isinstance(data, dict):
+        raise UserError(f"run file '{show_path(file)}': not a JSON object; valid: what 'dcnlab run' writes")
+    out: dict[str, Any] = {}
+    for f in fields(RunState):
+        if f.name not in data:
+            continue
+        v = data[f.name]
+        ok = isinstance(v, _TYPES[f.name]) and (f.name == "finished" or not isinstance(v, bool))
+        if ok and f.name == "processes":
+            ok = all(isinstance(k, str) and isinstance(x, int) and not isinstance(x, bool) for k, x in v.items())
+        elif ok and f.name == "process_cmds":
+            ok = all(isinstance(x, str) for x in v.values())
+        if not ok:
+            raise UserError(f"run file '{show_path(file)}': field {f.name!r} is {quote(v)}; valid: what 'dcnlab run' "
+                            f"writes ({' or '.join(t.__name__ for t in _TYPES[f.name])})")
+        out[f.name] = v
+    return out
 
 
 def all_runs(root: Path | None = None) -> list[RunDir]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from dcnlab.topos.addressing import MAX_HOSTS
 from dcnlab.topos.errors import SpecError, check_range
 from dcnlab.topos.model import Fabric, Link, Node, Role
-from dcnlab.topos.numbers import UINT
+from dcnlab.topos.numbers import MAX_DIGITS, UINT
 
 
 def digits(value: int, n: int, width: int) -> tuple[int, ...]:
@@ -118,7 +118,7 @@ class BCube(Fabric):
         return self.server_name(index), self.k + 1
 
     def _parse(self, name: str) -> tuple[str, int]:
-        if len(name) < 2 or name[0] not in "vwh" or not UINT.fullmatch(name[1:]):
+        if not 2 <= len(name) <= MAX_DIGITS + 1 or name[0] not in "vwh" or not UINT.fullmatch(name[1:]):
             raise KeyError(name)
         idx = int(name[1:])
         limit = self.num_servers if name[0] != "w" else (self.k + 1) * self.switches_per_level

@@ -99,9 +99,11 @@ def wait() -> None:
 
 
 def view_port(text: str) -> int:
-    """``--view PORT``: 1024..65535 (argparse reports the ValueError's message in one line)."""
+    """``--view PORT``: 1024..65535 in ASCII digits (``٤٠٠١`` is no port: :mod:`dcnlab.topos.numbers`);
+    argparse reports the error in one line."""
+    from dcnlab.topos.numbers import parse_uint
     try:
-        port = int(text)
+        port = parse_uint(text)
     except ValueError:
         port = -1
     if not 1024 <= port <= 65535:

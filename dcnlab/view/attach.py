@@ -8,12 +8,13 @@ needs no arbitration, so the view never contends with the primary controller nor
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from dcnlab.topos.errors import UserError
+from dcnlab.topos.inputs import show_path
 from dcnlab.view.drops import DropSample, take_drops
 from dcnlab.view.sources import LiveSource, Reader, read_switch, thrift_registers
 
@@ -21,7 +22,9 @@ READ_TIMEOUT = 5.0
 
 
 def load_run(path: str | Path) -> tuple[Any, str, list[dict[str, Any]]]:
-    """(fabric, namespace, endpoints) of a live run directory; one line naming what is missing."""
+    """(fabric, namespace, endpoints) of a live run directory; one line naming what is missing, or the
+    run file that is damaged and how."""
+    from dcnlab.emu import netns as netns_mod
     from dcnlab.emu.rundir import RunDir
     from dcnlab.topos.inputs import quote
     from dcnlab.topos.spec import parse_spec
@@ -35,16 +38,59 @@ def load_run(path: str | Path) -> tuple[Any, str, list[dict[str, Any]]]:
     if not is_run:
         raise UserError(f"view: {quote(str(path), 200)} is not a run directory (no state.json); valid: a directory "
                         f"under /var/tmp/dcnlab/runs that 'dcnlab run' printed")
-    run = RunDir.load(p)
-    if run.state.finished or not run.state.netns:
+    try:
+        run = RunDir.load(p)
+    except UserError as e:
+        raise UserError(f"view: {e}") from None
+    ns = run.state.netns
+    if run.state.finished or not ns:
         raise UserError(f"view: the run {quote(run.id, 80)} is not up (finished, or its namespace not yet made)")
+    if not _NETNS.fullmatch(ns) or ns in (".", ".."):
+        raise UserError(f"view: run file '{show_path(p / 'state.json')}': field 'netns' is {quote(ns)}; valid: a "
+                        f"namespace name (letters, digits, '.', '_', '-')")
+    if not netns_mod.exists(ns):
+        raise UserError(f"view: the run {quote(run.id, 80)} is not up: its network namespace {quote(ns)} no longer "
+                        f"exists (the run ended without saying so; 'dcnlab clean' tidies its directory)")
     try:
         fabric = parse_spec(run.state.spec)
     except Exception:     # noqa: BLE001 - a fabric from a user's file has no spec to rebuild it from
         raise UserError(f"view: the run's fabric {quote(run.state.spec, 80)} was not made from a spec; view it "
                         f"from the run itself (dcnlab run FILE --view)") from None
-    eps = json.loads((p / "endpoints.json").read_text()) if (p / "endpoints.json").is_file() else []
-    return fabric, run.state.netns, eps
+    return fabric, ns, load_endpoints(p / "endpoints.json")
+
+
+_NETNS = re.compile(r"[A-Za-z0-9_.-]{1,255}")
+_ENDPOINT_FIELDS: dict[str, tuple[type, ...]] = {"switch": (str,), "device_id": (int,), "grpc": (str,),
+                                                 "grpc_tcp": (str, type(None)), "thrift_port": (int,), "netns": (str,)}
+
+
+def load_endpoints(file: Path) -> list[dict[str, Any]]:
+    """A run's ``endpoints.json`` (none yet: no endpoints), each entry checked for the fields the view
+    reads; one line naming the file, the entry and the field otherwise."""
+    from dcnlab.topos.inputs import quote, read_json
+
+    if not file.is_file():
+        return []
+    try:
+        eps = read_json(file, "run file")
+    except UserError as err:
+        raise UserError(f"view: {err}") from None
+    where = f"view: run file '{show_path(file)}'"
+    if not isinstance(eps, list):
+        raise UserError(f"{where}: not a JSON list of endpoints; valid: what 'dcnlab run' writes")
+    for i, e in enumerate(eps):
+        if not isinstance(e, dict):
+            raise UserError(f"{where}: endpoint {i} is {quote(e)}; valid: an object with "
+                            f"{', '.join(_ENDPOINT_FIELDS)}")
+        for name, types in _ENDPOINT_FIELDS.items():
+            if name not in e and name != "grpc_tcp":
+                raise UserError(f"{where}: endpoint {i} has no {name!r}; valid: an object with "
+                                f"{', '.join(_ENDPOINT_FIELDS)}")
+            v = e.get(name)
+            if not isinstance(v, types) or isinstance(v, bool):
+                raise UserError(f"{where}: endpoint {i}'s {name!r} is {quote(v)}; valid: "
+                                f"{' or '.join('null' if t is type(None) else t.__name__ for t in types)}")
+    return [e | {"grpc_tcp": e.get("grpc_tcp")} for e in eps]
 
 
 def endpoint_reader(endpoints: list[dict[str, Any]]) -> Reader:

@@ -66,8 +66,9 @@ class Opener:
         if top not in self.blocks:
             return None
         lo, hi = 0, len(self._index()[top])
-        for step in path:
-            if not step.isdigit() or int(step) >= SPLIT or hi - lo <= MAX_OPEN:
+        steps = [str(i) for i in range(SPLIT)]
+        for step in path:        # a step is one of "0".."7" as written (not "²", "03" or a thousand digits)
+            if step not in steps or hi - lo <= MAX_OPEN:
                 return None
             lo, hi = _child(lo, hi, int(step))
         return top, lo, hi

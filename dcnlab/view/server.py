@@ -9,12 +9,16 @@ else gets 403. Only GET and HEAD exist. Endpoints:
   package);
 * ``/api/topology``, ``/api/rates``, ``/api/trees``, ``/api/flows``, ``/api/block/ID`` (a block opened),
   ``/api/switch/NAME``, ``/api/link/A/B`` (JSON).
+
+Every request gets an answer: 404 for what names nothing, 400 for a path part longer than :data:`MAX_PART`,
+500 (and one line on stderr) should a source fail; never a dropped connection.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -26,6 +30,12 @@ from dcnlab.view.sources import Source
 
 HOST = "127.0.0.1"
 """The only address the view listens on."""
+
+MAX_PART = 400
+"""Longest part of a request's path (a node name, a block id): far above any the view draws; longer is 400."""
+BACKLOG = 1024
+"""Connections waiting to be accepted (socketserver's default is 5: of 500 parallel requests, about half
+timed out at 60 s); the kernel caps it at net.core.somaxconn."""
 
 _TYPES = {"view.js": "text/javascript; charset=utf-8", "place.js": "text/javascript; charset=utf-8",
           "view.css": "text/css; charset=utf-8"}
@@ -74,33 +84,45 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(403, b"forbidden\n", "text/plain; charset=utf-8")
             return
         parts = [unquote(p) for p in url.path.split("/") if p]
-        src = self.server.source
         try:
-            if not parts:
-                page = _asset("index.html").replace(b"{{TOKEN}}", self.server.token.encode())
-                self._send(200, page, "text/html; charset=utf-8")
-            elif parts[0] == "static" and len(parts) == 2 and parts[1] in _TYPES:
-                self._send(200, _asset(parts[1]), _TYPES[parts[1]])
-            elif parts[:1] != ["api"] or len(parts) < 2:
-                self._json({"error": "not found"}, 404)
-            elif parts[1:] == ["topology"]:
-                self._json(src.topology())
-            elif parts[1:] == ["rates"]:
-                self._json(src.rates())
-            elif parts[1:] == ["trees"]:
-                self._json(src.trees())
-            elif parts[1:] == ["flows"]:
-                self._json(src.flows())
-            elif parts[1] == "block" and len(parts) == 3 and (detail := src.block(parts[2])) is not None:
-                self._json(detail)
-            elif parts[1] == "switch" and len(parts) == 3 and src.has_node(parts[2]):
-                self._json(src.switch(parts[2]))
-            elif parts[1] == "link" and len(parts) == 4 and src.has_link(parts[2], parts[3]):
-                self._json(src.link(parts[2], parts[3]))
-            else:
-                self._json({"error": "not found"}, 404)
+            self._route(parts)
         except (BrokenPipeError, ConnectionResetError):
             pass
+        except Exception as e:     # noqa: BLE001 - a request answered, never a dropped connection
+            print(f"view: {url.path[:120]} failed: {type(e).__name__}: {str(e)[:200]}", file=sys.stderr, flush=True)
+            try:
+                self._json({"error": f"internal error: {type(e).__name__}: {e}"[:300]}, 500)
+            except OSError:
+                pass
+
+    def _route(self, parts: list[str]) -> None:
+        src = self.server.source
+        if any(len(p) > MAX_PART for p in parts):
+            self._json({"error": f"a path part is longer than {MAX_PART} characters"}, 400)
+            return
+        if not parts:
+            page = _asset("index.html").replace(b"{{TOKEN}}", self.server.token.encode())
+            self._send(200, page, "text/html; charset=utf-8")
+        elif parts[0] == "static" and len(parts) == 2 and parts[1] in _TYPES:
+            self._send(200, _asset(parts[1]), _TYPES[parts[1]])
+        elif parts[:1] != ["api"] or len(parts) < 2:
+            self._json({"error": "not found"}, 404)
+        elif parts[1:] == ["topology"]:
+            self._json(src.topology())
+        elif parts[1:] == ["rates"]:
+            self._json(src.rates())
+        elif parts[1:] == ["trees"]:
+            self._json(src.trees())
+        elif parts[1:] == ["flows"]:
+            self._json(src.flows())
+        elif parts[1] == "block" and len(parts) == 3 and (detail := src.block(parts[2])) is not None:
+            self._json(detail)
+        elif parts[1] == "switch" and len(parts) == 3 and src.has_node(parts[2]):
+            self._json(src.switch(parts[2]))
+        elif parts[1] == "link" and len(parts) == 4 and src.has_link(parts[2], parts[3]):
+            self._json(src.link(parts[2], parts[3]))
+        else:
+            self._json({"error": "not found"}, 404)
 
 
 class ViewServer(ThreadingHTTPServer):
@@ -108,6 +130,7 @@ class ViewServer(ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = BACKLOG
 
     def __init__(self, source: Source, port: int = 0) -> None:
         self.source = source
