@@ -70,13 +70,15 @@ def plot_plan(plan: CistPlan, fabric: Any, path: Path) -> None:
 
 
 def plot_model(cases: list[dict[str, Any]], path: Path) -> None:
-    """Delivered fraction vs random failed elements per instance, CISTs against a single BFS tree; the
+    """Delivered fraction vs random failed elements per survival instance (those with a failure sweep), CISTs
+    against a single BFS tree; the
     panels share their y-range, a dotted line marks k - 1 failures (Theorem 4: nothing lost up to there)."""
     from matplotlib.lines import Line2D
 
     from dcnlab.figures import plotcheck, plotstyle
 
     plt = plotstyle.pyplot()
+    cases = [c for c in cases if c.get("sweep")] or cases[:1]    # the survival instances (model.SURVIVAL_SPECS)
     cols = min(4, len(cases))
     rows = -(-len(cases) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.4 * cols, 3.6 * rows + 1.2), squeeze=False, sharey=True,
