@@ -169,13 +169,18 @@ def measure(quick: bool, families: Sequence[str] = PRE_REGISTERED_FAMILIES,
                     if progress:
                         progress(f"{arr} a={a} h={h}")
                 points.append(done[(arr, a, h)] | {"family": family})
+    return result(points, {f: [list(x) for x in FAMILIES[f][0] + (() if quick else FAMILIES[f][1])]
+                           for f in families}, quick)
+
+
+def result(points: Sequence[Mapping[str, Any]], families: Mapping[str, Any], quick: bool) -> dict[str, Any]:
+    """``operations`` of ``scaling.json`` from counted ``points`` (:func:`instance_counts` with ``family``)."""
     judged = series(points)
     worst = max(judged, key=lambda key: judged[key]["growth"])
     return {"what": "interpreter instructions of the CIST construction vs switches N (Bian et al., Theorems 5-7)",
             "cost": "Python bytecode instructions executed (sys.settrace opcode events); a C built-in call is one",
-            "families": {f: [list(s) for s in FAMILIES[f][0] + (() if quick else FAMILIES[f][1])] for f in families},
-            "quick": quick, "python": ".".join(map(str, sys.version_info[:3])), "points": points,
-            "series": judged, "per_tree": series(points, per_tree=True), "worst": worst,
+            "families": dict(families), "quick": quick, "python": ".".join(map(str, sys.version_info[:3])),
+            "points": list(points), "series": judged, "per_tree": series(points, per_tree=True), "worst": worst,
             "growth": judged[worst]["growth"]}
 
 
@@ -232,4 +237,4 @@ def plot(data: Mapping[str, Any], path: Path) -> Path:
 
 
 __all__ = ["ARRANGEMENTS", "FAMILIES", "PRE_REGISTERED_FAMILIES", "count_instructions", "growth", "instance_counts",
-           "lines", "measure", "paper_partition", "plan_size", "plot", "r2_of", "series"]
+           "lines", "measure", "paper_partition", "plan_size", "plot", "r2_of", "result", "series"]
