@@ -32,6 +32,7 @@ _API: dict[str, str] = {
     "Counter": "dcnlab.controller.runtime.entities", "Update": "dcnlab.controller.runtime.entities",
     "NetOptions": "dcnlab.emu.options", "UserError": "dcnlab.topos.errors",
     "parse_spec": "dcnlab.topos.spec", "load_topology": "dcnlab.topos.files",
+    "show": "dcnlab.view.notebook",     # a live view for a notebook cell (Jupyter renders it inline)
 }
 #: ``dcnlab.<mechanism>`` -> its package (planners; each has a ``dataplane`` module)
 _MODULES: dict[str, str] = {

@@ -411,3 +411,16 @@ class Network:
     def __repr__(self) -> str:
         state = "up" if self._started and not self.emu._stopped else "down"
         return f"<dcnlab.Network {self.fabric.spec} {state}>"
+
+    def _repr_html_(self) -> str:
+        """In Jupyter, a network that is up shows its live view inline (:mod:`dcnlab.view.notebook`): the view
+        started with ``view=``, else one started now on a free port, both stopped with the network."""
+        import html
+
+        if not self._started or self.emu._stopped:
+            return f"<pre>{html.escape(repr(self))}</pre>"
+        from dcnlab.view import for_network
+        from dcnlab.view.notebook import embeddable, iframe
+        if self.view is None:
+            self.view = for_network(self.emu, None, say=log.info)
+        return iframe(embeddable(self.view).url)

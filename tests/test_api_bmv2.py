@@ -135,11 +135,12 @@ def test_network_rejects_unknown_options_by_name():
 
 
 @pytest.mark.bmv2
-def test_the_readme_python_example_runs(tmp_path):
-    import re
+def test_the_docs_python_examples_run(tmp_path):
+    """Every ``python`` block of README.md and the docs site's pages (tests/docs_pages.py) runs as written."""
     import sys
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)   # whole scripts; ```py blocks are fragments
+
+    import docs_pages
+    blocks = docs_pages.blocks("python")   # whole scripts; ```py blocks are fragments
     assert blocks
     for i, code in enumerate(blocks):
         script = tmp_path / f"readme_{i}.py"

@@ -97,9 +97,10 @@ def test_each_vagrant_box_has_a_tested_python():
         assert UBUNTU_PYTHON[release] in pythons, f"Ubuntu {release}'s Python {UBUNTU_PYTHON[release]} is not tested"
 
 
-def test_the_readme_names_the_range_and_each_box_python():
+def test_the_docs_name_the_range_and_each_box_python():
     pythons, _ = nox_pythons()
-    readme = " ".join((ROOT / "README.md").read_text().split())     # lines joined as Markdown joins them
+    import docs_pages
+    readme = docs_pages.text()     # README.md and the docs site's pages, lines joined as Markdown joins them
     lo, hi = min(pythons, key=minor), max(pythons, key=minor)
     assert f"dcnlab supports Python {lo} to {hi}" in readme
     for release in re.findall(r'"bento/ubuntu-(\d\d\.\d\d)"', (ROOT / "Vagrantfile").read_text()):

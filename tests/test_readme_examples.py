@@ -1,4 +1,5 @@
-"""Every ``dcnlab`` command line in the README parses, and the model-backend ones run as written."""
+"""Every ``dcnlab`` command line of the documentation (README.md and the docs site's pages, tests/docs_pages.py)
+parses, and the model-backend ones run as written."""
 
 from __future__ import annotations
 
@@ -9,19 +10,19 @@ from pathlib import Path
 
 import pytest
 
+import docs_pages
 from dcnlab.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
 PLUGINS = ROOT / "examples" / "plugins"
 EMULATING = re.compile(r"--emulate|^(run|clean|compile|lab|ptf)\b|^bench (emu|chaos)\b")
 LONG = re.compile(r"^reproduce\b|^bench\b|--view\b")   # --view serves until Ctrl-C: tests/test_view*.py run it
 
 
 def readme_commands() -> list[str]:
-    """The ``dcnlab ...`` lines of the README's ``sh`` blocks, without comments or the venv prefix."""
+    """The ``dcnlab ...`` lines of the pages' ``sh`` blocks, without comments or the venv prefix."""
     out = []
-    for block in re.findall(r"```sh\n(.*?)```", README.read_text(), flags=re.S):
+    for block in docs_pages.blocks("sh"):
         for line in block.splitlines():
             line = line.split("#", 1)[0].strip()
             line = re.sub(r"^(\./setup && )?(\.venv/bin/)?", "", line)
@@ -39,8 +40,8 @@ def test_the_readme_has_examples():
 
 @pytest.fixture
 def example_plugins(tmp_path_factory, monkeypatch):
-    """The README's "Your own algorithm" section first runs ``pip install -e examples/plugins``: here the same
-    entry points, declared the way that install declares them (a .dist-info made from the package's
+    """The tutorial "Your own algorithm" (docs/tutorials/own-algorithm.md) first runs ``pip install -e
+    examples/plugins``: here the same entry points, declared the way that install declares them (a .dist-info made from the package's
     pyproject.toml), with the package importable."""
     if sys.version_info >= (3, 11):
         import tomllib
@@ -81,12 +82,12 @@ def test_readme_example(argv, tmp_path, monkeypatch, capsys, example_plugins):
     assert "Traceback" not in capsys.readouterr().err
 
 
-def test_the_readmes_python_fragments_parse():
+def test_the_pages_python_fragments_parse():
     """``python`` blocks are whole scripts (tests/test_api_bmv2.py runs them as written); ``py`` blocks are fragments
     (a test function for a file of yours, a directory of yours), which must at least be valid Python."""
     import ast
 
-    fragments = re.findall(r"```py\n(.*?)```", README.read_text(), flags=re.S)
+    fragments = docs_pages.blocks("py")
     assert fragments
     for code in fragments:
         ast.parse(code)
