@@ -154,3 +154,55 @@ def test_every_package_says_what_it_holds_and_may_import():
         if not doc or "import" not in doc:
             missing.append(str(init.relative_to(root.parent)))
     assert not missing, f"packages without a docstring that says what they may import: {missing}"
+
+
+REPORT_MAY_IMPORT = ("dcnlab.reproduce", "dcnlab.reproduce.protocol", "dcnlab.reproduce.registry")
+"""What the report may import of :mod:`dcnlab.reproduce`: the reproductions' interface and their registry, never a
+reproduction by name (a new paper, dcnlab's or a user's plug-in, needs no edit of the report)."""
+
+
+def report_imports_of_reproductions(graph) -> list[str]:
+    """Every import of a module under ``dcnlab.reproduce`` by a module of ``dcnlab.report`` other than
+    :data:`REPORT_MAY_IMPORT` (at module level, in a function or under ``TYPE_CHECKING``), as
+    ``importer imports imported``."""
+    report = {m for m in graph.modules if m == "dcnlab.report" or m.startswith("dcnlab.report.")}
+    found = []
+    for importer in sorted(report):
+        for imported in sorted(graph.find_modules_directly_imported_by(importer)):
+            if imported.startswith("dcnlab.reproduce.") and imported not in REPORT_MAY_IMPORT:
+                found.append(f"{importer} imports {imported}")
+    return found
+
+
+def test_the_report_names_no_reproduction(graph):
+    """``dcnlab/report/`` drives every reproduction through :mod:`dcnlab.reproduce.protocol`, found in
+    :mod:`dcnlab.reproduce.registry`: it imports no ``reproduce/<mechanism>`` module."""
+    found = report_imports_of_reproductions(graph)
+    assert not found, "the report imports reproductions by name:\n" + "\n".join(found)
+
+
+def test_a_report_import_of_a_reproduction_is_caught(tmp_path):
+    """The check above sees a lazy import in a function of a report module (a package built beside)."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    import dcnlab
+    root = tmp_path / "src"
+    shutil.copytree(Path(dcnlab.__file__).parent, root / "dcnlab",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so", "static", "*.p4", "search_tables"))
+    with (root / "dcnlab" / "report" / "write.py").open("a") as f:
+        f.write("\n\ndef _sneaky():\n    from dcnlab.reproduce.cist import model\n    return model\n")
+    sys.path.insert(0, str(root))
+    saved = {k: v for k, v in sys.modules.items() if k == "dcnlab" or k.startswith("dcnlab.")}
+    try:
+        for k in saved:
+            del sys.modules[k]
+        built = grimp.build_graph("dcnlab", include_external_packages=False, cache_dir=None)
+        assert report_imports_of_reproductions(built) == [
+            "dcnlab.report.write imports dcnlab.reproduce.cist.model"]
+    finally:
+        sys.path.remove(str(root))
+        for k in [k for k in sys.modules if k == "dcnlab" or k.startswith("dcnlab.")]:
+            del sys.modules[k]
+        sys.modules.update(saved)

@@ -425,8 +425,8 @@ def test_a_statement_is_listed_once_per_value_of_the_settings_that_move_it() -> 
 
 
 def test_a_quick_verdict_that_differs_from_the_full_runs_is_marked(tmp_path) -> None:
-    from dcnlab.report import reproduce_all
     from dcnlab.report import write as report
+    from dcnlab.reproduce.aggregation import reproduction as aggregation
 
     data = {"paper": "001", "quick": False, "draws": 1, "rule": ss.TIE_RULE, "chosen": {"size": "large"},
             "settings": [{"name": "size"}],
@@ -443,6 +443,6 @@ def test_a_quick_verdict_that_differs_from_the_full_runs_is_marked(tmp_path) -> 
     assert report.verdict_text(heads[0]) == "deviates (full run: reproduced)"
     assert report.verdict_text(heads[1]) == "deviates"
     # the cheap parts run the full run's rounds in --quick: their figures and verdicts are the full run's
-    quick, full = reproduce_all.aggregation_plans("quick"), reproduce_all.aggregation_plans("full")
+    quick, full = aggregation.aggregation_plans("quick"), aggregation.aggregation_plans("full")
     for part in ("003-k", "003-delta", "000-k"):
         assert quick[part].rounds == full[part].rounds

@@ -185,10 +185,10 @@ def test_figure_legend_entry_of_bars_drawn_on_some_patterns_is_visible():
 def test_multicast_plot_with_the_group_variant_on_two_patterns(figures, tmp_path):
     """The quick run's multicast_1ppn.png: the group-scope variant only where a reading names it."""
     from dcnlab.reproduce.multicast import plots as mm_plots
-    from dcnlab.report import reproduce_all
+    from dcnlab.reproduce.multicast import reproduction as multicast
 
     rows = [r for r in _multicast_rows() if r["algo"] != "cmr4lms-dynamic/group" or
-            r["pattern"] in reproduce_all.QUICK_MC_GROUP]
+            r["pattern"] in multicast.QUICK_MC_GROUP]
     assert len(mm_plots.plot(rows, tmp_path)) == 2
     assert_clean(figures, 2)
 

@@ -134,11 +134,14 @@ def test_bad_out_is_refused_before_work(capsys, tmp_path):
 
 
 def test_quick_plan_keeps_every_point_of_the_full_run():
-    quick, full = reproduce_all.aggregation_plans("quick"), reproduce_all.aggregation_plans("full")
-    for part in reproduce_all.QUICK_ROUNDS:
+    from dcnlab.reproduce.aggregation import reproduction as aggregation
+    from dcnlab.reproduce.multicast import reproduction as multicast
+
+    quick, full = aggregation.aggregation_plans("quick"), aggregation.aggregation_plans("full")
+    for part in aggregation.QUICK_ROUNDS:
         assert quick[part].points == full[part].points
         assert quick[part].rounds <= full[part].rounds
-    tasks = {(t.pattern, t.algo) for t in reproduce_all.multicast_tasks("quick")}
+    tasks = {(t.pattern, t.algo) for t in multicast.multicast_tasks("quick")}
     needed = {(p, "mr4lms") for p in ("100x50x26:ppn=4", "random:1000:ppn=4", "256x32x16:ppn=4",
                                       "128x32x32:ppn=4", "512x64", "181x181", "100x327")}
     assert needed <= tasks

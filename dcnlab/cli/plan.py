@@ -41,6 +41,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     _register(rsub, "add_reproduce_parser")
     from dcnlab.cli import reproduce
     reproduce.add_all_parser(rsub)       # all of the above in one run and one report
+    reproduce.add_plugin_parsers(rsub)   # reproduce NAME: a user's reproduction (entry points dcnlab.reproductions)
     reproduce.add_search_parser(rsub)    # the settings the papers leave open, searched
 
 

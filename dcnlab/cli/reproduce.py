@@ -1,6 +1,6 @@
-"""``dcnlab reproduce all`` (the five papers in one run and one report, :mod:`dcnlab.report.reproduce_all`) and
-``dcnlab reproduce search`` (the settings the papers leave open, :mod:`dcnlab.report.search`): their parsers
-and what they print."""
+"""``dcnlab reproduce all`` (every reproduction in one run and one report, :mod:`dcnlab.report.reproduce_all`),
+``dcnlab reproduce NAME`` for an installed reproduction plug-in (:func:`add_plugin_parsers`) and ``dcnlab reproduce
+search`` (the settings the papers leave open, :mod:`dcnlab.report.search`): their parsers and what they print."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 from dcnlab.cli import emulate
 from dcnlab.cli.argtypes import exclusive, ranged, seed, workers
@@ -20,15 +21,38 @@ from dcnlab.sweep.pool import add_cluster_option
 
 
 def cmd_reproduce_all(args: argparse.Namespace) -> int:
-    from dcnlab.report.write import table_lines
+    from dcnlab.reproduce import registry
 
     emulate.bmv2_plan(args, "all")      # --emulate on without root or the toolchain: before anything is written
     exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
+    registry.every()                    # a plug-in that does not load: one line, before anything is written
     out = output_dir(args.out, "--out")
     for m in reproduce_all.PARTS:
         output_dir(str(out / m), "--out")
     mode = "smoke" if args.smoke else ("quick" if args.quick else "full")
     done = reproduce_all.run(out, mode, args.emulate, args.workers, args.cluster, args.seed)
+    return _print_run(args, done, out / "report.md")
+
+
+def cmd_reproduce_one(args: argparse.Namespace) -> int:
+    """``dcnlab reproduce NAME`` for a reproduction plug-in: its model part, its BMv2 experiment where it has one
+    (as ``--emulate`` says), its outputs and ``summary.json`` in ``--out``."""
+    from dcnlab.reproduce import registry
+
+    name = args.reproduce_cmd
+    rep = registry.get(name, f"reproduce {name}")      # one line when it does not load, before any work
+    if rep.has_emulation:
+        emulate.bmv2_plan(args, name)
+    exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
+    out = output_dir(args.out or f"results/{name}", "--out")
+    mode = "smoke" if args.smoke else ("quick" if args.quick else "full")
+    done = reproduce_all.run_one(name, out, mode, args.emulate, args.workers, args.cluster, args.seed)
+    return _print_run(args, done, out / "summary.json")
+
+
+def _print_run(args: argparse.Namespace, done: reproduce_all.AllRun, see: Path) -> int:
+    from dcnlab.report.write import table_lines
+
     heads, run = done.heads, done.run
     if args.json:
         print(json.dumps({"run": run, "headlines": [h.to_json() for h in heads], **counts(heads),
@@ -40,7 +64,7 @@ def cmd_reproduce_all(args: argparse.Namespace) -> int:
         for f in done.files:
             print(f"wrote {f}")
     if done.bad:
-        print(f"dcnlab: BMv2 experiments with failed checks or errors: {', '.join(done.bad)} (see {out / 'report.md'})",
+        print(f"dcnlab: BMv2 experiments with failed checks or errors: {', '.join(done.bad)} (see {see})",
               file=sys.stderr)
     return 1 if done.bad else 0
 
@@ -104,3 +128,27 @@ def add_search_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=workers(), help="processes (default: every core)")
     p.add_argument("--progress", dest="verbose_search", action="store_true", help="print each task as it ends")
     p.set_defaults(func=cmd_search)
+
+
+def add_plugin_parsers(sub: argparse._SubParsersAction) -> None:
+    """``dcnlab reproduce NAME`` for each installed reproduction plug-in (entry point group
+    ``dcnlab.reproductions``; named, not loaded: a broken one fails when it is run, in one line)."""
+    from dcnlab.reproduce import registry
+
+    for name in registry.plugins():
+        if name in sub.choices:
+            continue
+        p = sub.add_parser(name, help=f"the reproduction plug-in {name} (entry point group dcnlab.reproductions): "
+                                      "its model part, its BMv2 experiment where it has one, summary.json",
+                           description=f"Runs the reproduction {name} as dcnlab reproduce all runs it (its tasks on "
+                                       "every core, its outputs and summary.json in --out, each headline judged by "
+                                       "the report's rule) and prints its headlines.")
+        p.add_argument("--quick", action="store_true", help="its quick mode (fewer rounds, every headline)")
+        emulate.emulate_option(p, "its BMv2 experiment, where it has one")
+        p.add_argument("--out", metavar="DIR", help=f"output directory (default results/{name})")
+        p.add_argument("--workers", type=workers(), help="model processes (default: every core)")
+        add_cluster_option(p, "model tasks")
+        p.add_argument("--seed", type=seed(), help="base seed of its random draws (default: its own)")
+        p.add_argument("--json", action="store_true", help="print one JSON object (run, headlines, files)")
+        p.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)
+        p.set_defaults(func=cmd_reproduce_one)

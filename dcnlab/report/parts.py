@@ -1,4 +1,4 @@
-"""The parts of ``dcnlab reproduce all`` (one per mechanism) and their tasks: what the orchestration
+"""The parts of ``dcnlab reproduce all`` (one per reproduction) and their tasks: what the orchestration
 (:mod:`dcnlab.report.reproduce_all`) fills in and the report (:mod:`dcnlab.report.write`) reads."""
 
 from __future__ import annotations
@@ -7,19 +7,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dcnlab.reproduce.protocol import Reproduction, Task
 
-@dataclass(frozen=True)
-class Task:
-    """One unit of model work: ``mechanism``, its argument (picklable) and an estimate of its seconds."""
-
-    mechanism: str
-    arg: Any
-    seconds: float
+__all__ = ["PartRun", "Task"]
 
 
 @dataclass
 class PartRun:
-    """One mechanism's model part: its tasks, their results, what it wrote."""
+    """One reproduction's part (``mechanism``: its name in :mod:`dcnlab.reproduce.registry`): its tasks, their
+    results, what it wrote."""
 
     mechanism: str
     out: Path
@@ -27,7 +23,7 @@ class PartRun:
     results: list[Any] = field(default_factory=list)
     context: dict[str, Any] = field(default_factory=dict)
     model: Any = None
-    """What the headline builder reads (results dict, rows, summary, cases)."""
+    """What the headline builder reads (:attr:`dcnlab.reproduce.protocol.Finished.model`)."""
     files: list[Path] = field(default_factory=list)
     seconds: float = 0.0
     emulation: Any = None
@@ -37,3 +33,9 @@ class PartRun:
     @property
     def done(self) -> bool:
         return len(self.results) == len(self.tasks)
+
+    @property
+    def reproduction(self) -> Reproduction:
+        from dcnlab.reproduce import registry
+
+        return registry.get(self.mechanism)

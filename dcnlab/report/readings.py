@@ -1,21 +1,22 @@
 """Every paper's readings of its headlines that deviate (:mod:`dcnlab.results.readings`), by paper id: what
-``dcnlab reproduce all`` runs after the reproductions."""
+``dcnlab reproduce all`` runs after the reproductions (each reproduction's
+:meth:`~dcnlab.reproduce.protocol.Reproduction.readings`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+from dcnlab.reproduce import registry
 from dcnlab.results.readings import Reading
 
 
-def modules() -> dict[str, Callable[[bool, int], list[Reading]]]:
-    """The per-paper ``readings`` functions, by paper id."""
-    from dcnlab.reproduce.aggregation import readings_000, readings_003
-    from dcnlab.reproduce.congestion import readings as readings_002
-    from dcnlab.reproduce.multicast import readings as readings_001
-
-    return {"000": readings_000.readings, "001": readings_001.readings, "002": readings_002.readings,
-            "003": readings_003.readings}
+def modules(names: Sequence[str] | None = None) -> dict[str, Callable[[bool, int], list[Reading]]]:
+    """The per-paper ``readings`` functions of the reproductions ``names`` (default every one), by paper id, in the
+    order of the ids."""
+    found: dict[str, Callable[[bool, int], list[Reading]]] = {}
+    for name in names if names is not None else registry.names():
+        found.update(registry.get(name).readings())
+    return dict(sorted(found.items()))
 
 
 def all_readings(quick: bool, workers: int) -> list[Reading]:

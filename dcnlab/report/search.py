@@ -35,40 +35,15 @@ import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from dcnlab.reproduce.protocol import Searcher
 from dcnlab.results.open_settings import OpenSetting, searched
 from dcnlab.results.summary import Headline, verdict
 
 DRAWS = 3
 """Draws of a random candidate (a range over several draws, the median draw judged)."""
 DEFAULT_OUT = "results/reproduce-all/search"
-
-
-class Searcher(Protocol):
-    """What a paper's search provides (see :mod:`dcnlab.reproduce.multicast.search`)."""
-
-    paper: str
-
-    def is_random(self, setting: Mapping[str, str]) -> bool:
-        """Whether ``setting`` must be run over several draws."""
-
-    def tasks(self, setting: Mapping[str, str], draw: int, quick: bool) -> list[Hashable]:
-        """The model tasks ``setting`` needs on draw ``draw`` (equal tasks are run once)."""
-
-    def run(self, task: Hashable) -> Any:
-        """One task's result (in a worker process; ``task`` and the result picklable)."""
-
-    def seconds(self, task: Hashable) -> float:
-        """A rough estimate of one task's CPU seconds (the longest start first)."""
-
-    def headlines(self, setting: Mapping[str, str], draw: int, results: Mapping[Hashable, Any]) -> list[Headline]:
-        """The paper's headlines under ``setting`` on draw ``draw``, from the tasks' results."""
-
-    def extra(self, results: Mapping[Hashable, Any], quick: bool) -> dict[str, Any]:
-        """Anything else the report shows (e.g. the bounds of :data:`open_settings.BOUNDS`; ``note``: what ran, when
-        it is not the reproduction's scale). A searcher may also have ``warm()``, run before the workers start
-        (e.g. to compile numba kernels once)."""
 
 
 # -- bookkeeping ---------------------------------------------------------------------------------------------
@@ -291,19 +266,26 @@ def run_search(paper: str, quick: bool, draws: int, workers: int | None,
 
 # -- the command line ------------------------------------------------------------------------------------------
 
-SEARCHABLE = ("000", "001", "002", "003")
-"""The papers with a searcher (the others list their open settings only)."""
+def searchers() -> dict[str, Callable[[], Searcher]]:
+    """Every paper's searcher (each reproduction's :meth:`~dcnlab.reproduce.protocol.Reproduction.sensitivity`),
+    by paper id in the order of the ids."""
+    from dcnlab.reproduce import registry
+
+    found: dict[str, Callable[[], Searcher]] = {}
+    for name in registry.names():
+        found.update(registry.get(name, "reproduce search").sensitivity())
+    return dict(sorted(found.items()))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SEARCHABLE":    # the papers with a searcher (the others list their open settings only)
+        return tuple(searchers())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def searcher_for(paper: str) -> Searcher:
-    """The searcher of ``paper`` (:data:`SEARCHABLE`)."""
-    from dcnlab.reproduce.aggregation import search_000, search_003
-    from dcnlab.reproduce.congestion import search as search_002
-    from dcnlab.reproduce.multicast import search as search_001
-
-    found: dict[str, Callable[[], Searcher]] = {"000": search_000.Search000, "001": search_001.Search001,
-                                                "002": search_002.Search002, "003": search_003.Search003}
-    return found[paper]()
+    """The searcher of ``paper`` (one of :data:`SEARCHABLE`)."""
+    return searchers()[paper]()
 
 
 def search_and_write(paper: str, quick: bool, draws: int, workers: int | None, say: Callable[[str], None],

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dcnlab.results import papers
 from dcnlab.results.goals import Z95, legend_lines
 from dcnlab.results.open_settings import METHOD
 from dcnlab.results.outputs import writing
@@ -24,6 +23,8 @@ from dcnlab.results.summary import (
 
 if TYPE_CHECKING:
     from dcnlab.report.parts import PartRun
+    from dcnlab.reproduce.protocol import Reproduction
+    from dcnlab.results.papers import Paper
     from dcnlab.results.readings import Reading
 
 READINGS_INTRO = ("For each headline that deviates, every reading of the paper's text was implemented as a named "
@@ -37,12 +38,39 @@ MAX_TABLE_STATEMENT = 36
 SHORT_FIGURE_VERDICT = {"reproduced": "yes", "trend": "trend", "unstable": "unstab.", "flat": "flat", "deviates": "no",
                         "inconsistent": "incons.", "not run": "not run", None: "–"}
 """A figure's verdict in the printed table's 'holds' columns."""
-SEEDS = {"aggregation": ("000", "003"), "multicast": ("001",), "congestion": ("002",), "cist": ("004",)}
-MECHANISM_NAMES = {"aggregation": "In-network aggregation on BCube", "multicast": "Multicast with a limited table",
-                   "congestion": "Tenant bandwidth partitioning", "cist": "Broadcast over CISTs on Dragonfly"}
-TITLES = {m: f"{MECHANISM_NAMES[m]}: " + " and ".join(f"{i} {papers.paper(i).label} ({papers.short(i)})"
-                                                       for i in ids) for m, ids in SEEDS.items()}
-"""Each part's section heading: what it reproduces and the papers, by id, method and authors."""
+
+
+def title(rep: Reproduction) -> str:
+    """A part's section heading: what it reproduces and the papers, by id, method and authors."""
+    return f"{rep.title}: " + " and ".join(f"{p.id} {p.label} ({p.short()})" for p in rep.papers)
+
+
+def __getattr__(name: str) -> Any:
+    """``SEEDS`` (each reproduction's paper ids) and ``TITLES`` (its section heading), by reproduction name."""
+    from dcnlab.reproduce import registry
+
+    if name == "SEEDS":
+        return {rep.name: rep.paper_ids for rep in registry.every()}
+    if name == "TITLES":
+        return {rep.name: title(rep) for rep in registry.every()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def all_papers() -> dict[str, Paper]:
+    """Every reproduction's papers, by id in the order of the ids."""
+    from dcnlab.reproduce import registry
+
+    return dict(sorted({p.id: p for rep in registry.every() for p in rep.papers}.items()))
+
+
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def heading_text(n: int) -> str:
+    """``dcnlab: the five papers reproduced``."""
+    return f"dcnlab: the {NUMBER_WORDS[n] if n < len(NUMBER_WORDS) else n} paper{'s' if n != 1 else ''} reproduced"
+
+
 PAPERS_INTRO = ("The papers are cited by the project's short labels 000-004 in the tables below. Where the papers' "
                 "text (an extraction) does not print a field, the reference says so, or says which record of the "
                 "same article it was read from.")
@@ -138,7 +166,8 @@ def model_vs_bmv2(heads: Sequence[Headline]) -> list[tuple[Headline, str]]:
 
 def _paper_heading(pid: str) -> str:
     """``"003: Shuffle aggregation on BCube (IRS/SRS), Guo et al."`` for a paper's id; other keys as they are."""
-    return papers.heading(pid) if pid in papers.PAPERS else pid
+    known = all_papers()
+    return f"{pid}: {known[pid].name}, {known[pid].short()}" if pid in known else pid
 
 
 def readings_text(readings: Sequence[Reading]) -> dict[str, str]:
@@ -160,13 +189,13 @@ def write_report(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline],
     ran = any(v["ran"] for v in emu_parts.values())
     why = "; ".join(f"{m}: {v['why']}" for m, v in emu_parts.items()) if ran else run["emulation_why"]
     with writing(out, "--out"):
-        js = summary.write(out / "summary.json", [s for p in parts for s in SEEDS[p.mechanism]], heads, ran, why,
-                           run=run, parts={p.mechanism: {"seeds": list(SEEDS[p.mechanism]),
+        js = summary.write(out / "summary.json", [s for p in parts for s in p.reproduction.paper_ids], heads, ran, why,
+                           run=run, parts={p.mechanism: {"seeds": list(p.reproduction.paper_ids),
                                                          "emulation": emu_parts[p.mechanism],
                                                          "model_seconds": round(p.seconds, 1),
                                                          "directory": p.mechanism} for p in parts},
                            readings=[dict(r.__dict__, holds=r.holds) for r in readings],
-                           papers={i: papers.paper(i).to_json() for p in parts for i in SEEDS[p.mechanism]})
+                           papers={r.id: r.to_json() for p in parts for r in p.reproduction.papers})
         md = out / "report.md"
         md.write_text(report_md(out, parts, heads, run, readings))
         page = out / "report.html"
@@ -186,10 +215,11 @@ def _intro(run: dict[str, Any], heads: Sequence[Headline]) -> tuple[str, str]:
 def report_md(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], run: dict[str, Any],
               readings: Sequence[Reading] = ()) -> str:
     how, verdicts = _intro(run, heads)
-    lines = ["# dcnlab: the five papers reproduced", "", f"Generated by `dcnlab reproduce all`: {how}.", "",
+    known = all_papers()
+    lines = [f"# {heading_text(len(known))}", "", f"Generated by `dcnlab reproduce all`: {how}.", "",
              f"**{verdicts}.**", "", "## Papers", "", PAPERS_INTRO, ""]
     lines += [f"- **{i}** {p.name}: {p.reference()}" + (f" (Read from {p.record}.)" if p.record else "")
-              for i, p in papers.PAPERS.items()]
+              for i, p in known.items()]
     lines += ["", "## Verdict rule", "", RULE, "", *[f"- {line}" for line in legend_lines()], "",
               "## Method", "", METHOD, "",
              "## BMv2", "", f"`--emulate {run['emulate']}`: {run['emulation_why']}.", ""]
@@ -223,13 +253,14 @@ def report_md(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], ru
         for paper, text in searches.items():
             lines += [f"### {_paper_heading(paper)}", "", "```", text, "```", ""]
     for p in parts:
-        lines += ["", f"## {TITLES[p.mechanism]}", ""]
-        lines += [f"{i}: {papers.reference(i)}" + "  " for i in SEEDS[p.mechanism]]
+        rep = p.reproduction
+        lines += ["", f"## {title(rep)}", ""]
+        lines += [f"{r.id}: {r.reference()}" + "  " for r in rep.papers]
         lines += ["", f"`dcnlab reproduce {p.mechanism}`'s outputs are in `{p.mechanism}/` (model parts "
                   f"{p.seconds:.0f} s). BMv2: {p.emulation_why}.", "", "Readings (how each figure of ours was "
                   "obtained):", ""]
         for h in heads:
-            if h.seed in SEEDS[p.mechanism]:
+            if h.seed in rep.paper_ids:
                 lines.append(f"- **{h.seed}, {_md_cell(h.statement)}** ({verdict_text(h)}): "
                              f"{_md_cell(h.reading) or '–'}")
         lines += ["", "Plots:", ""]
@@ -253,10 +284,11 @@ def report_html(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], 
     """One page, every PNG embedded as a data URI (the file can be mailed or opened anywhere)."""
     e = html.escape
     how, verdicts = _intro(run, heads)
-    body = [f"<h1>dcnlab: the five papers reproduced</h1><p>Generated by <code>dcnlab reproduce all</code>: {e(how)}."
+    known = all_papers()
+    body = [f"<h1>{heading_text(len(known))}</h1><p>Generated by <code>dcnlab reproduce all</code>: {e(how)}."
             f"</p><p><b>{e(verdicts)}.</b></p>", f"<h2>Papers</h2><p>{e(PAPERS_INTRO)}</p><ul>"]
     body += [f"<li id='paper-{i}'><b>{i}</b> {e(p.name)}: {e(p.reference())}"
-             + (f" (Read from {e(p.record)}.)" if p.record else "") + "</li>" for i, p in papers.PAPERS.items()]
+             + (f" (Read from {e(p.record)}.)" if p.record else "") + "</li>" for i, p in known.items()]
     body += ["</ul>", f"<h2>Verdict rule</h2><p>{e(RULE)}</p><ul>"
              + "".join(f"<li>{e(line)}</li>" for line in legend_lines()) + f"</ul><h2>Method</h2><p>{e(METHOD)}</p>",
             f"<h2>BMv2</h2><p><code>--emulate {e(run['emulate'])}</code>: {e(run['emulation_why'])}.</p><ul>"]
@@ -299,17 +331,18 @@ def report_html(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], 
         body.append(f"<h2>Settings the papers leave open</h2><p>{e(SEARCH_INTRO)}</p>")
         body += [f"<h3>{e(_paper_heading(paper))}</h3><pre>{e(text)}</pre>" for paper, text in searches.items()]
     for p in parts:
-        body.append(f"<h2>{e(TITLES[p.mechanism])}</h2><p>"
-                    + "<br>".join(f"{i}: {e(papers.reference(i))}" for i in SEEDS[p.mechanism]) + "</p>")
+        rep = p.reproduction
+        body.append(f"<h2>{e(title(rep))}</h2><p>"
+                    + "<br>".join(f"{r.id}: {e(r.reference())}" for r in rep.papers) + "</p>")
         body.append(f"<p>Outputs of <code>dcnlab reproduce {e(p.mechanism)}</code> in "
                     f"<code>{e(p.mechanism)}/</code> (model parts {p.seconds:.0f} s). BMv2: {e(p.emulation_why)}.</p>"
                     "<p>Readings (how each figure of ours was obtained):</p><ul>")
         body += [f"<li><b>{e(h.seed)}, {e(h.statement)}</b> ({e(verdict_text(h))}): {e(h.reading) or '–'}</li>"
-                 for h in heads if h.seed in SEEDS[p.mechanism]]
+                 for h in heads if h.seed in rep.paper_ids]
         body.append("</ul><p>Plots:</p>")
         for png in _pngs(p):
             data = base64.b64encode(png.read_bytes()).decode("ascii")
             body.append(f"<figure><img alt='{e(png.stem)}' src='data:image/png;base64,{data}'>"
                         f"<figcaption>{e(p.mechanism)}/{e(png.name)}</figcaption></figure>")
-    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>dcnlab: the five papers reproduced</title>"
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{e(heading_text(len(known)))}</title>"
             f"<style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n")

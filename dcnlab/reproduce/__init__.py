@@ -6,7 +6,9 @@ Each package holds all of its mechanism's reproduction: the model sweep (``model
 (``bmv2``), the paper's headlines against ours (``headlines``, which also writes ``summary.json``), the
 readings of the headlines that deviate (``readings``), the plots, the search of the paper's open settings
 (``search``), what ``dcnlab reproduce|plan|bench <mechanism>`` compute (``reproduce``, ``plan``, ``bench``)
-and the mechanism's benchmark. To change one mechanism's reproduction, open its package only.
+and the mechanism's benchmark, and one ``reproduction`` module whose object drives it all for ``dcnlab reproduce
+all`` through one interface (:mod:`~dcnlab.reproduce.protocol`; :mod:`~dcnlab.reproduce.registry` finds them, and
+a user's reproduction plug-ins). To change one mechanism's reproduction, open its package only.
 
 May import: :mod:`dcnlab.sweep`, :mod:`dcnlab.figures`, :mod:`dcnlab.results` and everything below them (the
 API, the emulation, the traffic agents, the controller, the fabrics). A mechanism's package never imports

@@ -79,3 +79,37 @@ class Progress:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def duration_text(seconds: float) -> str:
+    """``40 s``, ``3 min``, ``1 h 05 min``: a time left as a person reads it."""
+    s = max(0, round(seconds))
+    if s < 90:
+        return f"{s} s"
+    if s < 3600:
+        return f"{round(s / 60)} min"
+    return f"{s // 3600} h {round(s % 3600 / 60):02d} min"
+
+
+class ETA:
+    """The time left of tasks with cost estimates (CPU seconds each, ``costs``) on ``workers`` processes: at the
+    estimates' rate until a twentieth of the cost is done, then at the rate measured so far."""
+
+    def __init__(self, costs: list[float], workers: int) -> None:
+        self.costs, self.workers = costs, max(1, workers)
+        self.total, self.finished = sum(costs), 0.0
+        self._t0 = time.monotonic()
+
+    def done(self, index: int) -> None:
+        """Task ``index`` (of ``costs``) is done."""
+        self.finished += self.costs[index]
+
+    def seconds_left(self) -> float:
+        left = max(0.0, self.total - self.finished)
+        elapsed = time.monotonic() - self._t0
+        if self.finished >= 0.05 * self.total and elapsed > 0:
+            return left * elapsed / self.finished
+        return left / self.workers
+
+    def text(self) -> str:
+        return f"about {duration_text(self.seconds_left())} left"
