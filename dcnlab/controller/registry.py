@@ -19,15 +19,20 @@ as written, so a table row or a plot series says exactly what ran, and another p
 worker) finds the same algorithm again by that name.
 
 Everything that goes wrong while finding or loading an algorithm is a
-:class:`~dcnlab.topos.errors.UserError` of one line naming the algorithm and what is valid.
+:class:`~dcnlab.topos.errors.UserError` of one line naming the algorithm and what is valid. A user's code,
+when imported and when called, runs inside :func:`plugin_code`: whatever ends it (an exception, ``sys.exit()``,
+anything but Ctrl-C) is one :class:`PluginError` naming it; :func:`at_most` reads its results no further than
+they can be right.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import itertools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
@@ -42,6 +47,66 @@ MECHANISMS = ("aggregation", "multicast", "congestion", "cist")
 
 class PluginError(UserError):
     """A user's algorithm cannot be found, does not load, or returned something invalid."""
+
+
+MAX_MESSAGE = 300
+"""Characters of a plug-in's own message kept in a :class:`PluginError` (the line stays a line)."""
+
+
+def _what_ended(e: BaseException) -> str:
+    """How a plug-in's code ended, in one line: ``TypeError: message``, ``it called sys.exit(3)``."""
+    if isinstance(e, SystemExit):
+        return "it called sys.exit()" if e.code is None else f"it called sys.exit({e.code!r:.{MAX_MESSAGE}})"
+    try:
+        text = " ".join(str(e).split("\n"))
+    except KeyboardInterrupt:
+        raise
+    except BaseException:                   # its __str__ is the user's code too: no message then
+        text = ""
+    if len(text) > MAX_MESSAGE:
+        text = text[:MAX_MESSAGE] + "..."
+    if isinstance(e, UserError):
+        return text
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+@contextmanager
+def plugin_code(what: str, builtin: bool = False) -> Iterator[None]:
+    """Run a user's code (importing it, calling it, reading or checking what it returned) in a ``with`` block:
+    whatever ends the block (an exception, ``SystemExit`` from ``sys.exit()``, any ``BaseException`` but
+    ``KeyboardInterrupt``) is one :class:`PluginError` ``"{what}: {how it ended}"``, ``what`` naming the
+    plug-in. A :class:`PluginError` (dcnlab's own check inside the block) passes as it is; with ``builtin`` (the
+    code is dcnlab's own) every exception does, a bug of dcnlab's keeping its traceback."""
+    try:
+        yield
+    except (KeyboardInterrupt, PluginError):
+        raise
+    except BaseException as e:
+        if builtin:
+            raise
+        raise PluginError(f"{what}: {_what_ended(e)}") from None
+
+
+def a_type(obj: Any) -> str:
+    """``a str``, ``an int``: the type of ``obj`` with its article, for a message."""
+    name = type(obj).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def at_most(items: Any, limit: int, what: str, valid: str) -> list[Any]:
+    """The first items of a plug-in's result ``items`` (any iterable, an endless generator too) as a list,
+    or one :class:`PluginError` when it is not iterable or has more than ``limit`` items: what cannot be right
+    is refused before it is read whole or checked (call it inside :func:`plugin_code`). ``what`` names the
+    plug-in and the result (``"multicast algorithm A: trees()"``), ``valid`` says what is valid:
+    ``"{what} has more than {limit} items; valid: {valid}"``."""
+    try:
+        it = iter(items)
+    except TypeError:
+        raise PluginError(f"{what} is {a_type(items)}; valid: {valid}") from None
+    out = list(itertools.islice(it, limit + 1))
+    if len(out) > limit:
+        raise PluginError(f"{what} has more than {limit:,} items; valid: {valid}")
+    return out
 
 
 @dataclass(frozen=True)
@@ -105,10 +170,11 @@ def _load_file(path_text: str, what: str) -> Any:
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module
     try:
-        spec.loader.exec_module(module)
-    except Exception as e:  # the user's code: any failure is theirs to see, in one line
-        del sys.modules[mod_name]
-        raise PluginError(f"{what}: {quote(path_text)} failed to load: {type(e).__name__}: {e}") from None
+        with plugin_code(f"{what}: {quote(path_text)} failed to load"):
+            spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(mod_name, None)
+        raise
     return module
 
 
@@ -124,19 +190,19 @@ def load_reference(text: str, what: str) -> Any:
     else:
         if not all(p.isidentifier() for p in target.split(".")):
             raise PluginError(f"{what}: {quote(target)} is not a module name; valid: package.module:name")
-        try:
-            module = importlib.import_module(target)
-        except ImportError as e:
-            raise PluginError(f"{what}: cannot import {quote(target)} ({type(e).__name__}: {e}); is the "
-                              "package installed in this environment?") from None
-        except Exception as e:
-            raise PluginError(f"{what}: importing {quote(target)} failed: {type(e).__name__}: {e}") from None
+        with plugin_code(f"{what}: importing {quote(target)} failed"):
+            try:
+                module = importlib.import_module(target)
+            except ImportError as e:
+                raise PluginError(f"{what}: cannot import {quote(target)} ({_what_ended(e)}); is the "
+                                  "package installed in this environment?") from None
     obj: Any = module
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise PluginError(f"{what}: {quote(target)} has no {quote(attr)}") from None
+    with plugin_code(f"{what}: {quote(text)}"):      # a module's __getattr__ is the user's code too
+        for part in attr.split("."):
+            try:
+                obj = getattr(obj, part)
+            except AttributeError:
+                raise PluginError(f"{what}: {quote(target)} has no {quote(attr)}") from None
     return obj
 
 
@@ -187,13 +253,10 @@ class Registry:
         return self.builtins() + self.plugins()
 
     def _from_entry_point(self, ep: metadata.EntryPoint, what: str) -> Algorithm:
-        try:
+        with plugin_code(f"{what}: the plug-in {quote(ep.name)} ({ep.value}, from {_dist(ep)}) failed to load"):
             obj = ep.load()
-        except Exception as e:
-            raise PluginError(f"{what}: the plug-in {quote(ep.name)} ({ep.value}, from {_dist(ep)}) failed to "
-                              f"load: {type(e).__name__}: {e}") from None
-        return self._checked(Algorithm(ep.name, obj, f"entry point {self.group} ({_dist(ep)}: {ep.value})",
-                                       _summary(obj)), what)
+            return self._checked(Algorithm(ep.name, obj, f"entry point {self.group} ({_dist(ep)}: {ep.value})",
+                                           _summary(obj)), what)
 
     def _checked(self, algo: Algorithm, what: str) -> Algorithm:
         problem = self._check(algo.obj) if self._check is not None else None
@@ -209,7 +272,8 @@ class Registry:
             return self._builtins[name]
         if is_reference(name):
             obj = load_reference(name, what)
-            return self._checked(Algorithm(name, obj, "reference", _summary(obj)), what)
+            with plugin_code(f"{what}: {quote(name)}"):           # its __doc__ may be the user's code
+                return self._checked(Algorithm(name, obj, "reference", _summary(obj)), what)
         for ep in _entry_points(self.group):
             if ep.name == name:
                 return self._from_entry_point(ep, what)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from dcnlab.controller.registry import Algorithm, PluginError, Registry, callable_check
+from dcnlab.controller.registry import Algorithm, PluginError, Registry, at_most, callable_check, plugin_code
 from dcnlab.topos.model import Fabric
 
 INTERFACE = ("build(fabric, receiver: str, senders: list[str], seed: int) -> {child: parent} node names "
@@ -62,24 +62,30 @@ def get(name: str, what: str = "--algo") -> Algorithm:
 
 
 def fabrics_of(algo: Algorithm) -> tuple[str, ...]:
-    kinds = getattr(algo.obj, "fabrics", KINDS)
-    if isinstance(kinds, str):
-        kinds = (kinds,)
-    return tuple(k for k in kinds if k in KINDS)
+    with plugin_code(f"aggregation algorithm {algo.name}: its attribute fabrics", algo.builtin):
+        kinds = getattr(algo.obj, "fabrics", KINDS)
+        if isinstance(kinds, str):
+            kinds = (kinds,)
+        return tuple(k for k in kinds if k in KINDS)
 
 
 def plugin_parent(algo: Algorithm, fabric: Fabric, receiver: str, senders: Sequence[str],
                   seed: int) -> dict[str, str]:
-    """Run a user's builder; its exceptions and a result that is not a mapping of names become one
-    :class:`PluginError` naming it."""
-    try:
+    """Run a user's builder; whatever ends it (:func:`~dcnlab.controller.registry.plugin_code`), a result that
+    is not a mapping of names, or one with more entries than the fabric has nodes, is one :class:`PluginError`
+    naming it."""
+    with plugin_code(f"aggregation algorithm {algo.name} failed on {fabric.spec}"):
         out: Any = algo.obj(fabric, receiver, list(senders), seed)
-    except Exception as e:
-        raise PluginError(f"aggregation algorithm {algo.name} failed on {fabric.spec}: {type(e).__name__}: {e}") from None
-    if not isinstance(out, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in out.items()):
-        raise PluginError(f"aggregation algorithm {algo.name} returned a {type(out).__name__}; valid: a mapping "
-                          "{child: parent} of node names")
-    return dict(out)
+        if not isinstance(out, Mapping):
+            raise PluginError(f"aggregation algorithm {algo.name} returned a {type(out).__name__}; valid: a mapping "
+                              "{child: parent} of node names")
+        nodes = sum(fabric.counts().values())
+        items = at_most(out.items(), nodes, f"aggregation algorithm {algo.name}: the mapping it returned",
+                        f"at most one parent for each of the {nodes:,} nodes of {fabric.spec}")
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in items):
+            raise PluginError(f"aggregation algorithm {algo.name} returned a mapping that is not of node names; "
+                              "valid: a mapping {child: parent} of node names")
+        return dict(items)
 
 
 __all__ = ["INTERFACE", "KINDS", "REGISTRY", "fabrics_of", "get", "plugin_parent"]

@@ -13,16 +13,16 @@ condition: every switch internal in at most one tree), the check the built-ins p
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from dcnlab.controller.cist.errors import CistError
 from dcnlab.controller.cist.graph import SwitchGraph
 from dcnlab.controller.cist.plan import CistPlan, plan_cists
 from dcnlab.controller.cist.trees import CistTree, tree_diameter
 from dcnlab.controller.cist.validate import check_trees
-from dcnlab.controller.registry import Algorithm, PluginError, Registry, callable_check
+from dcnlab.controller.registry import Algorithm, PluginError, Registry, at_most, callable_check, plugin_code
 from dcnlab.topos.dragonfly import Dragonfly
 
 INTERFACE = "build(fabric, graph: SwitchGraph) -> [[(u, v), ...], ...] switch names, one edge list per tree"
@@ -60,18 +60,29 @@ def _oriented(edges: Sequence[tuple[str, str]], root: str) -> tuple[tuple[str, s
     return tuple(out)
 
 
+def own_copy(graph: SwitchGraph) -> SwitchGraph:
+    """``graph`` as a plug-in gets it: its own mappings (the tuples cannot change), so that what it does to
+    them changes neither the graph its trees are checked and scored on nor what the next plug-in gets."""
+    return dataclasses.replace(graph, index=dict(graph.index), port=dict(graph.port))
+
+
 def plugin_trees(algo: Algorithm, fabric: Dragonfly, graph: SwitchGraph | None = None) -> tuple[CistTree, ...]:
-    """A user's construction run and checked: its trees, rooted at their first internal switch, or one
-    :class:`PluginError` naming it and the first problems."""
+    """A user's construction run on its own copy of ``graph`` (:func:`own_copy`) and checked against ``graph``:
+    its trees, rooted at their first internal switch, or one :class:`PluginError` naming it and the first
+    problems (whatever ends its code: :func:`~dcnlab.controller.registry.plugin_code`; more trees than
+    edge-disjoint spanning trees fit in the graph, or a tree of more edges than a spanning tree has, is refused
+    before it is read whole)."""
     graph = graph or SwitchGraph.from_fabric(fabric)
-    try:
-        raw: Any = algo.obj(fabric, graph)
-        trees = [[(str(u), str(v)) for u, v in t] for t in raw]
-    except CistError:
-        raise
-    except Exception as e:
-        raise PluginError(f"cist algorithm {algo.name} on {fabric.spec}: {type(e).__name__}: {e} (the interface: "
-                          f"{INTERFACE})") from None
+    n, m = len(graph), graph.num_edges()
+    most = m // max(n - 1, 1)
+    what = f"cist algorithm {algo.name} on {fabric.spec}"
+    with plugin_code(what):
+        raw: Any = algo.obj(fabric, own_copy(graph))
+        span = max(n - 1, 1)
+        trees = [[(str(u), str(v)) for u, v in at_most(t, span, f"{what}: a tree it returned",
+                                                        f"at most {span:,} edges (a spanning tree of {n:,} switches)")]
+                 for t in at_most(raw, most, f"{what}: the trees it returned",
+                                  f"at most {most:,} edge-disjoint spanning trees ({m:,} links, {n:,} switches)")]
     if not trees:
         raise PluginError(f"cist algorithm {algo.name} on {fabric.spec}: returned no tree")
     validation = check_trees(graph, trees)

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from dcnlab.controller.congestion.policy import FlowUpdate, MeterRate, TenantPolicy, meter_shares
-from dcnlab.controller.registry import Algorithm, PluginError, Registry, callable_check
+from dcnlab.controller.congestion.policy import FlowSpec, FlowUpdate, MeterRate, TenantPolicy, meter_shares
+from dcnlab.controller.registry import Algorithm, PluginError, Registry, at_most, callable_check, plugin_code
 
 INTERFACE = ("make(tenants, *, bottleneck_rates, switch, receiver, packet_bytes) -> a policy with "
              "add_flow(FlowSpec), remove_flow(name) -> [FlowUpdate] and meter_rates() -> [MeterRate]")
@@ -70,27 +70,75 @@ def _takes(obj: Any, name: str) -> bool:
 
 def make_policy(algo: str | Algorithm, tenants: Sequence[Any], **kwargs: Any) -> Any:
     a = algo if isinstance(algo, Algorithm) else get(algo)
-    kwargs = {k: v for k, v in kwargs.items() if k not in OPTIONAL or a.builtin or _takes(a.obj, k)}
-    try:
+    with plugin_code(f"congestion policy {a.name}: making it failed", a.builtin):
+        kwargs = {k: v for k, v in kwargs.items() if k not in OPTIONAL or a.builtin or _takes(a.obj, k)}
         policy = a.obj(tenants, **kwargs)
-    except Exception as e:
-        if a.builtin:
-            raise
-        raise PluginError(f"congestion policy {a.name}: making it failed: {type(e).__name__}: {e}") from None
-    missing = [m for m in ("add_flow", "remove_flow", "meter_rates") if not callable(getattr(policy, m, None))]
+        missing = [m for m in ("add_flow", "remove_flow", "meter_rates") if not callable(getattr(policy, m, None))]
     if missing:
         raise PluginError(f"congestion policy {a.name}: it lacks {', '.join(missing)}; the interface: {INTERFACE}")
     return policy
 
 
+def _batches(policy: Any) -> bool:
+    """Whether ``add_flows(flows)`` is the same as ``add_flow`` for each flow: the policy's two methods are
+    :class:`TenantPolicy`'s own (its ``add_flow`` is ``add_flows([flow])`` and the values depend on the flows
+    only), whatever else it overrides. A policy with its own ``add_flow`` (or ``add_flows``) gets ``add_flow``."""
+    cls = type(policy)
+    return (getattr(cls, "add_flow", None) is TenantPolicy.add_flow
+            and getattr(cls, "add_flows", None) is TenantPolicy.add_flows)
+
+
+class PolicyRun:
+    """A policy as ``plan congestion`` and ``reproduce congestion`` both drive it, one code path: made by
+    :func:`make_policy`, told of flows arriving (:meth:`add`) and leaving (:meth:`remove`) through its own
+    ``add_flow`` and ``remove_flow`` (``add_flows`` only where it is the same: :func:`_batches`), its meters read
+    (:meth:`meters`); every call runs inside :func:`~dcnlab.controller.registry.plugin_code` and every result is
+    checked (:func:`check_updates`, :func:`check_meters`), so whatever goes wrong is one :class:`PluginError`
+    naming the policy."""
+
+    def __init__(self, algo: str | Algorithm, tenants: Sequence[Any], rates: Mapping[str, float],
+                 **kwargs: Any) -> None:
+        self.algo = algo if isinstance(algo, Algorithm) else get(algo)
+        self.tenants = [t.name for t in tenants]
+        self.rates = dict(rates)
+        self.policy = make_policy(self.algo, tenants, bottleneck_rates=self.rates, **kwargs)
+        self.active: set[str] = set()
+        self._what = f"congestion policy {self.algo.name}"
+
+    def add(self, flows: Sequence[FlowSpec]) -> list[FlowUpdate]:
+        """``flows`` arrive (in order); the checked updates of each arrival, in order."""
+        out: list[FlowUpdate] = []
+        with plugin_code(self._what, self.algo.builtin):
+            if _batches(self.policy):
+                self.active.update(f.flow for f in flows)
+                return check_updates(self.algo.name, self.policy.add_flows(list(flows)), self.active)
+            for f in flows:
+                self.active.add(f.flow)
+                out += check_updates(self.algo.name, self.policy.add_flow(f), self.active)
+        return out
+
+    def remove(self, flow: str) -> list[FlowUpdate]:
+        """``flow`` leaves; the checked updates."""
+        with plugin_code(self._what, self.algo.builtin):
+            self.active.discard(flow)
+            return check_updates(self.algo.name, self.policy.remove_flow(flow), self.active)
+
+    def meters(self) -> list[MeterRate]:
+        """The policy's meters now, checked."""
+        with plugin_code(self._what, self.algo.builtin):
+            return check_meters(self.algo.name, self.policy.meter_rates(), self.tenants, self.rates)
+
+
 def check_updates(name: str, updates: Iterable[Any], flows: Iterable[str]) -> list[FlowUpdate]:
-    """``updates`` as a list, or one :class:`PluginError` naming the policy and the first bad update."""
-    known = set(flows)
-    out = list(updates)
+    """``updates`` as a list (read no further than one update per active flow: an endless generator is refused),
+    or one :class:`PluginError` naming the policy and the first bad update."""
+    known = flows if isinstance(flows, (set, frozenset)) else set(flows)
+    out = at_most(updates, len(known), f"congestion policy {name}: the updates it returned",
+                  f"at most one FlowUpdate per active flow ({len(known):,})")
     for u in out:
         if not isinstance(u, FlowUpdate):
             raise PluginError(f"congestion policy {name}: returned a {type(u).__name__}; valid: FlowUpdate")
-        if u.flow not in known:
+        if not isinstance(u.flow, str) or u.flow not in known:
             raise PluginError(f"congestion policy {name}: an update for flow {u.flow!r}, which is not active")
         for field, value, hi in (("CCTI_Increase", u.ccti_increase, 255), ("CCTI_Timer", u.ccti_timer, 65535)):
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= hi:
@@ -104,7 +152,8 @@ def check_meters(name: str, meters: Iterable[Any], tenants: Iterable[str],
     """``meters`` as a list, or one :class:`PluginError`: unknown tenant, rate <= 0, or a bottleneck's meters
     adding up to more than its rate."""
     known = set(tenants)
-    out = list(meters)
+    out = at_most(meters, len(known) * max(len(rates), 1), f"congestion policy {name}: meter_rates()",
+                  "at most one MeterRate per tenant and bottleneck")
     total: dict[str, float] = {}
     for m in out:
         if not isinstance(m, MeterRate):
@@ -122,4 +171,5 @@ def check_meters(name: str, meters: Iterable[Any], tenants: Iterable[str],
     return out
 
 
-__all__ = ["INTERFACE", "PerFlowPolicy", "REGISTRY", "check_meters", "check_updates", "get", "make_policy"]
+__all__ = ["INTERFACE", "REGISTRY", "PerFlowPolicy", "PolicyRun", "check_meters", "check_updates", "get",
+           "make_policy"]

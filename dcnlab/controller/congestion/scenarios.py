@@ -93,7 +93,8 @@ def policy_schedule(flows: Sequence[FlowDef], tenants: Sequence[Tenant], config:
                     policy_name: str = "tenant-fair",
                     base_timer: int | None = None) -> tuple[list[ParamChange], list[MeterChange]]:
     """Replay the flows' arrivals and departures through the policy ``policy_name`` (:mod:`.registry`: a
-    built-in, an installed plug-in or a reference); return its pushes and meter settings, every one checked.
+    built-in, an installed plug-in or a reference), driven as ``plan congestion`` drives it
+    (:class:`.registry.PolicyRun`); return its pushes and meter settings, every one checked.
 
     ``base_timer``: the senders' ``CCTI_Timer`` before any push, for a policy that takes it
     (:func:`.registry.make_policy`; the BMv2 experiment's 20 or 30); None leaves the policy's default (150)."""
@@ -103,9 +104,8 @@ def policy_schedule(flows: Sequence[FlowDef], tenants: Sequence[Tenant], config:
     packet_bytes = config.pacer.packet_bytes
     rates = {"bottleneck": link_bps}
     extra = {} if base_timer is None else {"base_timer": base_timer}
-    policy = registry.make_policy(policy_name, tenants, bottleneck_rates=rates, switch=switch, receiver=receiver,
-                                  packet_bytes=packet_bytes, **extra)
-    active: set[str] = set()
+    run = registry.PolicyRun(policy_name, tenants, rates, switch=switch, receiver=receiver,
+                             packet_bytes=packet_bytes, **extra)
     by_name = {f.name: f for f in flows}
     events = sorted([(f.start_s, 1, f.name) for f in flows]
                     + [(f.stop_s, 0, f.name) for f in flows if math.isfinite(f.stop_s)])
@@ -113,21 +113,8 @@ def policy_schedule(flows: Sequence[FlowDef], tenants: Sequence[Tenant], config:
     meters: list[MeterChange] = []
     metered: dict[str, float] = {}
     for t, kind, name in events:
-        try:
-            if kind == 1:
-                active.add(name)
-                updates = policy.add_flow(FlowSpec(name, by_name[name].tenant))
-            else:
-                active.discard(name)
-                updates = policy.remove_flow(name)
-            updates = registry.check_updates(policy_name, updates, active)
-            current = registry.check_meters(policy_name, policy.meter_rates(), [x.name for x in tenants], rates)
-        except registry.PluginError:
-            raise
-        except Exception as e:
-            if registry.get(policy_name).builtin:
-                raise
-            raise registry.PluginError(f"congestion policy {policy_name}: {type(e).__name__}: {e}") from None
+        updates = run.add([FlowSpec(name, by_name[name].tenant)]) if kind == 1 else run.remove(name)
+        current = run.meters()
         for u in updates:
             params = replace(by_name[u.flow].params, ccti_increase=u.ccti_increase, ccti_timer=u.ccti_timer)
             changes.append(ParamChange(t + control_delay_s, u.flow, params))

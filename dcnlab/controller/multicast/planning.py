@@ -17,9 +17,9 @@ from dcnlab.controller.multicast.mapping import SptMapping
 from dcnlab.controller.multicast.registry import REGISTRY, get, make_router
 from dcnlab.controller.multicast.router import Router
 from dcnlab.controller.multicast.tree import Table, TreeRecord, port_tables
-from dcnlab.controller.multicast.validate import routing_problems
+from dcnlab.controller.multicast.validate import router_result
 from dcnlab.controller.multicast.workload import Workload
-from dcnlab.controller.registry import PluginError
+from dcnlab.controller.registry import plugin_code
 
 ALGOS = REGISTRY.builtins()
 """dcnlab's own algorithms (:mod:`.registry`); ``mr4lms-strict``: MR4LMS-like with ``merge="same-color"`` and
@@ -76,27 +76,21 @@ def mapping_for(h: Hierarchy, colors: int, dual: bool = False) -> SptMapping:
 def plan(h: Hierarchy, workload: Workload, algo: str, colors: int, dual: bool = False,
          scope: str | None = None, check: bool | None = None) -> PlanResult:
     """Every group of ``workload`` added in order by ``algo``. ``check``: validate the result
-    (:func:`.validate.routing_problems`); by default a plug-in's result is checked, a built-in's is not (the
-    tests check those). A plug-in's exception or invalid result is a :class:`PluginError` naming it."""
+    (:func:`.validate.router_result`: read no further than it can be right, its types, its routing); by default a
+    plug-in's result is checked, a built-in's is not (the tests check those). Whatever ends a plug-in's code
+    (:func:`~dcnlab.controller.registry.plugin_code`) or an invalid result is a :class:`PluginError` naming it."""
     a = get(algo)
     planner = make_router(h, a, colors, dual, scope, record_ops=False)
-    start, cpu = time.perf_counter(), time.process_time()
-    try:
+    with plugin_code(f"multicast algorithm {a.name} failed on {workload.name}", a.builtin):
+        start, cpu = time.perf_counter(), time.process_time()
         for g in workload.groups:
             planner.add_group(g.mgid, g.members)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-        trees = tuple(planner.trees())
-        placed = planner.groups()
-        tree_of = {mgid: planner.tree_id(mgid) for mgid in placed}
-    except Exception as e:
-        if a.builtin or isinstance(e, PluginError):
-            raise
-        raise PluginError(f"multicast algorithm {a.name} failed on {workload.name}: {type(e).__name__}: {e}") from None
-    if check if check is not None else not a.builtin:
-        problems = routing_problems(h, trees, placed, tree_of, colors)
-        if problems:
-            raise PluginError(f"multicast algorithm {a.name} on {workload.name}: " + "; ".join(problems))
-    refused = tuple(sorted(planner.refused.items()))
+        found, placed, tree_of, refused_by = router_result(
+            planner, h, colors, len(workload.groups), f"multicast algorithm {a.name} on {workload.name}",
+            check if check is not None else not a.builtin, 2 if dual else 1)
+    trees = tuple(found)
+    refused = tuple(sorted(refused_by.items()))
     routes = []
     backup = planner.backup_id if isinstance(planner, DualCMR4LMS) else None
     for mgid, members in placed.items():

@@ -26,7 +26,7 @@ from dcnlab.controller.multicast.dual import DualCMR4LMS
 from dcnlab.controller.multicast.hierarchy import Hierarchy
 from dcnlab.controller.multicast.router import Router
 from dcnlab.controller.multicast.tree import TreeRecord
-from dcnlab.controller.registry import Algorithm, PluginError, Registry, callable_check
+from dcnlab.controller.registry import Algorithm, PluginError, Registry, callable_check, plugin_code
 from dcnlab.topos.errors import UserError
 
 INTERFACE = ("make(h: Hierarchy, colors: int) -> a router with add_group(mgid, hosts), trees(), groups(), "
@@ -70,17 +70,12 @@ def make_router(h: Hierarchy, algo: str | Algorithm, colors: int, dual: bool = F
     if dual and a.name not in DUAL:
         raise UserError(f"multicast: --dual applies to {', '.join(DUAL)}, not {a.name}")
     if not a.builtin:
-        try:
+        with plugin_code(f"multicast algorithm {a.name}: making its router failed"):
             router = a.obj(h, colors)
-        except UserError:
-            raise
-        except Exception as e:
-            raise PluginError(f"multicast algorithm {a.name}: making its router failed: "
-                              f"{type(e).__name__}: {e}") from None
-        missing = [m for m in ("add_group", "trees", "groups", "tree_id") if not callable(getattr(router, m, None))]
-        if missing or not isinstance(getattr(router, "refused", None), dict):
-            raise PluginError(f"multicast algorithm {a.name}: its router lacks "
-                              f"{', '.join(missing) or 'refused (a dict)'}; the interface: {INTERFACE}")
+            missing = [m for m in ("add_group", "trees", "groups", "tree_id") if not callable(getattr(router, m, None))]
+            if missing or not isinstance(getattr(router, "refused", None), dict):
+                raise PluginError(f"multicast algorithm {a.name}: its router lacks "
+                                  f"{', '.join(missing) or 'refused (a dict)'}; the interface: {INTERFACE}")
         return router
     options = dict(a.options)
     if a.name.startswith("cmr4lms"):
@@ -117,6 +112,8 @@ class RouterPlanner:
 
     def clear(self) -> None:
         self.router = make_router(self.h, self.algo, self.colors)
+        self._added = 0
+        self._refused: dict[int, str] = {}
         self._trees: dict[int, TreeRecord] = {}
         self._groups: dict[int, frozenset[int]] = {}
         self._tree_of: dict[int, int] = {}
@@ -124,33 +121,24 @@ class RouterPlanner:
 
     @property
     def refused(self) -> dict[int, str]:
-        return dict(self.router.refused)
+        return dict(self._refused)
 
     def add_group(self, mgid: int, hosts: Iterable[int]) -> Change:
-        from dcnlab.controller.multicast.validate import routing_problems
+        from dcnlab.controller.multicast.validate import router_result
 
         name = self.algo.name
-        try:
+        with plugin_code(f"multicast algorithm {name}: adding group {mgid} failed", self.algo.builtin):
             self.router.add_group(mgid, list(hosts))
-            trees = list(self.router.trees())
-            groups = {g: frozenset(m) for g, m in self.router.groups().items()}
-            tree_of = {g: self.router.tree_id(g) for g in groups}
-        except UserError:
-            raise
-        except Exception as e:
-            if self.algo.builtin:
-                raise
-            raise PluginError(f"multicast algorithm {name}: adding group {mgid} failed: {type(e).__name__}: {e}") \
-                from None
-        problems = routing_problems(self.h, trees, groups, tree_of, self.colors)
-        if problems:
-            raise PluginError(f"multicast algorithm {name}: {'; '.join(problems)}")
+            self._added += 1
+            trees, groups, tree_of, refused = router_result(self.router, self.h, self.colors, self._added,
+                                                            f"multicast algorithm {name}")
         owner = {(lk, t.color): t.tid for t in trees for lk in t.links}
         ops = tuple((lk, c, self._owner.get((lk, c)), owner.get((lk, c)))
                     for lk, c in sorted(set(owner) | set(self._owner)) if owner.get((lk, c)) != self._owner.get((lk, c)))
         self._trees, self._groups, self._tree_of, self._owner = {t.tid: t for t in trees}, groups, tree_of, owner
+        self._refused = refused
         accepted = mgid in groups
-        return Change("add", mgid, None, accepted, "" if accepted else self.router.refused.get(mgid, "refused"),
+        return Change("add", mgid, None, accepted, "" if accepted else refused.get(mgid, "refused"),
                       tuple(g for g in self._trees[tree_of[mgid]].groups if g != mgid) if accepted else (),
                       (), tree_of.get(mgid), 0, ops)
 

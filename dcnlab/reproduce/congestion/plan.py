@@ -35,34 +35,21 @@ def plan(specs: list[tuple[str, float, int]], rate_bps: float, seconds: float, t
     """The policy ``policy_name`` (:mod:`dcnlab.controller.congestion.registry`) for tenants ``specs`` (name, weight,
     flows) on a bottleneck of ``rate_bps``: one row per tenant, with the model's share over ``seconds`` of IB time
     when ``model``. A policy's target share is its meter's fraction of the bottleneck (the built-ins' own
-    ``target_shares``); every value is checked (:func:`~dcnlab.controller.congestion.registry.check_updates`)."""
+    ``target_shares``). The policy is driven as ``reproduce congestion`` drives it
+    (:class:`~dcnlab.controller.congestion.registry.PolicyRun`: its own ``add_flow`` for each flow, every value
+    checked)."""
     from dcnlab.controller.congestion import registry
     from dcnlab.controller.congestion.params import ReceiverParams, SwitchParams
     from dcnlab.controller.congestion.policy import FlowSpec, Tenant
 
     algo = registry.get(policy_name)
     tenants = [Tenant(n, w) for n, w, _ in specs]
-    policy = registry.make_policy(algo, tenants, bottleneck_rates={"bottleneck": rate_bps}, switch=SwitchParams(),
-                                  receiver=ReceiverParams(), packet_bytes=1024)
+    run = registry.PolicyRun(algo, tenants, {"bottleneck": rate_bps}, switch=SwitchParams(),
+                             receiver=ReceiverParams(), packet_bytes=1024)
+    policy = run.policy
     flows = [FlowSpec(f"{n}.f{j}", n) for n, _, k in specs for j in range(k)]
-    values: dict[str, tuple[int, int]] = {}
-    try:
-        if callable(getattr(policy, "add_flows", None)):       # the built-ins: one recomputation, not one per flow
-            batches = [policy.add_flows(flows)]
-        else:
-            batches = [policy.add_flow(f) for f in flows]
-        for i, ups in enumerate(batches):
-            done = [f.flow for f in (flows if len(batches) == 1 else flows[:i + 1])]
-            for u in registry.check_updates(algo.name, ups, done):
-                values[u.flow] = (u.ccti_increase, u.ccti_timer)
-        meters = {m.tenant: m for m in registry.check_meters(algo.name, policy.meter_rates(), [t.name for t in tenants],
-                                                             {"bottleneck": rate_bps})}
-    except registry.PluginError:
-        raise
-    except Exception as e:
-        if algo.builtin:
-            raise
-        raise registry.PluginError(f"congestion policy {algo.name}: {type(e).__name__}: {e}") from None
+    values = {u.flow: (u.ccti_increase, u.ccti_timer) for u in run.add(flows)}   # the last update of each flow
+    meters = {m.tenant: m for m in run.meters()}
     missing = [f.flow for f in flows if f.flow not in values]
     if missing:
         raise registry.PluginError(f"congestion policy {algo.name}: no CCTI_Increase for flow {missing[0]}")
