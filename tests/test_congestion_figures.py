@@ -162,6 +162,7 @@ def test_new_rows_of_the_checks_table(model_summary):
     assert checks["CC off, one FIFO, A, B on own inputs"]["ok"] and checks["CC off, one FIFO, A+B on one NIC (BMv2)"]["ok"]
     assert checks["measured vs 4 x l x 8 / IRD (<= 8 Gb/s)"]["ok"]
     assert not checks["IRD 20.48 us, 4 x 1024 B per IRD"]["ok"]                   # 1600 against 100 Mb/s
+    assert checks["IRD 20.48 us, 4 x 1024 B per IRD"]["verdict"] == "inconsistent"      # the headline's word
     assert checks["cc, after departures vs after arrivals"]["ok"]
     table = congestion_model.checks_table(model_summary["checks"])
     assert "(d) Fig. 4" in table and "1600" in table and max(map(len, table.splitlines())) <= 100
@@ -187,7 +188,10 @@ def test_headlines_compare_like_with_like(model_summary):
     order = heads["Recovery takes 2 s after the first departure (5–7 s), 1 s after the second (7–8 s) (Fig. 5(a))"]
     assert order.paper == 2.0 and order.verdict == "deviates"
     cct = heads["CCT rate limit: IRD 20.48 µs limits one QP to 100 Mb/s (Fig. 4)"]
-    assert cct.model == pytest.approx(1600) and cct.verdict == "deviates" and "400 Mb/s" in cct.reading
+    # Fig. 4 contradicts itself (4 x 1024 B per IRD against a formula of one packet per four IRDs): inconsistent,
+    # the two sentences and the arithmetic shown
+    assert cct.model == pytest.approx(1600) and cct.verdict == "inconsistent" and "400 Mb/s" in cct.reading
+    assert "factor of 16" in cct.inconsistent
 
 
 def test_headlines_without_results_say_not_run():
@@ -203,3 +207,16 @@ def test_recovery_plot_reads_well(recovery, tmp_path, monkeypatch):
     s, r = recovery
     path = congestion_plots.plot_recovery(r, asdict(sc.summarize_recovery(s, r)), tmp_path)
     assert path.name == "fig5_recovery.png" and path.stat().st_size > 10_000
+
+
+def test_the_checks_table_and_the_headlines_give_one_verdict(model_summary):
+    """No second tolerance: the 002 model table's paper rows carry the verdict of the report's rule."""
+    checks = {c["label"]: c for c in model_summary["checks"]}
+    heads = {h.statement: h for h in headlines.congestion(model_summary)}
+    for r in (2, 3):
+        assert (checks[f"CCTI_Increase 1:{r}"]["verdict"]
+                == heads[f"Theorem 1: CCTI_Increase 1:{r} gives bandwidth {r}:1"].model_verdict)
+    stated = {heads[f"BECNs at D→B fall as 1/{k} with {k} tenant-2 flows: the stated 1 : 1/2 : 1/3 (Fig. 5(b))"]
+              .model_verdict for k in (2, 3)}
+    assert checks["cc, D->B BECNs (1/2/3 T2), the stated 1:1/2:1/3"]["verdict"] in stated
+    assert checks["cc, D->B BECNs (1/2/3 T2), the paper's counts"]["verdict"] == "inconsistent"

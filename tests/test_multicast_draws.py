@@ -45,11 +45,14 @@ def test_random_headlines_carry_the_mean_and_standard_error_over_draws():
     h = hs[EFI]
     assert h.model == pytest.approx(69.0)            # the mean of the per-draw maxima
     assert h.spread == pytest.approx(math.sqrt(2.5 / 5)) and h.spread_of == "5 draws"
-    assert h.interval == pytest.approx([69 - 1.96 * h.spread, 69 + 1.96 * h.spread])
-    assert h.verdict == "unstable"                   # the interval straddles the count's edge (69 exactly)
+    # Student's t for 5 draws (4 degrees of freedom): 2.776 standard errors, not 1.96
+    assert h.spread_n == 5 and h.interval == pytest.approx([69 - 2.776 * h.spread, 69 + 2.776 * h.spread], abs=1e-3)
+    # the mean is 69, but the count misses on 4 of the 5 draws: a claim that fails on any draw deviates
+    assert h.verdict == "deviates" and "deviates on 4 of 5 draws" in h.stability
+    assert h.draws == {"1": 68, "2": 70, "3": 69, "4": 71, "5": 67}
     assert "per draw: 68, 70, 69, 71, 67" in h.reading
     k = hs[KEPT]
-    assert (k.model, k.spread_of, k.verdict) == (32.0, "5 draws", "unstable")
+    assert (k.model, k.spread_of, k.verdict) == (32.0, "5 draws", "deviates")
     assert k.spread == pytest.approx(math.sqrt(2.5 / 5))
     grid = hs["C-MR4LMS-fixed max TFI 7 on 64×32×16 (1 ppn, Fig. 9)"]
     assert (grid.model, grid.spread, grid.spread_of, grid.verdict) == (7.0, None, "", "reproduced")

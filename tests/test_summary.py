@@ -336,24 +336,40 @@ def test_statements_the_papers_rules_make_impossible_together_are_inconsistent()
     assert combine("reproduced", "unstable") == "model only"
 
 
-def test_000_pair_and_003_bound_produce_the_inconsistent_verdict():
+def test_000_pair_and_003_every_delta_are_judged_not_inconsistent():
+    """'inconsistent' is for the paper's own contradictions only: 000's 3% / 19% pair (two sweeps, no sentence
+    against another) and 003's "below for every δ" (§5.4 itself says δ = 1 brings no gain) are judged."""
     from dcnlab.reproduce.aggregation import headlines_000
 
     def part(vs_intra: float, vs_nointra: float) -> dict:
-        return {"overall": {"m2 vs irs/intra": vs_intra, "m2 vs irs/no-intra": vs_nointra},
-                "overall_se": {"m2 vs irs/intra": 0.3, "m2 vs irs/no-intra": 0.3}}
+        return {"overall": {"m2 vs irs/intra": vs_intra, "m2 vs irs/no-intra": vs_nointra, "m2 vs irs": vs_nointra},
+                "overall_se": {"m2 vs irs/intra": 0.3, "m2 vs irs/no-intra": 0.3, "m2 vs irs": 0.3},
+                "rounds": 3, "points": {"2": {"traffic": {"m2": 89.0, "irs": 100.0, "unicast": 120.0, "none": 200.0},
+                                              "new_servers": {"m2": 1.0, "irs": 2.0, "unicast": 3.0},
+                                              "links": {"m2": 1.0, "irs": 2.0, "unicast": 3.0},
+                                              "aggregators": {"m2": 1.0, "irs": 2.0, "unicast": 3.0}}}}
 
-    # 3% holds only with the intra-stage step, 19% only without it: the paper compares with one IRS
+    # 3% holds only with the intra-stage step, 19% only without it: shown as a pair that deviates
     pair = headlines_000.pair_000(part(2.3, 11.0), part(12.1, 22.0))
-    assert "no reading" in pair and "2.3%" in pair and "22.0%" in pair
-    assert headlines_000.pair_000(part(2.3, 11.0), part(19.5, 22.0)) == ""       # intra gives both
-    assert headlines_000.pair_000(part(9.0, 11.0), part(12.1, 22.0)) == ""       # 3% holds under none
-    # 003 Fig. 6: at δ = 1 SRS carries more than the existing method, which §5.4's own rule makes the bound
+    assert "no reading reproduces both" in pair and "2.30% (reproduced)" in pair and "22.00%" in pair
+    assert "no reading" not in headlines_000.pair_000(part(2.3, 11.0), part(19.5, 22.0))     # intra gives both
+    heads = headlines_000.headlines_000(part(2.3, 11.0), part(12.1, 22.0), None, lambda name: "absent")
+    k, size = heads[0], heads[1]
+    assert k.verdict != "inconsistent" and size.verdict != "inconsistent" and not k.inconsistent
+    assert k.verdict == "trend"             # 11.0 ± 0.3, 3 rounds: outside 3 ± 3, M2 below IRS
+    assert "the pair 3% / 19%" in k.reading
+    # 003 Fig. 6: judged over δ < 1; SRS reaches the existing method at δ = 0.5 (the crossing, stated)
     deltas = [0.0, 0.5, 1.0]
-    pd = {"points": {"250": {"deltas": deltas, "traffic": {"srs": [50.0, 80.0, 106.3], "unicast": [70, 90, 100.0],
+    pd = {"points": {"250": {"deltas": deltas, "traffic": {"srs": [50.0, 100.5, 106.3], "unicast": [70, 110, 100.0],
                                                            "none": [100.0, 100.0, 100.0]}}}}
     h = aggregation_headlines._every_delta_003(pd, lambda name: "absent")
-    assert h.verdict == "inconsistent" and "1.063" in h.inconsistent and h.worst_at == "m=n=250, δ=1"
+    assert (h.verdict, h.worst_at, h.inconsistent) == ("deviates", "m=n=250, δ=0.5", "")
+    assert "from δ = 0.5" in h.reading and "δ = 1 left out" in h.reading and "δ=1" not in (h.points or {}).get("", "")
+    assert all("δ=1" != key.split(", ")[1] for key in h.points)
+    # below at every δ < 1, above only at δ = 1 (where §5.4 says there is no gain): reproduced
+    pd["points"]["250"]["traffic"]["srs"] = [50.0, 80.0, 106.3]
+    h = aggregation_headlines._every_delta_003(pd, lambda name: "absent")
+    assert h.verdict == "reproduced" and "at no δ < 1" in h.reading
 
 
 def test_001_dynamic_max_tfi_1_is_inconsistent_under_the_same_tn_rule():
@@ -372,7 +388,9 @@ def test_summary_json_carries_every_spread_and_interval(tmp_path):
     data = json.loads(summary.write(tmp_path / "summary.json", ["003", "000"], heads, False, "off").read_text())
     rec = data["headlines"][0]
     assert rec["spread"] == 0.2 and rec["spread_of"] == "100 rounds"
-    assert rec["interval"] == pytest.approx([35.77 - 1.96 * 0.2, 35.77 + 1.96 * 0.2])
+    # 100 rounds: Student's t with 99 degrees of freedom, 1.984 standard errors (not 1.96)
+    assert rec["spread_n"] == 100 and summary.quantile(100) == pytest.approx(1.984, abs=1e-3)
+    assert rec["interval"] == pytest.approx([35.77 - 1.984 * 0.2, 35.77 + 1.984 * 0.2], abs=1e-3)
     assert rec["verdict"] == "unstable" and data["counts"]["unstable"] == 1
     rec = data["headlines"][1]
     assert (rec["worst_at"], rec["model"], rec["spread"], rec["mean"]) == ("3", 2.0, 0.4, 0.5)

@@ -1,7 +1,7 @@
 """The spread of a figure over the rounds it was measured on (the verdicts judge its 95% interval).
 
 A reproduction's figure is usually a function of per-point means (a mean over k of per-k savings, a ratio of
-two means, the last point minus the first). Its standard error is taken from *replicates*: the same function
+two means, the least-squares slope over every point, :func:`slope`). Its standard error is taken from *replicates*: the same function
 applied to round ``r`` of every point instead of the means, for every round ``r``; the standard error is the
 replicates' standard deviation over ``sqrt(R)``. For a linear figure (a mean, a difference) that is the exact
 standard error of the mean; for a ratio it is the usual first-order estimate. Methods compared on the same
@@ -35,6 +35,27 @@ def combined(*ses: float | None) -> float | None:
     if any(s is None for s in ses):
         return None
     return math.sqrt(sum(float(s) ** 2 for s in ses))        # type: ignore[arg-type]
+
+
+def slope(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """The least-squares slope of ``ys`` on ``xs`` (every point, not the ends): how a trend over a sweep is
+    judged. ``ValueError`` with fewer than two distinct ``xs``."""
+    if len(xs) != len(ys) or len(set(xs)) < 2:
+        raise ValueError("a slope needs two or more distinct points")
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+
+
+def slope_se(xs: Sequence[float], ses: Sequence[float | None]) -> float | None:
+    """The standard error of :func:`slope` from the points' own standard errors (independent points): the slope
+    is ``sum w_i y_i`` with ``w_i = (x_i - mean x) / Sxx``, so its variance is ``sum w_i^2 se_i^2`` (None when a
+    point has none)."""
+    if any(s is None for s in ses) or len(set(xs)) < 2:
+        return None
+    mx = sum(xs) / len(xs)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    return math.sqrt(sum(((x - mx) / sxx) ** 2 * float(s) ** 2 for x, s in zip(xs, ses)))  # type: ignore[arg-type]
 
 
 class Rounds:

@@ -58,8 +58,10 @@ from __future__ import annotations
 import json
 import math
 import operator
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -78,9 +80,10 @@ from dcnlab.results.goals import (
     Z95,
 )
 
-__all__ = ["COMBINED_RULE", "DIRECTIONS", "EMULATION_GOAL_PERCENT", "FIGURE_VERDICTS", "Headline", "KINDS",
-           "PERCENT_POINTS", "RATIO_FRACTION", "RULE", "Summary", "VERDICTS", "combine", "counts", "difference", "read",
-           "counts_text", "tolerance_text", "verdict", "verdict_note", "worst_point", "write"]
+__all__ = ["COMBINED_RULE", "DIRECTIONS", "EDGE_SES", "EMULATION_GOAL_PERCENT", "FIGURE_VERDICTS", "Headline", "KINDS",
+           "MIN_SEEDS", "PERCENT_POINTS", "RATIO_FRACTION", "RULE", "Summary", "VERDICTS", "combine", "count_of",
+           "counts", "difference", "read", "counts_text", "quantile", "tolerance_text", "verdict", "verdict_note",
+           "worst_point", "write"]
 
 KINDS = ("percent", "ratio", "count", "trend")
 PERCENT_POINTS = 3.0
@@ -93,6 +96,11 @@ DIRECTIONS: dict[str, Callable[[float, float], bool]] = {
     "up": operator.gt, "down": operator.lt, "at least": operator.ge, "at most": operator.le}
 DIRECTION_WORDS = {"up": "above", "down": "below", "at least": "at least", "at most": "at most"}
 _EPS = 1e-9
+EDGE_SES = 2.0
+"""A figure within this many standard errors of an edge of its tolerance (or of its reference) is near the edge:
+its verdict must hold at :data:`MIN_SEEDS` seeds."""
+MIN_SEEDS = 3
+"""The seeds a verdict near an edge, or one a reading decides, must hold at (else ``unstable``)."""
 
 RULE = (f"A percentage is reproduced within ±{PERCENT_POINTS:g} points, a ratio within {RATIO_FRACTION:.0%} of the "
         f"paper's figure, a count exactly, a trend when ours goes in the stated direction. A figure outside its "
@@ -160,25 +168,96 @@ def band(kind: str, paper: float) -> tuple[float, float]:
     raise ValueError(f"kind {kind!r} has no tolerance; valid: percent, ratio, count")
 
 
-def interval(value: float | None, spread: float | None) -> tuple[float, float] | None:
-    """The 95% interval ``value ± 1.96 spread`` (None without a figure; the figure itself without a spread)."""
+def quantile(n: int | None) -> float:
+    """How many standard errors a 95% interval spans for a figure whose spread comes from ``n`` rounds: Student's t
+    at 97.5% with ``n - 1`` degrees of freedom (3 rounds: 4.30, 5 draws: 2.78, 20 rounds: 2.09, 100 rounds: 1.98);
+    :data:`~dcnlab.results.goals.Z95` (1.96) when the count is unknown."""
+    if n is None or isinstance(n, bool) or n < 2:
+        return Z95
+    return _t975(int(n))
+
+
+@lru_cache(maxsize=256)
+def _t975(n: int) -> float:
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, n - 1))
+
+
+def count_of(spread_of: str | None) -> int | None:
+    """The number of rounds a spread came from, read off its ``spread_of`` (``20 rounds``, ``5 draws``)."""
+    m = re.match(r"\s*(\d+)\s", spread_of or "")
+    return int(m.group(1)) if m else None
+
+
+def interval(value: float | None, spread: float | None, n: int | None = None) -> tuple[float, float] | None:
+    """The 95% interval ``value ± t spread`` (:func:`quantile` of the ``n`` rounds; None without a figure; the
+    figure itself without a spread)."""
     v, se = _number(value), _number(spread)
     if v is None:
         return None
     if se is None or se <= 0:
         return v, v
-    return v - Z95 * se, v + Z95 * se
+    q = quantile(n)
+    return v - q * se, v + q * se
+
+
+def edges(kind: str, paper: float | None, direction: str | None = None,
+          reference: float | None = None) -> list[float]:
+    """The values where a figure's verdict changes: the edges of its tolerance and the reference of its
+    direction."""
+    out: list[float] = []
+    p = _number(paper)
+    if kind != "trend" and p is not None:
+        lo, hi = band(kind, p)
+        out += [lo, hi]
+    if direction is not None:
+        out.append(reference if reference is not None else (p if kind == "trend" and p is not None else 0.0))
+    return out
 
 
 def verdict(kind: str, paper: float | None, value: float | None, direction: str | None = None,
-            reference: float | None = None, spread: float | None = None) -> str:
+            reference: float | None = None, spread: float | None = None, n: int | None = None,
+            seeds: Mapping[str, float] | None = None, draws: Mapping[str, float] | None = None,
+            decided: bool = False) -> str:
     """The verdict rule (module docstring): ``reproduced``, ``trend``, ``unstable``, ``flat``, ``deviates`` or
     ``not run``.
 
-    ``value`` is our figure (None: not run), ``spread`` its standard error over the rounds (None: a figure with
-    no draws, or one round). ``direction`` (``up``, ``down``, ``at least``, ``at most``) compares ``value`` with
-    ``reference`` (for a trend without one: the paper's figure, else 0); a trend headline needs it, a
-    percent/ratio/count headline may state it to earn ``trend`` when it misses."""
+    ``value`` is our figure (None: not run), ``spread`` its standard error over ``n`` rounds (None: a figure with
+    no draws, or one round; ``n`` None: a count not known, judged with 1.96). ``direction`` (``up``, ``down``,
+    ``at least``, ``at most``) compares ``value`` with ``reference`` (for a trend without one: the paper's
+    figure, else 0); a trend headline needs it, a percent/ratio/count headline may state it to earn ``trend``
+    when it misses. ``draws``: the figure on each random draw, where ``value`` is their mean: a claim that
+    ``deviates`` on any draw deviates. ``seeds``: the figure at each seed the run was repeated at (``value``'s
+    own seed among them); a verdict within :data:`EDGE_SES` standard errors of an edge, or one a reading decides
+    (``decided``), holds only when it is the same at :data:`MIN_SEEDS` seeds or more, else it is ``unstable``."""
+    first = _verdict(kind, paper, value, direction, reference, spread, n)
+    if first == NOT_RUN:
+        return first
+    if draws and any(_verdict(kind, paper, x, direction, reference) == DEVIATES for x in draws.values()):
+        return DEVIATES
+    if first in (UNSTABLE, FLAT) or not (decided or near_edge(kind, paper, value, direction, reference, spread)):
+        return first    # the noise verdicts need no more seeds
+    got = [x for x in (seeds or {}).values() if _number(x) is not None]
+    if len(got) < MIN_SEEDS:
+        return UNSTABLE
+    return first if all(_verdict(kind, paper, x, direction, reference, spread, n) == first for x in got) \
+        else UNSTABLE
+
+
+def near_edge(kind: str, paper: float | None, value: float | None, direction: str | None = None,
+              reference: float | None = None, spread: float | None = None) -> bool:
+    """Whether ``value`` lies within :data:`EDGE_SES` standard errors (``spread``) of an edge of its tolerance or
+    of its direction's reference (:func:`edges`); never for a figure without a spread."""
+    v, se = _number(value), _number(spread)
+    if v is None or se is None or se <= 0:
+        return False
+    return any(abs(v - e) < EDGE_SES * se for e in edges(kind, paper, direction, reference))
+
+
+def _verdict(kind: str, paper: float | None, value: float | None, direction: str | None = None,
+             reference: float | None = None, spread: float | None = None, n: int | None = None) -> str:
+    """One figure against its tolerance over its 95% interval (:func:`verdict` without draws and seeds)."""
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}; valid: {', '.join(KINDS)}")
     if direction is not None and direction not in DIRECTIONS:
@@ -186,7 +265,7 @@ def verdict(kind: str, paper: float | None, value: float | None, direction: str 
     v = _number(value)
     if v is None:
         return NOT_RUN
-    lo, hi = interval(v, spread) or (v, v)
+    lo, hi = interval(v, spread, n) or (v, v)
     p = _number(paper)
 
     def by_direction(ref: float, miss: str) -> str:
@@ -202,6 +281,9 @@ def verdict(kind: str, paper: float | None, value: float | None, direction: str 
     if p is None:
         raise ValueError(f"a {kind} headline needs the paper's figure")
     if within(kind, p, lo) and within(kind, p, hi):
+        ref = reference if reference is not None else 0.0
+        if direction is not None and not (DIRECTIONS[direction](lo, ref) and DIRECTIONS[direction](hi, ref)):
+            return by_direction(ref, TREND)     # the null case: "about 3% less" is not 0% less
         return REPRODUCED
     b_lo, b_hi = band(kind, p)
     if not (hi < b_lo or lo > b_hi):             # the interval reaches into the tolerance: either way
@@ -212,10 +294,10 @@ def verdict(kind: str, paper: float | None, value: float | None, direction: str 
 
 
 def margin(kind: str, paper: float | None, value: float, direction: str | None = None,
-           reference: float | None = None, spread: float | None = None) -> float:
-    """How far ``value`` (less 1.96 ``spread``) lies inside its tolerance or direction: negative when it misses.
-    :func:`worst_point` takes the point with the smallest margin."""
-    se = Z95 * (_number(spread) or 0.0)
+           reference: float | None = None, spread: float | None = None, n: int | None = None) -> float:
+    """How far ``value`` (less its interval's half-width, :func:`quantile` ``spread``) lies inside its tolerance
+    or direction: negative when it misses. :func:`worst_point` takes the point with the smallest margin."""
+    se = quantile(n) * (_number(spread) or 0.0)
     if kind == "trend" or paper is None:
         ref = reference if reference is not None else (paper if paper is not None else 0.0)
         return (value - ref if direction in ("up", "at least") else ref - value) - se
@@ -224,14 +306,15 @@ def margin(kind: str, paper: float | None, value: float, direction: str | None =
 
 
 def worst_point(points: Mapping[str, float], kind: str, paper: float | None, direction: str | None = None,
-                reference: float | None = None, spreads: Mapping[str, float | None] | None = None) -> str | None:
+                reference: float | None = None, spreads: Mapping[str, float | None] | None = None,
+                n: int | None = None) -> str | None:
     """The point of a sweep where a statement about every point is farthest from holding (its figure, less its
     noise, nearest to missing or farthest off): the point such a statement is judged at."""
     got = {k: v for k, v in points.items() if _number(v) is not None}
     if not got:
         return None
     spreads = spreads or {}
-    return min(got, key=lambda k: margin(kind, paper, float(got[k]), direction, reference, spreads.get(k)))
+    return min(got, key=lambda k: margin(kind, paper, float(got[k]), direction, reference, spreads.get(k), n))
 
 
 def combine(model: str | None, emulation: str | None) -> str:
@@ -333,32 +416,53 @@ class Headline:
     full_run: str | None = None
     """In a quick run: the verdict of the same statement in the full run, where known (the report marks a
     difference)."""
+    spread_n: int | None = None
+    """How many rounds ``spread`` came from (derived from ``spread_of``, ``20 rounds`` -> 20): the degrees of
+    freedom of its interval (:func:`quantile`)."""
+    emulation_spread_n: int | None = None
+    """How many runs ``emulation_spread`` came from."""
+    draws: dict[str, float] | None = None
+    """A figure from random draws that is their mean: the figure on each draw (a claim that deviates on one
+    draw deviates)."""
+    seeds: dict[str, float] | None = None
+    """The model's figure at each seed the run was repeated at (its own among them): a verdict near an edge, or
+    one a reading decides, must hold at :data:`MIN_SEEDS` of them."""
+    depends_on: str = ""
+    """The open setting whose reading decides this verdict (empty: none does)."""
+    stability: str = ""
+    """Why the verdict is ``unstable`` though its interval lies on one side of every edge, or which draw failed
+    (derived)."""
 
     def __post_init__(self) -> None:
         self.paper, self.model, self.emulation = _number(self.paper), _number(self.model), _number(self.emulation)
+        if self.spread_n is None:
+            self.spread_n = count_of(self.spread_of)
         if self.points:
             self.points = {str(k): float(v) for k, v in self.points.items() if _number(v) is not None}
             sp = self.point_spreads or {}
             if self.worst_at is None:
-                self.worst_at = worst_point(self.points, self.kind, self.paper, self.direction, self.reference, sp)
+                self.worst_at = worst_point(self.points, self.kind, self.paper, self.direction, self.reference, sp,
+                                            self.spread_n)
             if self.model is None and self.worst_at is not None:
                 self.model, self.spread = self.points[self.worst_at], _number(sp.get(self.worst_at))
             if self.mean is None and self.points:
                 self.mean = sum(self.points.values()) / len(self.points)
         self.spread, self.emulation_spread = _number(self.spread), _number(self.emulation_spread)
-        iv = interval(self.model, self.spread) if self.spread is not None else None
+        iv = interval(self.model, self.spread, self.spread_n) if self.spread is not None else None
         self.interval = [iv[0], iv[1]] if iv else None
         self.emulated = bool(self.emulated) or self.emulation is not None
         if not self.tolerance:
             self.tolerance = tolerance_text(self.kind, self.direction, self.reference)
         if self.model_verdict is None:
             self.model_verdict = verdict(self.kind, self.paper, self.model, self.direction, self.reference,
-                                         self.spread)
+                                         self.spread, self.spread_n, self.seeds, self.draws, bool(self.depends_on))
             if self.inconsistent and self.model is not None:
                 self.model_verdict = INCONSISTENT
+            if not self.stability:
+                self.stability = stability_text(self)
         if self.emulation_verdict is None and self.emulated:
             self.emulation_verdict = verdict(self.kind, self.paper, self.emulation, self.direction, self.reference,
-                                             self.emulation_spread)
+                                             self.emulation_spread, self.emulation_spread_n)
             if self.inconsistent and self.emulation is not None:
                 self.emulation_verdict = INCONSISTENT
         for name, v in (("model_verdict", self.model_verdict), ("emulation_verdict", self.emulation_verdict)):
@@ -389,6 +493,27 @@ class Headline:
         names = {f.name for f in fields(cls)}
         old = "model_verdict" not in data
         return cls(**{k: v for k, v in data.items() if k in names and not (old and k in ("verdict", "basis"))})
+
+
+def stability_text(h: Headline) -> str:
+    """Why the model's verdict is what the draws or the seeds made it (empty when they changed nothing)."""
+    args = (h.kind, h.paper, h.model, h.direction, h.reference, h.spread, h.spread_n)
+    if h.model is None:
+        return ""
+    if h.draws:
+        bad = [d for d, x in h.draws.items() if _verdict(h.kind, h.paper, x, h.direction, h.reference) == DEVIATES]
+        if bad:
+            return (f"deviates on {len(bad)} of {len(h.draws)} draws ("
+                    + ", ".join(f"draw {d}: {h.draws[d]:.4g}" for d in bad) + ")")
+    first = _verdict(*args)
+    if first in (UNSTABLE, FLAT) or h.model_verdict != UNSTABLE:
+        return ""
+    why = (f"decided by the reading of {h.depends_on}" if h.depends_on else
+           f"within {EDGE_SES:g} standard errors of an edge ({', '.join(f'{e:.4g}' for e in edges(h.kind, h.paper, h.direction, h.reference))})")
+    n = len([x for x in (h.seeds or {}).values() if _number(x) is not None])
+    return (f"{first} at this seed, but {why}: it must hold at {MIN_SEEDS} seeds, and "
+            + (f"it does not at every one of the {n} it ran at" if n >= MIN_SEEDS
+               else f"it ran at {n or 1} seed{'s' if n > 1 else ''}"))
 
 
 @dataclass

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dcnlab.results.spread import Rounds, rounds_text, se
+from dcnlab.results.spread import Rounds, rounds_text, se, slope
 
 PAPERS_SCHEMES = frozenset({"m2", "irs", "mib", "mc", "unicast", "none", "kmb", "irs-nointra", "optimal",
                             "srs", "incast"})
@@ -54,6 +54,22 @@ def replicated(p: Mapping[str, Any] | None, figure: Any) -> dict[str, Any]:
     r = Rounds(p["points"])
     se = r.se(figure) if r else None
     return {"spread": se, "spread_of": rounds_text(r.count())} if se is not None else {}
+
+
+def slope_over(p: Mapping[str, Any] | None, key: str, method: str, rounds_key: str | None = None,
+               per: float = 1.0) -> tuple[float | None, dict[str, Any]]:
+    """The least-squares slope of ``method``'s ``key`` over every point of ``p`` (the points' names are the swept
+    variable: k, m), per ``per`` of that variable, and its spread from the rounds (``rounds_key``: the rounds'
+    name of the same quantity, default ``key``): a trend is judged by the slope, not by its two ends."""
+    if not p:
+        return None, {}
+    pts = [q for q, v in p["points"].items() if method in v.get(key, {})]
+    if len(pts) < 2:
+        return None, {}
+    xs = [float(q) for q in pts]
+    value = per * slope(xs, [float(p["points"][q][key][method]) for q in pts])
+    rk = rounds_key or key
+    return value, replicated(p, lambda get: per * slope(xs, [get(q, rk, method) for q in pts]))
 
 
 def point_se(p: Mapping[str, Any], point: str, key: str, a: str, b: str | None = None) -> float | None:

@@ -23,6 +23,23 @@ from dcnlab.results.summary import mean_of as _mean
 PAPER_BECN = {1: 790, 2: 480, 3: 320}
 GBPS = 1e9
 
+IRD_PAIR = ("Fig. 4 (§5): \"the sender aggregates 4 × 1024 B packets per IRD comparison\" and \"IRD = 20.48 µs: "
+            "(1024×8)/(20.48×4×10⁻⁶) = 100MB\": four 1024-B packets per IRD of 20.48 µs carry 4 × 1024 × 8 bit / "
+            "20.48 µs = 1600 Mb/s, while the formula divides one packet's 8192 bits by four IRDs, 8192 bit / 81.92 µs "
+            "= 100 Mb/s (and 204.8 µs \"10MB\", 2.048 µs \"1GB\" the same way): the setup and the arithmetic differ "
+            "by a factor of 16, so no sender can give both")
+"""002's Fig. 4 contradicts itself (the paper's own two sentences and their arithmetic)."""
+
+
+def becn_pair(k: int) -> str:
+    """002's Fig. 5(b) contradicts itself at ``k`` tenant-2 flows: the measured counts against the ratio the text
+    calls almost the same (the two sentences and the arithmetic, by the report's ±10% for a ratio)."""
+    measured, stated = PAPER_BECN[k] / PAPER_BECN[1], 1 / k
+    return (f"Fig. 5(b) (§5): \"with 1, 2 and 3 flows the counts are 790, 480 and 320\" and the ratio \"5:3:2\" "
+            f"\"almost equals\" 1 : 1/2 : 1/3: {PAPER_BECN[k]}/790 = {measured:.3f} against 1/{k} = {stated:.3f}, "
+            f"{100 * (measured / stated - 1):+.0f}% (a ratio is the same within ±10%); the measured figure and the "
+            f"stated one cannot both hold, and the stated one is judged on its own row")
+
 
 def _min_over_max(rates: Mapping[str, float] | None) -> float | None:
     vals = [float(v) for v in (rates or {}).values()]
@@ -157,9 +174,18 @@ def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | N
                                            f"{PAPER_BECN[k] / 790:.2f} (Fig. 5(b))", round(PAPER_BECN[k] / 790, 2),
                                     bm[k - 1] if bm else None, emulated=True, emulation=be[k - 1] if be else None,
                                     unit=f"BECNs, {k} flows / 1", kind="ratio", plot="fig5_tenants_cc.png",
-                                    paper_text=f"{PAPER_BECN[k] / 790:.2f} (target 1/{k})",
+                                    paper_text=f"{PAPER_BECN[k] / 790:.2f} (target 1/{k})", inconsistent=becn_pair(k),
                                     reading="BECNs per second received by D→B's source, normalised to the 1-flow "
                                             "phase (first three phases)"), not_run))
+    for k in (2, 3):
+        out.append(missing(Headline("002", f"BECNs at D→B fall as 1/{k} with {k} tenant-2 flows: the stated "
+                                           "1 : 1/2 : 1/3 (Fig. 5(b))", round(1 / k, 4),
+                                    bm[k - 1] if bm else None, emulated=True, emulation=be[k - 1] if be else None,
+                                    unit=f"BECNs, {k} flows / 1", kind="ratio", plot="fig5_tenants_cc.png",
+                                    paper_text=f"1/{k} (\"BECN count proportional to the send window\")",
+                                    reading="BECNs per second received by D→B's source, normalised to the 1-flow "
+                                            "phase (first three phases), against the ratio the text states"),
+                           not_run))
     one = (becn.get("model") or {}).get("1")
     out.append(missing(Headline("002", "BECNs at D→B with one tenant-2 flow: 790 per sample (Fig. 5(b))", 790,
                                 round(one) if one is not None else None, unit="BECNs per 100 ms", kind="count",
@@ -230,7 +256,8 @@ def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | N
                        + (f"; {others} (2.048 µs: capped at the 8 Gb/s link)" if others else ""))
         return [missing(Headline("002", "CCT rate limit: IRD 20.48 µs limits one QP to 100 Mb/s (Fig. 4)", 100.0,
                                  c["measured_bps"] / 1e6 if c else None, unit="Mb/s", kind="ratio",
-                                 paper_text="100 Mb/s ('100MB' = (1024×8)/(20.48 µs×4))", reading=reading), not_run)]
+                                 paper_text="100 Mb/s ('100MB' = (1024×8)/(20.48 µs×4))", reading=reading,
+                                 inconsistent=IRD_PAIR), not_run)]
 
     out += recovery_rows(m.get("recovery") or {})
     out += cct_rows(m.get("cct_limit") or ())

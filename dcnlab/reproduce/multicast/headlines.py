@@ -35,7 +35,9 @@ def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "") -> list[H
     one that reads a random pattern (its figure differs between draws, or changes when the random rows are left
     out) gets the mean over the draws as its figure and their standard error as its ``spread``
     (``spread_of``: ``N draws``), and is judged on its 95% interval like every figure from random draws
-    (:mod:`dcnlab.results.summary`). A figure that is itself a maximum over one pattern ("max EFI 69 on random
+    (:mod:`dcnlab.results.summary`, Student's t for the draws: 2.78 standard errors over 5), and a claim that
+    deviates on any one draw deviates (each draw's figure is in ``draws``: a statement about every pattern that
+    fails on 1 of 5 draws is not 80% true). A figure that is itself a maximum over one pattern ("max EFI 69 on random
     patterns") is so taken per draw and averaged: the paper states one number per kind of random pattern,
     i.e. the maximum on one pattern of that kind, so the quantity is a per-draw statistic and the mean over
     draws estimates it; the maximum over R draws would be a statistic of R patterns, which grows with R and has
@@ -65,8 +67,10 @@ def _over_draws(heads: list[Headline], grids: Headline, draws: list[int]) -> Hea
     same = len({h.reading for h in heads}) == 1
     reading = (first.reading + ("" if same else f" (draw {draws[0]})") + f"; mean over {len(vals)} draws (seeds "
                f"{draws[0]}-{draws[-1]}), per draw: " + ", ".join(f"{v:.4g}" for v in vals))
-    return replace(first, model=mean, spread=se(vals), spread_of=f"{len(vals)} draws", reading=reading,
-                   interval=None, model_verdict=None, verdict="", basis=None, difference=None)
+    per = {str(d): h.model for d, h in zip(draws, heads) if h.model is not None}
+    return replace(first, model=mean, spread=se(vals), spread_of=f"{len(vals)} draws", spread_n=None, draws=per,
+                   reading=reading, interval=None, model_verdict=None, verdict="", basis=None, difference=None,
+                   stability="")
 
 
 def _multicast(rows: Sequence[Mapping[str, Any]], why: str = "") -> list[Headline]:
