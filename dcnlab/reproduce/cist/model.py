@@ -16,7 +16,7 @@ so this reproduces its claims).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 SURVIVAL_SPECS = ("dragonfly:p=1,a=4,h=2", "dragonfly:p=1,a=4,h=2,arrangement=absolute",
@@ -204,7 +204,7 @@ REASONS = {("relative", 1): "part t contracts to the circulant graph on Z_(a+1) 
 """Why a construction fails where it does (:mod:`dcnlab.controller.cist.partition`)."""
 
 
-def omitted_conditions(cases: Sequence[dict[str, Any]]) -> list[str]:
+def omitted_conditions(cases: Sequence[Mapping[str, Any]]) -> list[str]:
     """The conditions the paper omits, as the sweep found them: the failing instances grouped by arrangement
     and h (with the reason where it is known), and the circulant arrangement's even h."""
     failed: dict[tuple[str, int], list[int]] = {}
@@ -218,7 +218,7 @@ def omitted_conditions(cases: Sequence[dict[str, Any]]) -> list[str]:
                   "global links, and no D(p,a,h) has that arrangement)"]
 
 
-def instances_table(cases: Sequence[dict[str, Any]]) -> str:
+def instances_table(cases: Sequence[Mapping[str, Any]]) -> str:
     """Every instance of the sweep as a grid: per arrangement and h, the trees built and checked at each a
     (``k✓``), or ``FAIL``; ``–`` where the arrangement does not exist."""
     from dcnlab.results.tables import Column

@@ -142,7 +142,7 @@ def series(points: Sequence[Mapping[str, Any]], per_tree: bool = False) -> dict[
         for step, cost in p["instructions"].items():
             if per_tree and step != "alg3":
                 continue
-            key = f"{STEP_NAMES[step]}{' per tree' if per_tree else ''} {p['arrangement']}, {p['family']}"
+            key = f"{'Algorithm 3 per tree' if per_tree else STEP_NAMES[step]} {p['arrangement']}, {p['family']}"
             ns, cs, es = raw.setdefault(key, ([], [], []))
             ns.append(float(p["switches"]))
             es.append(float(p["links"]))
@@ -184,6 +184,33 @@ def result(points: Sequence[Mapping[str, Any]], families: Mapping[str, Any], qui
             "growth": judged[worst]["growth"]}
 
 
+READINGS = {"timing-sizes": ("every-family", "a=2h", "a=8", "h=2"), "alg3-cost": ("total", "per-tree")}
+"""The readings of the open settings 004/timing-sizes and 004/alg3-cost (:mod:`dcnlab.results.open_settings`):
+the first of each is pre-registered, the others are the sensitivity table's."""
+
+
+def sensitivity(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Theorems 5-7 under every pair of readings (size family × Algorithm 3 total or per tree): the worst series,
+    its growth and the verdict by the same rule (at most 0% per doubling); the pre-registered pair first."""
+    from dcnlab.results.summary import verdict
+
+    rows = []
+    for fam in READINGS["timing-sizes"]:
+        for cost in READINGS["alg3-cost"]:
+            got = {k: f["growth"] for k, f in data["series"].items()
+                   if (fam == "every-family" or k.endswith(f", {fam}")) and not (cost == "per-tree" and
+                                                                               k.startswith("Algorithm 3"))}
+            if cost == "per-tree":
+                got |= {k: f["growth"] for k, f in data["per_tree"].items()
+                        if fam == "every-family" or k.endswith(f", {fam}")}
+            if not got:
+                continue
+            worst = max(got, key=got.__getitem__)
+            rows.append({"timing-sizes": fam, "alg3-cost": cost, "worst": worst, "growth": got[worst],
+                         "verdict": verdict("trend", 0.0, got[worst], "at most", 0.0)})
+    return rows
+
+
 def plan_size(quick: bool, families: Sequence[str] = PRE_REGISTERED_FAMILIES,
               arrangements: Sequence[str] = ARRANGEMENTS) -> int:
     """How many instances :func:`measure` counts."""
@@ -201,10 +228,9 @@ def lines(data: Mapping[str, Any]) -> list[str]:
         f = s[key]
         out.append(f"  {key:<44} {f['growth']:+6.1f}%  N {int(f['N'][0]):,}..{int(f['N'][-1]):,}  "
                    f"R² {f['r2_linear']:.4f} / {f['r2_nlogn']:.4f}  cost/|E| {f['growth_per_link']:+.0f}%")
-    pt = data["per_tree"]
-    worst_pt = max(pt, key=lambda key: pt[key]["growth"])
-    out.append(f"  sensitivity, Algorithm 3 per tree (parallel reading): worst {worst_pt} "
-               f"{pt[worst_pt]['growth']:+.1f}%")
+    out.append("  sensitivity (open settings 004/timing-sizes × 004/alg3-cost; the first row pre-registered):")
+    out += [f"    {r['timing-sizes']:<13} {r['alg3-cost']:<9} worst {r['worst']:<48} {r['growth']:+6.1f}%  {r['verdict']}"
+            for r in sensitivity(data)]
     return out
 
 
@@ -237,4 +263,5 @@ def plot(data: Mapping[str, Any], path: Path) -> Path:
 
 
 __all__ = ["ARRANGEMENTS", "FAMILIES", "PRE_REGISTERED_FAMILIES", "count_instructions", "growth", "instance_counts",
-           "lines", "measure", "paper_partition", "plan_size", "plot", "r2_of", "result", "series"]
+           "READINGS", "lines", "measure", "paper_partition", "plan_size", "plot", "r2_of", "result", "sensitivity",
+           "series"]
