@@ -125,7 +125,8 @@ def measure_alone(parts: list[PartRun], run: Run) -> None:
         if part.done:
             files = part.reproduction.measure_alone(part.out, Run(run.mode, run.seed, run.workers, part.seconds,
                                                                   run.by))
-            part.files[-1:-1] = files
+            at = next((i for i, f in enumerate(part.files) if f.name == "summary.json"), len(part.files))
+            part.files[at:at] = files
 
 
 def write_part_summary(part: PartRun, quick: bool) -> Path:

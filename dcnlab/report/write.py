@@ -135,11 +135,12 @@ def full_run_note(h: Headline) -> str:
 def table_lines(heads: Sequence[Headline]) -> list[str]:
     """The printed headline table (at most 100 columns): each figure with whether it holds (yes, trend, no, not
     run; '–': BMv2 does not measure it), and the headline's verdict."""
-    w = MAX_TABLE_STATEMENT
-    lines = [f"{'pap':<4}{'headline':<{w}} {'paper':>10} {'model':>9} {'holds':<7} {'BMv2':>9} {'holds':<7} verdict",
-             "-" * (w + 60)]
+    p = max([4, *(len(h.seed) + 1 for h in heads)])      # a user's paper id may be longer than dcnlab's 000
+    w = MAX_TABLE_STATEMENT - (p - 4)
+    lines = [f"{'pap':<{p}}{'headline':<{w}} {'paper':>10} {'model':>9} {'holds':<7} {'BMv2':>9} {'holds':<7} verdict",
+             "-" * (w + p + 56)]
     for h in heads:
-        lines.append(f"{h.seed:<4}{_short(h.statement, w):<{w}} {_short(paper_text(h), 10):>10} "
+        lines.append(f"{h.seed:<{p}}{_short(h.statement, w):<{w}} {_short(paper_text(h), 10):>10} "
                      f"{value_text(h, h.model):>9} {SHORT_FIGURE_VERDICT[h.model_verdict]:<7} "
                      f"{value_text(h, h.emulation):>9} {SHORT_FIGURE_VERDICT[h.emulation_verdict]:<7} {h.verdict}")
     return lines
@@ -276,7 +277,13 @@ vertical-align:top}th{background:#f0f0f0}td.num{text-align:right;white-space:now
 .reproduced{background:#dff0d8}.trend{background:#fcf8e3}.deviates{background:#f2dede}.not-run{background:#eee}
 .model-only,.BMv2-only{background:#fde5c8}.unstable,.flat{background:#e8e0f5}.inconsistent{background:#d9e6f2}td.verdict{font-weight:bold}.note{font-weight:normal;font-size:11px}
 img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}figcaption{font-size:12px;color:#555}
-li{margin:0.2em 0}"""
+li{margin:0.2em 0}
+.scroll{max-width:100%;overflow-x:auto;margin:0.5em 0}.scroll table{margin:0}
+table.headlines td:first-child+td{min-width:14em}
+table.headlines tr>:last-child{position:sticky;right:0;box-shadow:-2px 0 3px rgba(0,0,0,0.15)}
+table.headlines th:last-child{background:#f0f0f0}:where(td.verdict){background:#fff}"""
+"""The headline table fits its box or scrolls in it (``.scroll``) with its verdict column held at the box's
+right edge (sticky): at 1,400 pixels the verdict was cut off the page."""
 
 
 def report_html(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], run: dict[str, Any],
@@ -294,7 +301,8 @@ def report_html(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], 
             f"<h2>BMv2</h2><p><code>--emulate {e(run['emulate'])}</code>: {e(run['emulation_why'])}.</p><ul>"]
     body += [f"<li>{e(p.mechanism)}: {e(p.emulation_why)}{'' if p.emulation_ok is not False else ' (checks FAILED)'}"
              f"</li>" for p in parts]
-    body.append(f"</ul><h2>Headlines</h2><p>{e(COMBINED_RULE)}</p><table><tr><th>paper</th><th>headline</th>"
+    body.append(f"</ul><h2>Headlines</h2><p>{e(COMBINED_RULE)}</p><div class=scroll><table class=headlines>"
+                "<tr><th>paper</th><th>headline</th>"
                 "<th>paper's figure</th><th>model</th><th>BMv2</th><th>unit</th><th>model vs BMv2</th><th>tolerance</th>"
                 "<th>model verdict</th><th>BMv2 verdict</th><th>verdict</th></tr>")
 
@@ -310,7 +318,7 @@ def report_html(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], 
                     f"<td class='{cls(h.model_verdict)}'>{e(figure_verdict_text(h.model_verdict))}</td>"
                     f"<td class='{cls(h.emulation_verdict)}'>{e(figure_verdict_text(h.emulation_verdict))}</td>"
                     f"<td class='verdict {cls(h.verdict)}'>{e(h.verdict)}{note}</td></tr>")
-    body.append("</table>")
+    body.append("</table></div>")
     pairs = model_vs_bmv2(heads)
     body.append(f"<h2>Model against BMv2</h2><p>Every headline with both figures; the goal is agreement within "
                 f"{EMULATION_GOAL_PERCENT:g}% of the model's.{'' if pairs else ' No BMv2 experiment ran.'}</p>")

@@ -72,8 +72,9 @@ class Run:
 
 @dataclass
 class Finished:
-    """What :meth:`Reproduction.finish` wrote (``files``, its ``summary.json`` last) and the figures its
-    headlines are read from (``model``)."""
+    """What :meth:`Reproduction.finish` wrote (``files``; the runner writes ``summary.json`` from
+    :meth:`Reproduction.headlines`, so ``finish`` need not) and the figures its headlines are read from
+    (``model``)."""
 
     model: Any
     files: list[Path] = field(default_factory=list)

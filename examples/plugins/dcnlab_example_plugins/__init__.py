@@ -2,4 +2,6 @@
 
 * :class:`~dcnlab_example_plugins.multicast.ShortestPathTrees` (``dcnlab.multicast``: ``spt``)
 * :func:`~dcnlab_example_plugins.aggregation.takahashi_matsuyama` (``dcnlab.aggregation``: ``tm``)
+* :data:`~dcnlab_example_plugins.paper.REPRODUCTION` (``dcnlab.reproductions``: ``fattree-counts``): a paper's
+  figures reproduced and judged in ``dcnlab reproduce all``'s report
 """
