@@ -67,6 +67,7 @@ def test_the_site_builds_strictly_without_a_warning(site):
         assert (out / page).is_file(), page
     api = (out / "reference" / "api" / "index.html").read_text()
     assert "An emulated fabric for scripts" in api and "ptf_switch" in api     # the docstrings, resolved
+    assert not re.search(r":(class|mod|func|meth):", api)       # their Sphinx roles read as code
 
 
 def test_the_cli_reference_is_generated_from_every_parser(site):

@@ -117,7 +117,10 @@ def notebook_view(out: Path) -> Path:
     nb.cells = [c for c in nb.cells if "view.close()" not in c.source]
     with tempfile.TemporaryDirectory(prefix="dcnlab-notebook-") as tmp, \
             tempfile.TemporaryDirectory(prefix="dcnlab-chromium-") as profile:
-        client = NotebookClient(nb, timeout=GUARD, kernel_name="python3", resources={"metadata": {"path": tmp}})
+        from jupyter_client.manager import KernelManager
+
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(tmp) / "kernel"))   # no TCP ports
+        client = NotebookClient(nb, km=km, timeout=GUARD, resources={"metadata": {"path": tmp}})
         with client.setup_kernel():
             for i, cell in enumerate(nb.cells):
                 client.execute_cell(cell, i)
