@@ -366,12 +366,15 @@ def test_cist_reproduction(figures, tmp_path, capsys):
 
     assert main(["reproduce", "cist", "--emulate", "off", "--quick", "--workers", "1", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert_clean(figures, 2)  # model-sweep.png and scaling.png (construction time against N)
-    assert sorted(name for name, _ in figures) == ["model-sweep.png", "scaling.png"]
+    assert_clean(figures, 2)  # model-sweep.png and operations.png (instructions against N; --quick times nothing)
+    assert sorted(name for name, _ in figures) == ["model-sweep.png", "operations.png"]
     cases = __import__("json").loads((tmp_path / "model.json").read_text())
     table = cist_model.model_table(cases)
     assert_table(table)
     assert table.splitlines()[2] in out and "reproduced" in out
+    grid = cist_model.instances_table(cases)
+    assert_table(grid)
+    assert grid.splitlines()[0] in out
 
 
 def test_cist_emulation_plot(figures, tmp_path):
