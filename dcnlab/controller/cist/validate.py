@@ -19,7 +19,7 @@ Everything is O(|E|) with networkx except :func:`check_paths`.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -210,13 +210,24 @@ def check_cists(graph: SwitchGraph | nx.Graph, parts: Sequence[Iterable[str]] | 
     return result + out.result(["internal switches of tree t in part t"])
 
 
-def _tree_paths(nodes: Iterable[str], edges: Iterable[Edge], root: str) -> dict[str, str | None]:
+def _tree_adjacency(edges: Iterable[Edge]) -> dict[str, list[str]]:
+    adj: dict[str, list[str]] = defaultdict(list)
+    for u, v in edges:
+        adj[u].append(v)
+        adj[v].append(u)
+    return adj
+
+
+def _tree_paths(adj: dict[str, list[str]], root: str) -> dict[str, str | None]:
+    """Parent of every switch reachable from ``root`` in a tree given by its adjacency (BFS)."""
     parent: dict[str, str | None] = {root: None}
-    T = nx.Graph()
-    T.add_nodes_from(nodes)
-    T.add_edges_from(edges)
-    for u, v in nx.bfs_edges(T, root):
-        parent[v] = u
+    queue = deque([root])
+    while queue:
+        u = queue.popleft()
+        for w in adj.get(u, ()):
+            if w not in parent:
+                parent[w] = u
+                queue.append(w)
     return parent
 
 
@@ -225,13 +236,13 @@ def check_paths(graph: SwitchGraph | nx.Graph, trees: Sequence[Iterable[Edge]],
     """The CIST definition pair by pair: for every pair (all pairs by default) the paths in the different
     trees share no vertex other than the endpoints and no edge. Slow; for small graphs and samples."""
     G = _nx_graph(graph)
-    edge_lists = [list(e) for e in trees]
+    adjacency = [_tree_adjacency(e) for e in trees]
     out = _Problems()
     wanted: dict[str, list[str]] = defaultdict(list)
     for u, v in (combinations(sorted(G.nodes), 2) if pairs is None else pairs):
         wanted[u].append(v)
     for u, vs in wanted.items():
-        parents = [_tree_paths(G.nodes, edges, u) for edges in edge_lists]
+        parents = [_tree_paths(adj, u) for adj in adjacency]
         for v in vs:
             seen_vertices: dict[str, int] = {}
             seen_edges: dict[frozenset[str], int] = {}
