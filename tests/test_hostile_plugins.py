@@ -270,7 +270,7 @@ def test_more_updates_than_flows_are_refused_before_they_are_read(tmp_path):
         """)
     ref = f"{path}:Flood"
     with pytest.raises(PluginError, match=rf"^congestion policy {ref}: the updates it returned has more than 1 "
-                                          r"items; valid: at most one FlowUpdate per active flow \(1\)$"):
+                                          r"item; valid: at most one FlowUpdate per active flow \(1\)$"):
         plan([("t1", 1.0, 1), ("t2", 1.0, 3)], 40e9, 0.1, "reset", False, ref)
     assert reg.load_reference(f"{path}:PULLED", "test") == [2]
 

@@ -105,7 +105,7 @@ def at_most(items: Any, limit: int, what: str, valid: str) -> list[Any]:
         raise PluginError(f"{what} is {a_type(items)}; valid: {valid}") from None
     out = list(itertools.islice(it, limit + 1))
     if len(out) > limit:
-        raise PluginError(f"{what} has more than {limit:,} items; valid: {valid}")
+        raise PluginError(f"{what} has more than {limit:,} item{'' if limit == 1 else 's'}; valid: {valid}")
     return out
 
 
