@@ -195,3 +195,17 @@ def test_002_headlines_say_where_the_paper_contradicts_itself():
     assert stated.paper == pytest.approx(0.3333) and stated.model_verdict == "reproduced"   # 0.36: +8%
     cct = heads["CCT rate limit: IRD 20.48 µs limits one QP to 100 Mb/s (Fig. 4)"]
     assert cct.verdict == "inconsistent" and "1600 Mb/s" in cct.inconsistent and "100 Mb/s" in cct.inconsistent
+
+
+def test_001_claims_table_shows_a_looser_yardstick_as_a_target_not_a_verdict():
+    # 50 groups kept where the paper says 32: within the table's "<= 64", but the report's rule (a count, exact)
+    # says deviates; the table must not print "reproduced" for it
+    from dcnlab.reproduce.multicast import model as mm
+
+    rows = [{"pattern": mm.RANDOM_4PPN, "algo": "mr4lms", "ppn": 4, "groups_in": 1000, "groups": 1000, "trees": 50,
+             "refused": 0, "tfi_max": 30, "tfi_avg": 1.2, "efi_max": 10, "efi_avg": 2.0, "entries_per_port_max": 3,
+             "seconds": 1.0, "cpu_seconds": 1.0}]
+    (kept,) = [c for c in mm.claims(rows) if c.statement.startswith("MR4LMS groups kept")]
+    assert kept.agrees and kept.target
+    row = next(line for line in mm.claims_table([kept]).splitlines() if "MR4LMS groups kept" in line)
+    assert row.rstrip().endswith("met") and "reproduced" not in row

@@ -8,8 +8,9 @@ Two vocabularies:
   report prints it (:func:`legend_lines`).
 
 How a figure is judged (:func:`dcnlab.results.summary.verdict`): a figure that comes from random draws carries its
-spread over the rounds (the standard error of the mean, ``se``) and its 95% interval ``figure ± 1.96 se``
-(:data:`Z95`); the verdict is taken on the whole interval, not on the figure alone. A statement about every point
+spread over the rounds (the standard error of the mean, ``se``) and its 95% interval ``figure ± t se``, t
+Student's quantile for the rounds' degrees of freedom (:func:`dcnlab.results.summary.quantile`; :data:`Z95` when
+the count is unknown); the verdict is taken on the whole interval, not on the figure alone. A statement about every point
 of a sweep ("fewest", "every", "always", "at every k") is judged at its worst point, the mean over the points
 reported beside it.
 """
@@ -31,7 +32,8 @@ VERDICTS = (REPRODUCED, MODEL_ONLY, BMV2_ONLY, TREND, UNSTABLE, FLAT, DEVIATES, 
 """The verdicts of a headline (its figures' verdicts combined)."""
 
 Z95 = 1.96
-"""A 95% interval is the figure ± this many standard errors."""
+"""A 95% interval of a figure from many rounds (or an unknown count) is the figure ± this many standard errors;
+from n rounds, Student's t with n - 1 degrees of freedom (:func:`dcnlab.results.summary.quantile`)."""
 
 LEGEND: dict[str, str] = {
     REPRODUCED: "our figure, its whole 95% interval where it comes from random draws, lies within the tolerance of "
@@ -40,13 +42,15 @@ LEGEND: dict[str, str] = {
     MODEL_ONLY: "the model's figure is reproduced, BMv2's is not",
     BMV2_ONLY: "BMv2's figure is reproduced, the model's is not",
     TREND: "outside the tolerance, but in a direction the paper states (e.g. 'M2 saves more than IRS': above 0)",
-    UNSTABLE: "the 95% interval over the rounds straddles an edge of the tolerance: more rounds could turn the "
-              "verdict either way, so it is neither reproduced nor a miss",
+    UNSTABLE: "the 95% interval over the rounds (Student's t for their count) straddles an edge of the tolerance, "
+              "or the figure lies within 2 standard errors of an edge (or a reading decides it) and the verdict did "
+              "not hold at 3 seeds: more rounds could turn it either way, so it is neither reproduced nor a miss",
     FLAT: "a trend or comparison whose 95% interval contains its reference (0 for a change, 1 for a ratio): the "
           "difference is within the noise of the rounds, so no direction is shown",
-    DEVIATES: "outside the tolerance and not in a stated direction",
-    INCONSISTENT: "the paper's own rules make this statement impossible together with another one of the paper (or "
-                  "beyond a bound they imply); the pair or the bound is shown, and no reading can reproduce both",
+    DEVIATES: "outside the tolerance and not in a stated direction, or a claim about random draws that fails on "
+              "one of them",
+    INCONSISTENT: "two sentences of the paper contradict each other by its own arithmetic (or a bound its own rules "
+                  "imply): both are quoted with the arithmetic; no reading can reproduce both",
     NOT_RUN: "we have no figure yet; the reading says why",
 }
 """What each verdict means (the report's legend)."""

@@ -15,14 +15,13 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dcnlab.results.goals import DEVIATES, REPRODUCED, TREND, UNSTABLE, Z95
+from dcnlab.results.goals import DEVIATES, REPRODUCED, TREND, UNSTABLE
 from dcnlab.results.summary import (
     PERCENT_POINTS,
     RATIO_FRACTION,
-    band,
     tolerance_text,
-    within,
 )
+from dcnlab.results.summary import verdict as _rule
 
 MAX_WIDTH = 100
 GAP = "  "
@@ -130,24 +129,20 @@ def number(value: float | None, digits: int = 2) -> str:
 
 
 def verdict(kind: str, ours: float | None, paper: float | None, *, tolerance: float | None = None,
-            direction: int = 0, spread: float | None = None) -> tuple[str, str]:
-    """(tolerance text, verdict) by the rule of the reports (:func:`dcnlab.results.summary.within`,
-    the one rule of ``summary.json``), or by a table's own ``tolerance``.
+            direction: int = 0, spread: float | None = None, n: int | None = None) -> tuple[str, str]:
+    """(tolerance text, verdict) by the rule of the reports (:func:`dcnlab.results.summary.verdict`, the one
+    rule of ``summary.json``), or by a table's own ``tolerance`` (no table of dcnlab's passes one).
 
     ``kind``: ``percent`` (within ``tolerance`` points, default 3), ``ratio`` (within ``tolerance`` as a
     share, default 10%), ``count`` (exact), ``trend`` (``ours`` has the sign of ``direction``);
-    ``paper=None`` (no figure to compare): ``("-", "-")``. ``spread``: the figure's standard error over its rounds;
-    a 95% interval across an edge of the report's tolerance is ``unstable`` (:mod:`dcnlab.results.goals`)."""
+    ``paper=None`` (no figure to compare): ``("-", "-")``. ``spread``: the figure's standard error over its ``n``
+    rounds; a 95% interval (Student's t for ``n``) across an edge of the report's tolerance is ``unstable``
+    (:mod:`dcnlab.results.goals`)."""
     if ours is None or (kind != "trend" and paper is None) or (isinstance(ours, float) and math.isnan(ours)):
         return NOT_CHECKED, NOT_CHECKED
     if kind in ("percent", "ratio", "count") and tolerance is None:
         assert paper is not None
-        if spread:      # the 95% interval across an edge of the tolerance: either way
-            lo, hi = ours - Z95 * spread, ours + Z95 * spread
-            b_lo, b_hi = band(kind, paper)
-            if not (within(kind, paper, lo) and within(kind, paper, hi)) and not (hi < b_lo or lo > b_hi):
-                return tolerance_text(kind), UNSTABLE
-        return tolerance_text(kind), REPRODUCED if within(kind, paper, ours) else DEVIATES
+        return tolerance_text(kind), _rule(kind, paper, ours, spread=spread, n=n)
     if kind == "percent":
         tol = PERCENT_POINTS if tolerance is None else tolerance
         assert paper is not None

@@ -65,7 +65,7 @@ DEFAULT_SETTING_000 = {"irs-baseline": "no-intra", "average": "mean-of-points", 
 """000's open settings (:mod:`dcnlab.results.open_settings`) as the reproduction runs them: the setting
 ``dcnlab reproduce search 000`` chose, 6 of 11 statements holding at once (IRS as 000 describes it, each point the
 same, every sender count, the setup's k = 2..8; with 003's intra-stage step 5 of 11 hold at most). Its 3% and 19%
-need different IRS readings, so both are inconsistent. A test checks that they are the same; the search table is in
+need different IRS readings: each is judged on its own, the pair shown beside (``headlines_000.pair_000``). A test checks that they are the same; the search table is in
 ``dcnlab/results/search_tables/000.json`` and in ``reproduce all``'s report). ``irs-baseline`` picks the IRS
 trees the headlines compare M2 with (both readings are scored every round, :func:`_incast_round`); ``k-sweep``
 the points of 000-k; ``average`` is 000's one averaging rule (:func:`incast_overall`) and ``sender-sweep`` the
@@ -578,6 +578,7 @@ def _wait_measure(part: str, key: str) -> tuple[str, str]:
 def table(results: dict[str, Any]) -> str:
     """Our figure beside the paper's, with the tolerance and the verdict of the reports' rule (a percentage
     within ±3 points); rows without a paper figure are ours only."""
+    from dcnlab.results.summary import quantile
     from dcnlab.results.tables import Column, number, verdict
     from dcnlab.results.tables import table as format_table
 
@@ -587,18 +588,19 @@ def table(results: dict[str, Any]) -> str:
             paper = res["paper"].get(key.split("/")[0] if key.startswith("m2 wait vs none/") else key)
             measure, unit = _measure(part, key)
             se = (res.get("overall_se") or {}).get(key)
-            tol, ok = verdict("percent" if unit == "%" else "ratio", ours, paper, spread=se)
+            n = res.get("rounds")
+            tol, ok = verdict("percent" if unit == "%" else "ratio", ours, paper, spread=se, n=n)
             figure = FIGURES.get(part, part)
             if part == "003-delta":
                 figure += {"250": "(a)", "1000": "(b)"}.get(key.split("@")[-1], "")
-            rows.append((figure, measure, unit, number(ours), "" if se is None else number(1.96 * se),
+            rows.append((figure, measure, unit, number(ours), "" if se is None else number(quantile(n) * se),
                          number(paper), tol, ok))
     parts = ", ".join(f"{p} = {FIGURES[p]}" for p in results if p in FIGURES)
     return format_table(
         [Column("figure"), Column("measure", wrap=True), Column("unit"), Column("ours", align=">"),
          Column("±95%", align=">"), Column("paper", align=">"), Column("tolerance"), Column("verdict")], rows,
         label_columns=2,
-        notes=["Guo: Guo et al. (IRS/SRS); Fang: Fang et al. (M2). ±95%: 1.96 standard errors over the rounds. "
+        notes=["Guo: Guo et al. (IRS/SRS); Fang: Fang et al. (M2). ±95%: Student's t standard errors over the rounds. "
                "Verdict: a percentage within ±3 points of the paper's, a ratio within 10%, over the whole 95% "
                "interval (across an edge: unstable); '-': the paper gives no figure.", f"--only parts: {parts}"])
 

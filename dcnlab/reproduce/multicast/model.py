@@ -223,6 +223,9 @@ class Claim:
     """None when the claim needs rows the run did not compute."""
     tolerance: str = "exact"
     """What ``agrees`` accepts, in words (shown beside the verdict)."""
+    target: bool = False
+    """A looser yardstick of ours than the report's rule (``<= 64 groups``, ``>= 16x``): shown ``met`` / ``MISSED``,
+    never with a verdict word of the report's, which the headlines of ``summary.json`` give by the one rule."""
 
 
 def _get(rows: list[dict[str, Any]], pattern: str, algo: str) -> dict[str, Any] | None:
@@ -270,12 +273,12 @@ def _claims(rows: list[dict[str, Any]]) -> list[Claim]:
         r = _get(rows, p, "mr4lms")
         if r:
             out.append(Claim("MR4LMS groups kept, 1,000 random groups (4 ppn)", "32", str(r["trees"]),
-                             r["trees"] <= 64, "<= 64 (twice the paper's)"))
+                             r["trees"] <= 64, "<= 64 (twice the paper's)", target=True))
     r = _get(rows, BIG, "mr4lms")
     if r:
         out.append(Claim("MR4LMS max / avg TFI, 100x50x26 (4 ppn)", "168 / 1.1",
                          f"{r['tfi_max']} / {r['tfi_avg']:.2f}", r["tfi_max"] > 20 and r["tfi_avg"] < 1.5,
-                         "max > 20 and avg < 1.5 (a snowball)"))
+                         "max > 20 and avg < 1.5 (a snowball)", target=True))
     fx, mr = _get(rows, BIG, "cmr4lms-fixed"), _get(rows, BIG, "mr4lms")
     dy = _get(rows, BIG, "cmr4lms-dynamic")
     if fx and mr and dy:
@@ -283,7 +286,7 @@ def _claims(rows: list[dict[str, Any]]) -> list[Claim]:
         out.append(Claim("time, 100x50x26 (4 ppn): C-MR4LMS vs MR4LMS", "< 35 s vs > 575 s (> 16x)",
                          f"{fx['seconds']:.1f} / {dy['seconds']:.1f} s vs {mr['seconds']:.1f} s "
                          f"({mr['seconds'] / slow:.0f}x)", mr["seconds"] / slow >= GOAL_SPEEDUP,
-                         f">= {GOAL_SPEEDUP:g}x faster"))
+                         f">= {GOAL_SPEEDUP:g}x faster", target=True))
     ones = [r for r in rows if r["algo"] == "mr4lms" and r["ppn"] == 1]
     if ones:
         out.append(Claim("MR4LMS never merges with 1 ppn (max TFI 1)", "1 on every pattern",
@@ -386,7 +389,7 @@ def claims_table(cs: list[Claim]) -> str:
 
     rows = []
     for c in cs:
-        goal = c.statement.startswith("goal:")
+        goal = c.statement.startswith("goal:") or c.target
         mark = (NOT_CHECKED if c.agrees is None else
                 ("met" if c.agrees else "MISSED") if goal else (REPRODUCED if c.agrees else DEVIATES))
         rows.append((c.statement, c.paper, c.ours, c.tolerance, mark))
