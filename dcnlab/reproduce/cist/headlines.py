@@ -46,12 +46,12 @@ def cist(cases: Sequence[Mapping[str, Any]] | None, emulation: Sequence[Mapping[
     out: list[Headline] = []
     ok = [c for c in cases if c["valid"] and c["k"] == c.get("expected_k", _half_a(c["spec"]))]
     if cases:
-        from dcnlab.reproduce.cist.model import omitted_conditions
+        from dcnlab.reproduce.cist.model import PATHS_MAX_SWITCHES, omitted_conditions
 
         failed = [c["spec"].removeprefix("dragonfly:p=1,") for c in cases if c not in ok]
         paths = sum(1 for c in cases if c.get("paths"))
         reading = (f"⌊a/2⌋ trees built and checked (spanning, Araki's partition, Hasunuma's condition; on the "
-                   f"{paths} instances of at most 264 switches also the definition, every pair's tree paths "
+                   f"{paths} instances of at most {PATHS_MAX_SWITCHES} switches also the definition, every pair's tree paths "
                    f"disjoint) on {len(ok)} of {len(cases)} instances (a = 3..8, h = 1..3, each arrangement, and "
                    f"the larger survival instances); a construction that fails counts as a failure"
                    + (f"; fail: {', '.join(failed)}" if failed else "")
