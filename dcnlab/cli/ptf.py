@@ -184,7 +184,7 @@ def add_lab_arguments(p: argparse.ArgumentParser) -> None:
 
 def check_lab_ptf(args: argparse.Namespace, lab: Lab) -> LabPtf | None:
     """The ``--ptf`` options, checked against the lab (nothing is created); None without ``--ptf``."""
-    from dcnlab.emu.ptf import check_passthrough, check_test_params, check_tests, ptf_script
+    from dcnlab.emu.ptf import check_passthrough, check_test_params, check_tests, choose_ports, ptf_script
 
     given = [o for o, v in (("--tests", args.tests), ("--ptf-ports", args.ptf_ports), ("--test-params",
              args.test_params), ("--ptf-args", args.ptf_args), ("--keep-pipeline", args.keep_pipeline or None))
@@ -202,10 +202,12 @@ def check_lab_ptf(args: argparse.Namespace, lab: Lab) -> LabPtf | None:
         raise UserError(f"argument --ptf: {lab.dir} has no ptf/ directory of tests; give one with --tests DIR")
     tests = check_tests(args.tests if args.tests is not None else lab.dir / "ptf")
     try:
-        words = check_passthrough(shlex.split(args.ptf_args or ""))
+        split = shlex.split(args.ptf_args or "")
     except ValueError as e:             # shlex: an unclosed quote
         raise UserError(f"argument --ptf-args: {args.ptf_args[:200]!r} cannot be split into words ({e})") from None
+    words = check_passthrough(split, "argument --ptf-args", "--ptf-ports, --tests, --test-params")
     params = check_test_params(args.test_params)
+    choose_ports(lab.fabric, args.ptf, args.ptf_ports)     # the topology gives each switch's ports
     return LabPtf(args.ptf, tests, args.ptf_ports, args.keep_pipeline, params, tuple(words))
 
 

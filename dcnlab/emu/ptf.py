@@ -44,6 +44,7 @@ from dcnlab.topos.errors import UserError
 
 if TYPE_CHECKING:
     from dcnlab.emu.network import FabricNetwork
+    from dcnlab.topos.model import Fabric
 
 log = logging.getLogger(__name__)
 
@@ -57,9 +58,6 @@ DEFAULT_TEST_CASE_TIMEOUT = 300.0
 test takes (the tutorials' take well under a second each)."""
 MTU = 9500
 """As the tutorials' ``veth_setup.sh``: jumbo frames can be tested."""
-OWN_FLAGS = ("-i", "--interface", "--test-dir", "--device-socket", "-P", "--platform", "--platform-dir",
-             "-a", "--platform-args", "-t", "--test-params")
-"""PTF options dcnlab sets itself (the test parameters are merged: ``test_params`` of :func:`ptf_argv`)."""
 
 
 def ptf_script() -> Path:
@@ -71,6 +69,13 @@ def ptf_script() -> Path:
     if not found or not script.is_file():
         raise UserError(f"PTF is not installed for dcnlab's Python ({sys.executable}); install it with: {INSTALL}")
     return script
+
+
+def _installed_script() -> Path | None:
+    try:
+        return ptf_script()
+    except UserError:
+        return None
 
 
 def check_ports(n: object, what: str = "--ports") -> int:
@@ -94,12 +99,22 @@ def check_tests(tests: str | os.PathLike) -> Path:
     return p
 
 
-def check_passthrough(args: Sequence[str]) -> list[str]:
-    """PTF options and test names given after ``--``; the ones dcnlab sets itself are refused."""
-    for a in args:
-        if a.split("=", 1)[0] in OWN_FLAGS:
-            raise UserError(f"PTF option {a.split('=', 1)[0]} is set by dcnlab (ports, test directory, "
-                            f"platform); use --ports, --tests, --test-params instead")
+def check_passthrough(args: Sequence[str], what: str = "the words for PTF",
+                      instead: str = "--ports, --tests, --test-params") -> list[str]:
+    """PTF options and test names given after ``--`` (``what``: where they were given), read as PTF's own
+    parser reads them (:mod:`dcnlab.emu.ptf_options`): an option dcnlab sets itself, however abbreviated or
+    attached, is refused (``instead``: dcnlab's options for the same), and so are words PTF would refuse."""
+    from dcnlab.emu.ptf_options import PtfOptionError, given
+
+    try:
+        given(args, _installed_script())
+    except PtfOptionError as e:
+        if e.own is not None:
+            raise UserError(f"{e} (ports, test directory, platform, test parameters); use {instead} "
+                            f"instead") from None
+        why = str(e) if len(str(e)) <= 300 else str(e)[:300] + "..."
+        raise UserError(f"{what}: PTF would refuse them: {why}; valid: PTF's own options (ptf --help) and "
+                        f"test names") from None
     return list(args)
 
 
@@ -126,11 +141,13 @@ def test_params(own: dict[str, object], user: str | None) -> str:
 def ptf_argv(script: Path, tests: Path, ports: dict[int, str], params: str, extra: Sequence[str],
              log_dir: Path) -> list[str]:
     """The PTF command (without the namespace prefix)."""
+    from dcnlab.emu.ptf_options import given
+
     argv = [sys.executable, "-m", "dcnlab.emu.ptf_launch", str(script), "--test-dir", str(tests)]
     for p, ifname in sorted(ports.items()):
         argv += ["-i", f"{p}@{ifname}"]
     argv += ["--test-params", params]
-    names = {a.split("=", 1)[0] for a in extra}
+    names = given(extra, _installed_script())       # as PTF reads them: --log-f is --log-file
     if not names & {"--log-file", "--log-dir"}:
         argv += ["--log-file", str(log_dir / "ptf.log")]
     if "--test-case-timeout" not in names:
@@ -286,9 +303,15 @@ def fabric_ports(net: FabricNetwork, switch: str, ports: Sequence[int] | None) -
         names = list(net.switches)
         raise UserError(f"--ptf {switch!r}: no such switch; valid: {', '.join(names[:20])}"
                         + (f" and {len(names) - 20} more" if len(names) > 20 else ""))
-    wired = sorted(net.switches[switch].cfg.ports)
+    return choose_ports(net.fabric, switch, ports)
+
+
+def choose_ports(fabric: Fabric, switch: str, ports: Sequence[int] | None) -> list[int]:
+    """:func:`fabric_ports` from the topology alone (a switch's wired ports are those with a peer, as the
+    emulation wires them): checked before the lab comes up."""
+    f = fabric
+    wired = [p for p in range(f.node(switch).ports) if f.peer(switch, p) is not None]
     if ports is None:
-        f = net.fabric
         chosen = [p for p in wired if (peer := f.peer(switch, p)) is not None and not f.node(peer[0]).forwards]
         if not chosen:
             raise UserError(f"--ptf {switch}: no port of {switch} faces a host; choose ports with --ptf-ports "
