@@ -209,3 +209,17 @@ def test_001_claims_table_shows_a_looser_yardstick_as_a_target_not_a_verdict():
     assert kept.agrees and kept.target
     row = next(line for line in mm.claims_table([kept]).splitlines() if "MR4LMS groups kept" in line)
     assert row.rstrip().endswith("met") and "reproduced" not in row
+
+
+def test_runs_at_three_seeds_settle_a_verdict_near_its_edge():
+    # "falls": -0.995 ± 0.5 over 100 rounds: interval -1.987..-0.003 (below 0) but 0.995 < 2 se from 0, so unstable
+    # alone (with 20 rounds t = 2.09 > 2 and the interval itself covers 0: flat); seeds 2 and 3 settle it
+    def run(v: float) -> list[Headline]:
+        return [Headline("000", "falls", None, v, kind="trend", direction="down", reference=0.0, spread=0.5,
+                         spread_of="100 rounds")]
+
+    assert run(-0.995)[0].verdict == "unstable"
+    (h,) = summary.with_seeds({"1": run(-0.995), "2": run(-1.6), "3": run(-2.1)})
+    assert h.seeds == {"1": -0.995, "2": -1.6, "3": -2.1} and h.verdict == "reproduced"
+    (h,) = summary.with_seeds({"1": run(-0.995), "2": run(0.2), "3": run(-2.1)})
+    assert h.verdict == "unstable" and "does not at every one of the 3" in h.stability

@@ -105,7 +105,7 @@ from dcnlab.results.goals import (
 __all__ = ["COMBINED_RULE", "DIRECTIONS", "EDGE_SES", "EMULATION_GOAL_PERCENT", "FIGURE_VERDICTS", "Headline", "KINDS",
            "MIN_SEEDS", "PERCENT_POINTS", "RATIO_FRACTION", "RULE", "Summary", "VERDICTS", "combine", "count_of",
            "counts", "difference", "read", "counts_text", "quantile", "tolerance_text", "verdict", "verdict_note",
-           "worst_point", "write"]
+           "with_seeds", "worst_point", "write"]
 
 KINDS = ("percent", "ratio", "count", "trend")
 PERCENT_POINTS = 3.0
@@ -540,6 +540,28 @@ def stability_text(h: Headline) -> str:
     return (f"{first} at this seed, but {why}: it must hold at {MIN_SEEDS} seeds, and "
             + (f"it does not at every one of the {n} it ran at" if n >= MIN_SEEDS
                else f"it ran at {n or 1} seed{'s' if n > 1 else ''}"))
+
+
+def with_seeds(runs: Mapping[str, Sequence[Headline]]) -> list[Headline]:
+    """The headlines of the first run of ``runs`` (seed -> that run's headlines, the same statements) judged
+    again with every run's model figure under ``seeds``: a verdict near an edge, or one a reading decides, holds
+    when it is the same at :data:`MIN_SEEDS` seeds (:func:`verdict`). ``dcnlab reproduce all --seed S`` runs
+    one seed; three runs cost three times one."""
+    from dataclasses import replace
+
+    seeds = list(runs)
+    if not seeds:
+        return []
+    by = [{h.statement: h for h in runs[sd]} for sd in seeds]
+    out = []
+    for h in runs[seeds[0]]:
+        figs = {sd: b[h.statement].model for sd, b in zip(seeds, by)
+                if h.statement in b and b[h.statement].model is not None}
+        if h.model is None or len(figs) < 2:
+            out.append(h)
+            continue
+        out.append(replace(h, seeds=figs, model_verdict=None, verdict="", stability=""))
+    return out
 
 
 @dataclass
