@@ -223,3 +223,24 @@ def test_runs_at_three_seeds_settle_a_verdict_near_its_edge():
     assert h.seeds == {"1": -0.995, "2": -1.6, "3": -2.1} and h.verdict == "reproduced"
     (h,) = summary.with_seeds({"1": run(-0.995), "2": run(0.2), "3": run(-2.1)})
     assert h.verdict == "unstable" and "does not at every one of the 3" in h.stability
+
+
+def test_000_starred_reading_is_the_headlines_figure(monkeypatch):
+    """The starred reading of "M2 about 3% below IRS" runs the headline's setting (IRS as 000 describes it, each
+    point the same), seed, points and rounds, so it is the headline's figure, not a neighbour's (it was IRS with
+    the intra-stage step at seed 0: 4.88% against the headline's 12.03%)."""
+    from dcnlab.reproduce.aggregation import model as am
+    from dcnlab.reproduce.aggregation import readings_000 as r0
+
+    small = {"000-k": am.Plan("000-k", (2, 3), 2)}
+    monkeypatch.setattr(am, "plans", lambda quick, rounds: small)
+    r0._sweep.cache_clear()
+    try:
+        mean, _, rounds, _ = r0._sweep("000-k", True, 1)
+    finally:
+        r0._sweep.cache_clear()
+    irs = "irs-nointra" if am.DEFAULT_SETTING_000["irs-baseline"] == "no-intra" else "irs"
+    starred = r0._values(mean, r0.TABLE_1, irs)[am.DEFAULT_SETTING_000["average"]][0]
+    done = am.run_tasks([("000-k", p, r, r0.SEED) for p in (2, 3) for r in range(2)], 1, progress=False)
+    part = am.collect(["000-k"], small, done)["000-k"]
+    assert rounds == 2 and starred == pytest.approx(part["overall"]["m2 vs irs"], abs=1e-9)

@@ -31,7 +31,8 @@ over the receiver's k+1 links, the best multipath case) and ``reduce-bound`` (th
 Members are drawn as ``dcnlab reproduce aggregation`` draws them (same seeds, its default seed :data:`SEED`),
 against the IRS it runs (``DEFAULT_SETTING_000``'s ``irs-baseline``), over its points and rounds
 (``aggregation_model.plans``: 100 on BCube(6,k), 10 per point on BCube(4,8)), so the starred reading is the
-headline's figure. ``quick``: the reproduction's quick points and rounds.
+headline's figure. ``quick``: ``reproduce aggregation --quick``'s points and rounds (``reproduce all --quick`` runs
+every point with fewer rounds, so there the quick readings preview the figure rather than equal it).
 """
 
 from __future__ import annotations

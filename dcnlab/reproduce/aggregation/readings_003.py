@@ -23,8 +23,10 @@ The reading marked as the reproduction's follows ``aggregation_model.DEFAULT_SET
 and round, at its default seed, :data:`SEED`), so the default readings reproduce its figures round for round.
 Rounds and points are the reproduction's (``aggregation_model.plans``): 100 on BCube(6,k), 20 per point on
 BCube(8,5) for the standard methods, 2 for the other Steiner readings (several Python-level trees per receiver),
-3 for delta. ``quick``: 3 rounds on BCube(6,k), points m = n = 50, 250, 500 with 1 round, delta at m = n = 250
-with 1 round.
+3 for delta. ``quick``: ``reproduce aggregation --quick``'s plan, 3 rounds on BCube(6,k), points m = n = 50, 250,
+500 with 1 round, delta at m = n = 250 with 1 round (``reproduce all --quick`` runs every point with more rounds,
+so there the quick readings preview the headline's figure rather than equal it). Delta's readings run rounds of
+their own (3), not the headline's.
 """
 
 from __future__ import annotations
