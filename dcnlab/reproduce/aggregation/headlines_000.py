@@ -132,6 +132,7 @@ def _waits(pk: Mapping[str, Any] | None, ps: Mapping[str, Any] | None, emulation
                         "(abstract: 2/3 to 3/4)", PAPER_000_WAIT["size"], w["model_saving"] if w else None,
                  emulated=True, emulation=w["saving"] if w else None, unit="%", kind="percent", direction="up",
                  reference=0.0, emulation_spread=w["saving_sd"] / n ** 0.5 if w and n > 1 else None,
+                 emulation_spread_n=n if w and n > 1 else None,
                  paper_text="about 2/3 to 3/4 shorter", plot="aggregation-waiting.png" if w else None)
     if w:
         h.reading = (f"{w['spec']}, {', '.join(str(m) for m in w['senders'])} senders, {w['runs']} runs each: "
