@@ -1,7 +1,8 @@
 """A topology file's host ``commands``, run at bring-up with a bounded wait, and stopped at teardown.
 
-Each command runs as ``bash -c COMMAND`` inside its host (``prefix`` enters it: ``mnexec -a PID`` for
-a Mininet host, :func:`dcnlab.emu.netns.exec_prefix` for a plain namespace), with stdin from
+Each command runs as ``bash -c COMMAND`` inside its host (``prefix`` enters it:
+:func:`dcnlab.emu.hosts.enter_prefix` for a Mininet host, :func:`dcnlab.emu.netns.exec_prefix` for a plain
+namespace), with stdin from
 ``/dev/null`` and its output appended to ``<log_dir>/commands-<host>.log``, in a process group of its own. A host's commands
 run one after the other; the hosts run theirs at the same time.
 

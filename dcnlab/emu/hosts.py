@@ -1,9 +1,19 @@
-"""Mininet hosts whose shells start all at once.
+"""Mininet hosts whose shells start all at once, and whose processes keep the caller's root directory.
 
 Mininet's ``Node.__init__`` starts the host's shell and waits for its prompt, then runs one
 command, host after host. :class:`FastHost` only spawns the shell in ``__init__``;
 :func:`finish_shells` then waits for every prompt and runs the set-up commands of all hosts
-concurrently. Everything else is Mininet's ``Host``.
+concurrently.
+
+A process started in a host (``popen``: the traffic agents, ``lab --exec``, the API's ``Host.popen``; and
+the topology's host ``commands``) enters the host's network and mount namespaces with :func:`enter_prefix`
+instead of Mininet's ``mnexec -a PID``. ``mnexec -a`` enters the mount namespace with ``setns``, which
+resets the root directory to that namespace's root, then goes back to the caller's working directory by
+its path. In a chroot (a directory bind-mounted onto itself, ``mount --bind DIR DIR; chroot DIR``, as
+:mod:`dcnlab.emu.preflight` advises) that root is the machine's, not the chroot's, and the path is not
+there: every agent failed with ``/root/dcnlab: No such file or directory``. ``nsenter --root`` takes the
+host shell's own root (the chroot's, which ``mnexec -n`` kept), and ``env --chdir`` the caller's working
+directory by its path, inside that root. Everything else is Mininet's ``Host``.
 """
 
 from __future__ import annotations
@@ -21,6 +31,19 @@ from mininet.node import Host
 logging.setLoggerClass(logging.Logger)
 
 PROMPT = chr(127)
+
+
+def enter_prefix(pid: int, cwd: str | os.PathLike | None = None) -> list[str]:
+    """The command prefix that runs a program in the network and mount namespaces of process ``pid`` (a
+    host's shell) with that process's root directory and ``cwd`` (default: this process's) as working
+    directory (module docstring); the program is not put in a session of its own (``start_new_session``)."""
+    if cwd is None:
+        try:
+            cwd = os.getcwd()
+        except OSError:                     # a working directory removed under us: the host's root
+            cwd = "/"
+    return ["nsenter", f"--target={pid}", "--net", "--mount", "--root", "--", "env",
+            f"--chdir={os.path.abspath(os.fspath(cwd))}"]
 
 
 class FastHost(Host):
@@ -45,6 +68,15 @@ class FastHost(Host):
         self.lastPid = None
         self.readbuf = ""
         self.waiting = True  # until finish_shells() has seen the prompt
+
+    def popen(self, *args, **kwargs):
+        """Mininet's ``popen`` (``mnexec -da PID``: a session of its own, the host's namespaces), entering the
+        host with :func:`enter_prefix` (module docstring). A remote host (Mininet's cluster edition) or a
+        given ``mncmd`` keeps Mininet's way."""
+        if getattr(self, "isRemote", False) or "mncmd" in kwargs:
+            return super().popen(*args, **kwargs)
+        kwargs.setdefault("start_new_session", True)        # mnexec -d
+        return super().popen(*args, mncmd=enter_prefix(self.pid, kwargs.get("cwd")), **kwargs)
 
 
 def finish_shells(hosts: Sequence[FastHost]) -> None:

@@ -52,7 +52,7 @@ from dcnlab.emu.counters import intf_name
 from dcnlab.emu.loopback import LoopbackRelays
 from dcnlab.emu.loopback import warning as loopback_warning
 from dcnlab.emu.hostcmds import HostCommands
-from dcnlab.emu.hosts import FastHost, finish_shells
+from dcnlab.emu.hosts import FastHost, enter_prefix, finish_shells
 from dcnlab.emu.options import MAX_EMULATED_HOSTS, NetOptions, check_memory
 from dcnlab.emu.reachability import ProbeHost, Reachability, probe_all_pairs
 from dcnlab.emu.rundir import RunDir
@@ -455,7 +455,7 @@ class FabricNetwork:
         (:mod:`dcnlab.emu.hostcmds`); what they leave running is stopped at teardown."""
         if not isinstance(self.fabric, UserFabric):
             return
-        jobs = {name: (["mnexec", "-a", str(host.pid)], conf.commands) for name, host in self.hosts.items()
+        jobs = {name: (enter_prefix(host.pid), conf.commands) for name, host in self.hosts.items()
                 if (conf := self.fabric.host_conf.get(name)) is not None and conf.commands}
         if jobs:
             assert self.run is not None
