@@ -123,7 +123,7 @@ def test_summary_json_round_trip(tmp_path):
     # the model's 0.50 is 18% off, BMv2's 0.55 within 10%
     assert (rec["model_verdict"], rec["emulation_verdict"], rec["verdict"]) == ("deviates", "reproduced", "BMv2 only")
     assert rec["emulation"] == 0.55 and rec["emulated"] is True
-    none = {"unstable": 0, "flat": 0, "inconsistent": 0}
+    none = {"unstable": 0, "flat": 0, "inconsistent": 0, "not judged": 0}
     assert data["counts"] == {"reproduced": 2, "model only": 0, "BMv2 only": 1, "trend": 0, "deviates": 0,
                               "not run": 1, **none}
     assert data["figure_counts"]["model"] == {"reproduced": 2, "trend": 0, "deviates": 1, "not run": 1, **none}

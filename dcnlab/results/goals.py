@@ -24,11 +24,12 @@ FLAT = "flat"
 DEVIATES = "deviates"
 INCONSISTENT = "inconsistent"
 NOT_RUN = "not run"
+NOT_JUDGED = "not judged"
 MODEL_ONLY, BMV2_ONLY = "model only", "BMv2 only"
 
-FIGURE_VERDICTS = (REPRODUCED, TREND, UNSTABLE, FLAT, DEVIATES, INCONSISTENT, NOT_RUN)
+FIGURE_VERDICTS = (REPRODUCED, TREND, UNSTABLE, FLAT, DEVIATES, INCONSISTENT, NOT_RUN, NOT_JUDGED)
 """The verdicts of one figure (the model's or BMv2's)."""
-VERDICTS = (REPRODUCED, MODEL_ONLY, BMV2_ONLY, TREND, UNSTABLE, FLAT, DEVIATES, INCONSISTENT, NOT_RUN)
+VERDICTS = (REPRODUCED, MODEL_ONLY, BMV2_ONLY, TREND, UNSTABLE, FLAT, DEVIATES, INCONSISTENT, NOT_RUN, NOT_JUDGED)
 """The verdicts of a headline (its figures' verdicts combined)."""
 
 Z95 = 1.96
@@ -52,6 +53,8 @@ LEGEND: dict[str, str] = {
     INCONSISTENT: "two sentences of the paper contradict each other by its own arithmetic (or a bound its own rules "
                   "imply): both are quoted with the arithmetic; no reading can reproduce both",
     NOT_RUN: "we have no figure yet; the reading says why",
+    NOT_JUDGED: "a figure of ours with nothing in the paper to judge it by (e.g. a model of a quantity the paper "
+                "gives no model for): shown, not a verdict; the reading says why",
 }
 """What each verdict means (the report's legend)."""
 

@@ -94,6 +94,7 @@ from dcnlab.results.goals import (
     FLAT,
     INCONSISTENT,
     MODEL_ONLY,
+    NOT_JUDGED,
     NOT_RUN,
     REPRODUCED,
     TREND,
@@ -349,9 +350,9 @@ def combine(model: str | None, emulation: str | None) -> str:
     for v in (model, emulation):
         if v is not None and v not in FIGURE_VERDICTS:
             raise ValueError(f"figure verdict {v!r}; valid: {', '.join(FIGURE_VERDICTS)}")
-    judged = [v for v in (model, emulation) if v not in (None, NOT_RUN)]
+    judged = [v for v in (model, emulation) if v not in (None, NOT_RUN, NOT_JUDGED)]
     if not judged:
-        return NOT_RUN
+        return NOT_JUDGED if NOT_JUDGED in (model, emulation) else NOT_RUN
     if len(judged) == 1:
         return judged[0]
     if model == emulation:
