@@ -36,8 +36,7 @@ READINGS_INTRO = ("For each headline that deviates, every reading of the paper's
 MAX_TABLE_STATEMENT = 36
 """Characters of a headline's statement in the printed table (the table stays within 100 columns)."""
 SHORT_FIGURE_VERDICT = {"reproduced": "yes", "trend": "trend", "unstable": "unstab.", "flat": "flat", "deviates": "no",
-                        "inconsistent": "incons.", "not run": "not run", "not judged": "n/j",
-                        None: "–"}
+                        "inconsistent": "incons.", "not run": "not run", None: "–"}
 """A figure's verdict in the printed table's 'holds' columns."""
 
 
@@ -280,7 +279,7 @@ vertical-align:top}th{background:#f0f0f0}td.num{text-align:right;white-space:now
 img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}figcaption{font-size:12px;color:#555}
 li{margin:0.2em 0}
 .scroll{max-width:100%;overflow-x:auto;margin:0.5em 0}.scroll table{margin:0}
-table.headlines td:first-child+td{min-width:14em}
+table.headlines td:first-child+td{min-width:14em}table.headlines td.num{white-space:normal}
 table.headlines tr>:last-child{position:sticky;right:0;box-shadow:-2px 0 3px rgba(0,0,0,0.15)}
 table.headlines th:last-child{background:#f0f0f0}:where(td.verdict){background:#fff}"""
 """The headline table fits its box or scrolls in it (``.scroll``) with its verdict column held at the box's
