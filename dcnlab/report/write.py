@@ -36,7 +36,8 @@ READINGS_INTRO = ("For each headline that deviates, every reading of the paper's
 MAX_TABLE_STATEMENT = 36
 """Characters of a headline's statement in the printed table (the table stays within 100 columns)."""
 SHORT_FIGURE_VERDICT = {"reproduced": "yes", "trend": "trend", "unstable": "unstab.", "flat": "flat", "deviates": "no",
-                        "inconsistent": "incons.", "not run": "not run", None: "–"}
+                        "inconsistent": "incons.", "not run": "not run", "not judged": "n/j",
+                        None: "–"}
 """A figure's verdict in the printed table's 'holds' columns."""
 
 
