@@ -92,9 +92,20 @@ try:
     probe = ["sh", "-c", "pwd; readlink /proc/self/ns/net; test -f {INSIDE}/pyproject.toml && echo inside"]
     mn = subprocess.run(["mnexec", "-a", str(shell.pid), *probe], capture_output=True, text=True, timeout=60)
     ours = subprocess.run([*enter_prefix(shell.pid), *probe], capture_output=True, text=True, timeout=60)
+    # a topology's host commands enter the host the same way (FabricNetwork._run_host_commands)
+    import tempfile
+    from pathlib import Path
+    from dcnlab.emu.hostcmds import HostCommands
+    with tempfile.TemporaryDirectory() as logs:
+        cmds = HostCommands(Path(logs))
+        try:
+            cmds.run({{"h0": (enter_prefix(shell.pid), [probe[2]])}})
+        finally:
+            cmds.stop()
+        logged = (Path(logs) / "commands-h0.log").read_text()
     print(json.dumps({{"shell_ns": os.readlink(f"/proc/{{shell.pid}}/ns/net"), "mine": mine,
                       "mnexec": [mn.returncode, mn.stdout, mn.stderr],
-                      "ours": [ours.returncode, ours.stdout, ours.stderr]}}))
+                      "ours": [ours.returncode, ours.stdout, ours.stderr], "commands": logged}}))
 finally:
     shell.kill()
     shell.wait()
@@ -103,7 +114,8 @@ finally:
 
 def test_a_host_is_entered_keeping_the_chroots_root(tmp_path):
     """In the chroot, ``mnexec -a PID`` (Mininet's way) fails at the working directory, as in the issue; dcnlab's
-    prefix runs the program in the host's network namespace, in the same directory, inside the chroot."""
+    prefix runs the program (and a topology's host command) in the host's network namespace, in the same
+    directory, inside the chroot."""
     r = in_chroot(tmp_path / "root", [sys.executable, "-c", HOST_SHELL], timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     got = json.loads(r.stdout.strip().splitlines()[-1])
@@ -113,6 +125,7 @@ def test_a_host_is_entered_keeping_the_chroots_root(tmp_path):
     rc, out, err = got["ours"]
     assert rc == 0, err
     assert out.split() == [INSIDE, got["shell_ns"], "inside"], out
+    assert got["commands"].split()[-3:] == [INSIDE, got["shell_ns"], "inside"], got["commands"]
 
 
 def test_enter_prefix_keeps_the_callers_directory(tmp_path):
