@@ -13,8 +13,12 @@ import os
 import shutil
 
 import pytest
-from test_view_browser import CHROMIUM, DRIVER, FLAGS
-from test_view_browser import pytestmark  # noqa: F401 - the same skips (no chromium, driver or selenium)
+from test_view_browser import (
+    CHROMIUM,
+    DRIVER,
+    FLAGS,
+    pytestmark,  # noqa: F401 - the same skips (no chromium, driver or selenium)
+)
 
 from dcnlab.report import write as report
 from dcnlab.results.summary import Headline
