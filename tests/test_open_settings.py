@@ -186,6 +186,9 @@ def test_the_default_of_each_searched_reproduction_is_the_chosen_setting() -> No
         stored = os_.stored_search(paper)
         assert stored is not None
         assert ss.rechoose(stored, os_.searched(paper))["chosen"] == stored["chosen"]
+        if stored.get("preregistered"):     # the text's setting, whatever holds (a sensitivity run)
+            assert stored["chosen"] == {o.name: o.candidates[0] for o in os_.searched(paper)}
+            continue
         best = max(c["holding"] for c in stored["candidates"])
         assert best == next(c["holding"] for c in stored["candidates"] if c["setting"] == stored["chosen"])
 

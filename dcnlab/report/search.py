@@ -161,6 +161,26 @@ TIE_RULE = ("most statements holding at once; ties go to the earliest values of 
             "choice beyond counting the statements that hold, and a reading the text contradicts is no candidate")
 
 
+SENSITIVITY_RULE = ("pre-registered: each setting's value is fixed from the paper's text alone (the first value of its "
+                    "list, with the sentence and the argument in dcnlab/results/open_settings.py), before any result; "
+                    "every other value the text admits runs as a sensitivity reading, one setting at a time, the rest "
+                    "pre-registered; a statement whose verdict changes under a reading depends on that setting, and "
+                    "the counts are the pre-registered setting's")
+
+
+def one_at_a_time(options: Sequence[OpenSetting]) -> list[dict[str, str]]:
+    """The pre-registered setting (each setting's first candidate) first, then every other candidate of each
+    setting with the rest pre-registered: the sensitivity readings of a paper whose searcher is ``preregistered``."""
+    base = {o.name: o.candidates[0] for o in options}
+    return [base] + [dict(base, **{o.name: v}) for o in options for v in o.candidates[1:]]
+
+
+def settings_to_run(searcher: Searcher, options: Sequence[OpenSetting]) -> list[dict[str, str]]:
+    """What ``dcnlab reproduce search`` runs for ``searcher``: the sensitivity readings of a pre-registered paper
+    (:func:`one_at_a_time`, a searcher with ``preregistered = True``), else the cross product (:func:`candidates`)."""
+    return one_at_a_time(options) if getattr(searcher, "preregistered", False) else candidates(options)
+
+
 def dropped(options: Sequence[OpenSetting]) -> list[dict[str, str]]:
     """The values the text rules out, each with the sentence that does (never candidates)."""
     return [{"name": o.name, "value": v, "why": o.contradiction(v) or ""} for o in options for v in o.values
@@ -172,6 +192,8 @@ def rechoose(data: Mapping[str, Any], options: Sequence[OpenSetting]) -> dict[st
     changed; a candidate the text now rules out is dropped): ``chosen``, ``runner_up``, ``rule`` and ``dropped``
     updated."""
     keep = [c for c in data["candidates"] if not any(o.contradiction(c["setting"].get(o.name, "")) for o in options)]
+    if data.get("preregistered"):       # the setting is the text's, never the count's
+        return dict(data, candidates=keep, dropped=dropped(options))
     cands = from_json(dict(data, candidates=keep))
     order = ranked(cands, options)
     out = dict(data)
@@ -192,7 +214,7 @@ def evaluate(searcher: Searcher, options: Sequence[OpenSetting], results: Mappin
              ) -> list[Candidate]:
     """Every candidate's statements from the tasks' results."""
     out = []
-    for setting in candidates(options):
+    for setting in settings_to_run(searcher, options):
         rnd = searcher.is_random(setting)
         n = draws if rnd else 1
         per_draw = [searcher.headlines(setting, d, results) for d in range(1, n + 1)]
@@ -221,7 +243,7 @@ def run_search(paper: str, quick: bool, draws: int, workers: int | None,
     searcher = searcher_for(paper)
     options = searched(paper)
     wanted: dict[Hashable, None] = {}
-    for setting in candidates(options):
+    for setting in settings_to_run(searcher, options):
         for d in range(1, (draws if searcher.is_random(setting) else 1) + 1):
             wanted.update(dict.fromkeys(searcher.tasks(setting, d, quick)))
     cached: dict[Hashable, Any] = {}
@@ -233,7 +255,7 @@ def run_search(paper: str, quick: bool, draws: int, workers: int | None,
             cached = {}
     results: dict[Hashable, Any] = {t: cached[t] for t in wanted if t in cached}
     tasks = sorted((t for t in wanted if t not in results), key=lambda t: -searcher.seconds(t))
-    say(f"{paper}: {len(candidates(options))} settings, {len(wanted)} distinct tasks, {len(results)} cached")
+    say(f"{paper}: {len(settings_to_run(searcher, options))} settings, {len(wanted)} distinct tasks, {len(results)} cached")
     t0 = time.perf_counter()
     cpu = 0.0
     for _, (task, res, sec) in fan_out(_run_one, [(paper, t) for t in tasks], workers,
@@ -244,13 +266,16 @@ def run_search(paper: str, quick: bool, draws: int, workers: int | None,
     if cache is not None and tasks:
         cache.write_bytes(pickle.dumps({"quick": quick, "results": {**cached, **results}}))
     cands = evaluate(searcher, options, results, draws)
-    order = ranked(cands, options)
+    pre = bool(getattr(searcher, "preregistered", False))
+    order = list(cands) if pre else ranked(cands, options)     # pre-registered: the first, whatever holds
     best = order[0]
     return {"paper": paper, "quick": quick, "draws": draws, "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
             "wall_seconds": round(time.perf_counter() - t0, 1), "cpu_seconds": round(cpu, 1),
             "settings": [{"name": o.name, "values": list(o.values), "random": list(o.random), "default": o.default,
                           "sentence": o.sentence, "where": o.where} for o in options],
-            "rule": TIE_RULE, "chosen": best.setting, "runner_up": order[1].setting if len(order) > 1 else None,
+            "rule": SENSITIVITY_RULE if pre else TIE_RULE, "chosen": best.setting,
+            "runner_up": None if pre or len(order) < 2 else order[1].setting,
+            **({"preregistered": True} if pre else {}),
             "dropped": dropped(options),
             "candidates": [{"setting": c.setting, "random": c.random, "draws": c.draws, "holding": c.holding,
                             "total": len(c.statements),

@@ -28,7 +28,8 @@ def table_text(data: Mapping[str, Any], width: int = 100) -> str:
     names = [s["name"] for s in data["settings"]]
     widths = [max(len(n), *(len(c["setting"][n]) for c in cands)) for n in names]
     runner = data.get("runner_up")
-    for label, setting in (("chosen", chosen), ("runner-up", runner)):
+    for label, setting in ((("pre-registered" if data.get("preregistered") else "chosen"), chosen),
+                           ("runner-up", runner)):
         c = next((c for c in cands if c["setting"] == setting), None)
         if c is not None:
             lines += textwrap.wrap(f"{label}: " + ", ".join(f"{k}={v}" for k, v in setting.items())

@@ -176,6 +176,9 @@ SETTINGS: tuple[OpenSetting, ...] = (
              "1.5-8 minutes each): too costly for the cross product. The per-switch table contradicts the "
              "paper's 'MR4LMS never merges' at 1 ppn (33-34 groups under one L0 at 1 ppn)."),
     # -- 000: M2 --------------------------------------------------------------------------------------------
+    # Pre-registered from the text alone (the first value; the note's first sentence is the argument, or says
+    # "simplest reading" where the text gives no ground); every other value runs as a sensitivity reading, one
+    # setting at a time (dcnlab reproduce search 000, dcnlab.reproduce.aggregation.search_000).
     OpenSetting(
         "000", "irs-baseline", "the IRS-based baseline M2 is compared with",
         ("no-intra", "intra"), "intra",
@@ -183,27 +186,35 @@ SETTINGS: tuple[OpenSetting, ...] = (
         "adjusting the same dimension of the previous layer's nodes; the rest is that of ref. [13], the IRS of Guo et"
         " al., whose intra-stage step 000 does not mention)",
         "§2.2",
-        note="no-intra: IRS as 000 describes it (no intra-stage step); intra: with 003's intra-stage step "
-             "(the IRS of ref. [13] as 003 gives it)."),
+        note="Pre-registered: no-intra, because 000's own description of its baseline derives every next-layer node "
+             "by adjusting one dimension of the previous layer's nodes, which leaves no hop inside a layer. intra: "
+             "with the intra-stage step of ref. [13] (Guo et al.), which 000 does not describe."),
     OpenSetting(
         "000", "average", "how a saving is averaged over the points of a sweep",
         ("mean-of-points", "pooled"), "mean-of-points",
         "在不同传输节点规模下,M2-based比IRS-based节省了网络中约19%的数据量 (across sender counts M2-based saves about 19% of the network's "
         "data against IRS-based; how the sweep's points are averaged is not said)",
         "abstract",
-        note="mean-of-points: 1 - M2/IRS per point, averaged; pooled: 1 - sum(M2)/sum(IRS)."),
+        note="Pre-registered, the simplest reading (the text gives no rule): mean-of-points, 1 - M2/IRS per point, "
+             "each point weighing the same. pooled: 1 - sum(M2)/sum(IRS)."),
     OpenSetting(
         "000", "sender-sweep", "the sender counts averaged for the 'across sender counts' figures",
         ("100..4000", "table-2"), "100..4000",
         "令发送节点m∈{100,200,…,3900,4000} ... 表2网络规模对混洗和reduce阶段完成时间的影响1000150020003000 (the sweep m = 100..4000; Table "
         "2's columns 1000, 1500, 2000, 3000, its values missing)",
-        "§5.3 and Table 2"),
+        "§5.3 and Table 2",
+        note="Pre-registered: 100..4000, because §5.3 runs the sender-count experiment over m ∈ {100, 200, …, 4000} "
+             "and the data volumes of Fig. 6 are over that sweep; Table 2's columns are those of its waiting times. "
+             "table-2: Table 2's columns only."),
     OpenSetting(
         "000", "k-sweep", "the network sizes averaged for the 'across network sizes' figures",
         ("2..8", "2..6"), "2..8",
         "为了实现在BCube(6,k)(2≤k≤8)网络上的incast传输 ... 表1网络规模对混洗和reduce阶段完成时间的影响BCube(6,k)k=2k=3k=4k=5k=6 (the setup's 2 ≤ k"
         " ≤ 8; Table 1 covers k = 2..6)",
-        "§5.1 and Table 1"),
+        "§5.1 and Table 1",
+        note="Pre-registered: 2..8, because the setup places the incasts on BCube(6,k) with 2 ≤ k ≤ 8 and Fig. 5's "
+             "data volumes are the setup's; Table 1's columns k = 2..6 are those of its waiting times. 2..6: Table "
+             "1's columns only."),
     OpenSetting(
         "000", "wait-model", "what bounds the shuffle+reduce waiting time (Tables 1 and 2)",
         ("link-bound", "link-bound-ecmp", "reduce-bound"), "link-bound",
@@ -211,11 +222,15 @@ SETTINGS: tuple[OpenSetting, ...] = (
         " waiting delay in the shuffle and reduce phases against the existing method; the table's values are missing,"
         " and no model of the delay is given)",
         "§5.2 (Table 1) and §5.3 (Table 2)", searched=False,
-        note="Not searched: the paper gives no model of the waiting time, so no model is 'the' reading; the "
-             "headlines show the figure of every model and hold only under every one. link-bound: the busiest directed link's units (no aggregation on its primary BCubeRouting paths); "
+        note="Not pre-registered and not judged: the paper gives no model of the waiting time, so no model is 'the' "
+             "reading, and the model rows are 'not judged (no model in the paper)', each model's figure shown. "
+             "link-bound: the busiest directed link's units (no aggregation on its primary BCubeRouting paths); "
              "link-bound-ecmp: no aggregation spread evenly over the receiver's k+1 links; reduce-bound: the "
-             "receiver's input (dcnlab.controller.aggregation.waiting)."),
+             "receiver's input (dcnlab.controller.aggregation.waiting). BMv2's measured completion times are judged."),
     # -- 002: IB CC ----------------------------------------------------------------------------------------
+    # Pre-registered from the text alone (the first value; the note's first sentence is the argument, or says
+    # "simplest reading" where the text gives no ground); every other value runs as a sensitivity reading, one
+    # setting at a time (dcnlab reproduce search 002, dcnlab.reproduce.congestion.search).
     OpenSetting(
         "002", "ccti-timer", "the CCTI timer's semantics",
         ("reset", "free"), "reset",
@@ -225,26 +240,79 @@ SETTINGS: tuple[OpenSetting, ...] = (
         "Algorithm 1 (§4.1)",
         contradicts=(("free", "Algorithm 1 (§4.1)", "4. if receive BECN && CCTI < CCTI_Limit then 5. CCTI = CCTI + "
                       "CCTI_Increase 6. IRD = CCT[CCTI] 7. Timer = 0 8. endif"),),
-        note="reset: Algorithm 1 (a BECN restarts the timer; the paper's pseudo-code); free: the specification's "
-             "free-running timer (hfi1), which Algorithm 1 rules out (it resets the timer on a BECN). Every model run with CC runs once per semantics in the search "
-             "(reproduce/congestion/search.py); the readings (reproduce/congestion/readings.py) show both beside each other."),
+        note="Pre-registered: reset, because Algorithm 1 line 7 restarts the timer on every BECN. free: the "
+             "specification's free-running timer (hfi1), which that line rules out; it is never run as a reading "
+             "of the paper, only shown among the readings (reproduce/congestion/readings.py)."),
+    OpenSetting(
+        "002", "ccti-timer-value", "CCTI_Timer and its unit",
+        ("150x1.024us", "150us"), "150x1.024us",
+        "CCT参数CCTItemCCTI_IncreaseCCTI每次增加的单位量1 ... CCTI_Timer恢复速率的超时定时器150 ... 14.foreverytimeunit15.Timer=Timer+1 "
+        "(Table 1 gives CCTI_Timer 150 without a unit; Algorithm 1 counts 'every time unit')",
+        "§4.1 (Table 1, Algorithm 1)",
+        note="Pre-registered: 150 in the field's own unit (1.024 µs, 153.6 µs), because the text sets these "
+             "parameters as IB fields ('根据IB规范的定义', written with ibccconfig, §5), so Table 1's 150 is a field value. "
+             "150us: 150 µs, the unit of the text's CCT formula, run as 146 ticks (149.5 µs)."),
+    OpenSetting(
+        "002", "marking-rate", "Marking_Rate: packets between two FECN marks of the packets that meet the threshold",
+        ("0", "1", "3", "7"), "0",
+        "对于FECN标记,交换机主要有两个参数,一个是标记的阈值,另一个是标记报文的比率 ... 设α为交换机采取FECN的标记报文比例 (the switch has two "
+        "parameters, the marking threshold and the ratio of marked packets; α is the proportion of packets the "
+        "switch marks with FECN; no value is given)",
+        "§4.1 and §4.2 (Theorem 1's proof)",
+        note="Pre-registered, the simplest reading (the text gives no value): 0, every packet that meets the "
+             "threshold is marked (α = 1); counting and random marking then coincide. 1, 3, 7: one in 2, 4, 8."),
+    OpenSetting(
+        "002", "becn-every", "C, the marked packets per BECN the receiver returns",
+        ("1", "2", "4"), "1",
+        "对于接受端的CA网卡,每C个报文采用ACK或者发送CN实现BECN携带拥塞标记信息 (the receiving CA returns the congestion mark in a BECN of "
+        "an ACK or CN every C packets; no value is given)",
+        "§4.2 (Theorem 1's proof)",
+        note="Pre-registered, the simplest reading (the text gives no value): 1, a BECN for every marked packet. "
+             "2, 4: one per 2 or 4 marks."),
+    OpenSetting(
+        "002", "threshold", "the switch's marking threshold level (0-15; the queue depth the model maps it to)",
+        ("15", "14", "12"), "15",
+        "IB交换机的拥塞阈值从0~15,0表示没有拥塞标识,1表示非常高的阈值,拥塞容易发生传播,而15代表非常低的阈值,代表即使互联拥塞程度不高也可能发生标记降速,降低拥塞传播的可能性."
+        "其中给出的参考是15表示256Bytes的报文,报文之间的间隔为176Bytes,从而达到60%的带宽占用率.权重从15~1表示从平均60%的带宽占用以上的线性增加,阈值设置与交换机体系结构相关 "
+        "(levels 0-15, 15 the lowest threshold, which lowers the chance of congestion spreading; 15 is the one "
+        "level tied to a quantity, 60% occupancy; the setting depends on the switch architecture; the level the "
+        "experiments used is not given)",
+        "§4.1",
+        note="Pre-registered: 15, because it is the one level the text ties to a quantity and the one it credits "
+             "with lowering congestion spreading. The model marks from a queue of 8 x (16 - level) packets (8 at "
+             "15: the depth is ours, the text leaves it to the switch architecture). 14, 12: 16 and 32 packets."),
+    OpenSetting(
+        "002", "cct-denominator", "the denominator of the reference CCT, 14 i^2 / D µs",
+        ("11236", "1062"), "11236",
+        "实验中CCT表项采用参考设计值CCT(i)=14×i2/1062(μs) (the experiment's CCT is the reference design CCT(i) = 14 × i2 / 1062 µs)",
+        "§5 (experiment 2)",
+        note="Pre-registered: 11236 = 106², because the same formula prints i² as 'i2': its exponents are "
+             "flattened, so '1062' reads 106² the same way. 1062: the digits as printed."),
+    OpenSetting(
+        "002", "link-rate", "the links' data rate (Gb/s)",
+        ("10", "8"), "10",
+        "链路实际工作速率均设置为10Gbps (the links' actual working rate is set to 10 Gb/s)",
+        "§5 (setup)",
+        note="Pre-registered: 10, because the text gives the links' actual working rate as 10 Gb/s. 8: 4X SDR "
+             "after 8b/10b encoding, knowledge from outside the text."),
     OpenSetting(
         "002", "becn-window", "the window the BECN counts 790/480/320 are counted in",
         ("per-100ms", "per-1s", "per-phase"), "per-100ms",
         "在1条、2条和3条流的情况下BECN数目分别为790,480和320 (with 1, 2 and 3 flows the BECN counts are 790, 480 and 320; the only "
         "interval the text gives is Fig. 3's: 按照100ms的粒度统计吞吐量, throughput counted per 100 ms)",
         "§5 (Fig. 5(b), Fig. 3)",
-        note="per-100ms: the settled mean per 100 ms sample (Fig. 3's interval); per-1s: the same per second; "
-             "per-phase: every BECN of the 2 s phase, transients included. The ratios 480/790 and 320/790 "
-             "are the same under the first two."),
+        note="Pre-registered: per-100ms, the settled mean per 100 ms sample, because 100 ms is the only sampling "
+             "interval the text gives. per-1s: the same per second; per-phase: every BECN of the phase, "
+             "transients included. The ratios 480/790 and 320/790 are the same under the first two."),
     OpenSetting(
         "002", "recovery-threshold", "when a flow has 'recovered' after a departure",
         ("90%", "80%", "95%"), "90%",
         "随着流的离开,租户2当前的活跃流相对缓慢的增速,包括从5s~7s和7s~8s两个阶段 (as flows leave, tenant 2's remaining flows speed up relatively "
         "slowly, from 5 s to 7 s and from 7 s to 8 s; no criterion of recovery is given)",
         "§5 (Fig. 5(a))",
-        note="A remaining flow has recovered when it first reaches this fraction of its new steady rate "
-             "(dcnlab.controller.congestion.scenarios.summarize_recovery)."),
+        note="Pre-registered, the simplest reading (the text gives no criterion): 90%, a remaining flow has "
+             "recovered when it first reaches 90% of its new steady rate, the report's own 10% for a rate "
+             "(dcnlab.controller.congestion.scenarios.summarize_recovery). 80%, 95%: looser and stricter."),
     OpenSetting(
         "002", "cct-pacing", "how the IRD paces a QP (Algorithm 2's 4-packet aggregate, per packet, or the paper's "
         "arithmetic)", ("aggregate-4", "per-packet", "paper-formula"), "aggregate-4",
@@ -253,10 +321,14 @@ SETTINGS: tuple[OpenSetting, ...] = (
         "aggregate of packets, 4 as the specification defines; Fig. 4's arithmetic divides one packet's bits by 4 "
         "IRDs: per 4-packet aggregate 20.48 µs would give 1.6 Gb/s, per packet 400 Mb/s)",
         "§4.1 (Algorithm 2) and §5 (Fig. 4)", searched=False,
-        note="Measured reading by reading on Fig. 4's pinned QP (reproduce/congestion/readings.py; only paper-formula gives the "
-             "paper's 100 Mb/s). Not searched: it is the pacer of every run with CC, and the CCT (14·i²/11236 µs) "
-             "was chosen for Algorithm 2's 4-packet pacing, so a search would have to rescale the CCT with it."),
+        note="Pre-registered: aggregate-4, because Algorithm 2 and its sentence state the 4-packet aggregate; Fig. "
+             "4's arithmetic contradicts it (the headline is inconsistent). Not in the sensitivity run: it is the "
+             "pacer of every run with CC; each reading is measured on Fig. 4's pinned QP in "
+             "reproduce/congestion/readings.py."),
     # -- 003: SRS ------------------------------------------------------------------------------------------
+    # Pre-registered from the text alone (the first value; the note's first sentence is the argument, or says
+    # "simplest reading" where the text gives no ground); every other value runs as a sensitivity reading, one
+    # setting at a time (dcnlab reproduce search 003, dcnlab.reproduce.aggregation.search_003).
     OpenSetting(
         "003", "steiner-baseline", "the Steiner-based baseline's tree (dcnlab.controller.aggregation.steiner_readings)",
         ("kmb", "kmb-member-agg", "kmb-member-agg-bundled", "kmb-switch-graph", "kmb-switch-graph-member-agg",
@@ -271,12 +343,15 @@ SETTINGS: tuple[OpenSetting, ...] = (
         contradicts=(("kmb-shuffle-tree", "§5.1", STEINER_PER_RECEIVER),
                      ("kmb-shuffle-tree-member-agg", "§5.1", STEINER_PER_RECEIVER),
                      ("kmb-member-agg-bundled", "§5.4", MERGE_RULE)),
-        note="The readings of dcnlab.controller.aggregation.steiner_readings (each also in reproduce/"
-             "aggregation/readings_003.py); the two over all m + n members build one tree for the shuffle, where "
-             "the text builds one per receiver, and the bundled charge keeps two merged flows at their sum. The "
-             "search runs the others at a reduced scale (reproduce/aggregation/search_003.py: 20 rounds per k on "
-             "BCube(6,k), one round per point on BCube(8,5)): the ten at the reproduction's 20 rounds per point "
-             "would take about two CPU hours."),
+        note="Pre-registered: kmb, one KMB tree per receiver over its incast members, every server of it "
+             "aggregating, each virtual link BCube's own shortest path (digits corrected highest first) at server "
+             "hops, because §5.1 builds 'each aggregation tree' by the three steps quoted, §3.1's cost model (a "
+             "server where flows meet aggregates) is that of every method compared, and 'the shortest path' names "
+             "no other path; the text gives no ground for the path's digit order, so the routing's own is the "
+             "simplest. The other readings of dcnlab.controller.aggregation.steiner_readings run as sensitivity "
+             "readings at a reduced scale (reproduce/aggregation/search_003.py: 20 rounds per k on BCube(6,k), one "
+             "round per point on BCube(8,5)); the two over all m + n members build one tree for the shuffle, where "
+             "the text builds one per receiver, and the bundled charge keeps two merged flows at their sum."),
     OpenSetting(
         "003", "delta-reading", "how 'δ uniform on [0,1]' turns the Fig. 6 curve into one saving "
         "(dcnlab.controller.aggregation.ratio_readings)",
@@ -290,9 +365,12 @@ SETTINGS: tuple[OpenSetting, ...] = (
         contradicts=(("vs-srs-no-agg", "§5.4", "In such a case, our SRS-based method saves the resultant network "
                       "traffic by 28.78% in Fig.6(a) and 45.05% in Fig.6(b) compared to the existing method, "
                       "respectively."),),
-        note="The readings of dcnlab.controller.aggregation.ratio_readings; vs-srs-no-agg: the curve's mean "
-             "against SRS without aggregation (Fig. 7's baseline, not the existing method the text names). Searched "
-             "on 3 rounds per size (reproduce/aggregation/search_003.py)."),
+        note="Pre-registered: curve-mean, the mean of Fig. 6's saving curve over δ in [0,1], because the text "
+             "names one random variable δ, the variable of Fig. 6's curve, uniform on [0,1]. The other readings of "
+             "dcnlab.controller.aggregation.ratio_readings (δ drawn per job, per receiver, per node, per server, "
+             "applied once per tree) run as sensitivity readings on 3 rounds per size "
+             "(reproduce/aggregation/search_003.py); vs-srs-no-agg: the curve's mean against SRS without "
+             "aggregation (Fig. 7's baseline, not the existing method the text names)."),
     OpenSetting(
         "003", "average", "how every 'on average' of 003 averages a sweep: Fig. 4(a) over k and Fig. 5 over m = n "
         "alike", ("plain", "by-members", "by-traffic"), "plain",
@@ -300,16 +378,19 @@ SETTINGS: tuple[OpenSetting, ...] = (
         "32.69%, 28.76%, and 17.64% on average compared to the existing method (§5.2); ... by 55.33%, 55.29%, "
         "44.89%, and 34.46% on average compared to the existing method as m=n ranges from 50 to 1500 (§5.3)",
         "§5.2 and §5.3",
-        note="One rule for the paper (the same words in both sections): plain: each point weighs the same; "
-             "by-members: weighted by m + n (the same as plain over k, where m = n = 60); by-traffic: pooled, one "
-             "minus the sum of the method's traffic over the sum of no aggregation's."),
+        note="Pre-registered, the simplest reading (the text gives no weighting): plain, each point of the sweep "
+             "weighs the same; one rule for the paper, since both sections use the same words. by-members: "
+             "weighted by m + n (the same as plain over k, where m = n = 60); by-traffic: pooled, one minus the "
+             "sum of the method's traffic over the sum of no aggregation's."),
     OpenSetting(
         "003", "counting", "how the aggregating servers of a shuffle are counted (Fig. 4(c), Fig. 5(c), §5.2's "
         "'Steiner-based uses fewer')", ("distinct", "summed"), "distinct",
         "They are the resultant network traffic, the number of active links, the number of cache servers, and the "
         "input data size at each receiver. (Whether a server aggregating in several receivers' trees counts once or "
         "once per tree is not said.)", "§5.1",
-        note="distinct: each server once; summed: once per incast tree it aggregates in (SRS: per entry tree)."),
+        note="Pre-registered: distinct, because the metric is 'the number of cache servers', a count of servers, "
+             "and a server is one server however many trees it caches in. summed: once per incast tree it "
+             "aggregates in (SRS: per entry tree)."),
     # -- 004: CISTs -----------------------------------------------------------------------------------------
     # Pre-registered from the text alone (the first value; the note's first sentence is the argument); the other
     # values run as sensitivity readings in reproduce cist (dcnlab.reproduce.cist.opcount).
@@ -403,6 +484,12 @@ BOUNDS: tuple[Bound, ...] = (
 def settings(paper: str) -> tuple[OpenSetting, ...]:
     """The open settings of ``paper``."""
     return tuple(s for s in SETTINGS if s.paper == paper)
+
+
+def preregistered(paper: str) -> dict[str, str]:
+    """The pre-registered reading of every open setting of ``paper`` (the first value the text does not rule out,
+    each fixed from the text alone; the note says why): name -> value."""
+    return {s.name: s.candidates[0] for s in settings(paper)}
 
 
 def searched(paper: str) -> tuple[OpenSetting, ...]:

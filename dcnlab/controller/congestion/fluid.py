@@ -43,13 +43,12 @@ the same shares within 1%):
   is kept below ``dt`` so the mean timer period is exact.
 
 Decisions on the paper's ambiguities beyond those in :mod:`~dcnlab.controller.congestion.params`
-and :mod:`~dcnlab.controller.congestion.cct`: the link carries 8 Gb/s of data (10 Gb/s 4X SDR after
-8b/10b: our reading of §5's 10 Gb/s links); the experiment parameters §5 does not give (threshold, marking rate,
-C, CCTI_Limit) default to level 12 (32 packets), one mark per 8 eligible packets
-(``Marking_Rate`` = 7), C = 1 and CCTI_Limit = CCT size − 1; ``CCTI_Timer`` = 150 (Table 1).
-Marking every eligible packet (α = 1) overshoots: about 12 BECNs arrive per flow within one
-feedback delay, the link runs at 70% and ratios compress (1.8:1 for 2:1); with α·(1/C) = 1/8 the
-link runs at 93-97% and the ratios come out at 1.96:1 and 2.9:1.
+and :mod:`~dcnlab.controller.congestion.cct`: the defaults here are the controller's (a link of 8 Gb/s of
+data, ``IB_DATA_RATE_BPS``); the reproduction of IB CC partitioning (Zhang et al., Chinese Journal of Computers
+2012) runs the settings pre-registered from that paper's text in ``dcnlab.results.open_settings`` (the links'
+"actual working rate" of 10 Gb/s, §5; Marking_Rate 0 and C = 1, the simplest readings, as the text gives no
+value; threshold level 15, §4.1; CCTI_Timer 150, Table 1), each passed in a :class:`ModelConfig`, and every
+other reading of them as a sensitivity reading. CCTI_Limit = CCT size − 1 (the paper gives none).
 """
 
 from __future__ import annotations

@@ -40,8 +40,11 @@ Decisions where the paper is ambiguous, made here:
 * **Marking rate (§4.1 does not say how marks are spaced).** ``Marking_Rate = m`` marks one of every ``m + 1`` *eligible* packets
   (eligible = queue at or above the threshold, ECN-capable, not smaller than ``Packet_Size``).
   ``marking_mode="nth"`` does it with a counter (deterministic), ``"random"`` with probability
-  ``1/(m+1)``. Packets below the threshold are never marked. Defaults: level 12 (32 packets) and
-  ``Marking_Rate`` 7 (the paper gives neither; see :mod:`~dcnlab.controller.congestion.fluid` for why).
+  ``1/(m+1)``. Packets below the threshold are never marked. Defaults: level 15 (8 packets) and
+  ``Marking_Rate`` 0 (every eligible packet), the readings pre-registered from the paper's text
+  (``dcnlab.results.open_settings``): 15 is the one level §4.1 ties to a quantity and credits with lowering
+  congestion spreading; §4.1-4.2 give the marking proportion α no value, and marking every eligible packet is
+  the simplest reading.
 """
 
 from __future__ import annotations
@@ -119,8 +122,8 @@ class HcaParams:
 class SwitchParams:
     """Per-port switch marking parameters (SwitchPortCongestionSetting)."""
 
-    threshold: int = 12
-    marking_rate: int = 7
+    threshold: int = 15
+    marking_rate: int = 0
     packet_size: int = 0
     marking_mode: MarkingMode = "nth"
     threshold_step: int = DEFAULT_THRESHOLD_STEP

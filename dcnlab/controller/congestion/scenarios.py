@@ -342,6 +342,8 @@ class PhaseSummary:
     jain_tenant2: float
     becn_per_s: float
     becn_per_sample: float
+    slowest_over_fastest_tenant2: float = 1.0
+    """Tenant 2's slowest flow over its fastest (equal shares: 1; a 1 : 0.5 split: 0.5)."""
 
 
 def summarize_tenants(s: Scenario, r: ModelResult, settle_s: float | None = None) -> list[PhaseSummary]:
@@ -357,8 +359,10 @@ def summarize_tenants(s: Scenario, r: ModelResult, settle_s: float | None = None
         t1 = float(rates[r.column("C->A")])
         t2r = float(rates[active].sum())
         becn = float(r.mean_becn_rate(w.t0 + settle, w.t1)[db])
+        inside = rates[active]
+        spread = float(inside.min() / inside.max()) if inside.size and inside.max() > 0 else math.nan
         out.append(PhaseSummary(w.label, n, t1, t2r, t1 / t2r if t2r > 0 else math.inf,
-                                jain_index(rates[active]), becn, becn * r.sample_s))
+                                jain_index(inside), becn, becn * r.sample_s, spread))
     return out
 
 

@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dcnlab.results.summary import Headline, missing
-from dcnlab.results.summary import mean_of as _mean
 
 # -- 002: reproduce congestion ---------------------------------------------------------------------------------
 
@@ -29,6 +28,44 @@ IRD_PAIR = ("Fig. 4 (§5): \"the sender aggregates 4 × 1024 B packets per IRD c
             "= 100 Mb/s (and 204.8 µs \"10MB\", 2.048 µs \"1GB\" the same way): the setup and the arithmetic differ "
             "by a factor of 16, so no sender can give both")
 """002's Fig. 4 contradicts itself (the paper's own two sentences and their arithmetic)."""
+
+
+FALSIFIERS = {
+    "Parking lot with CC off: A→C + B→C = D→C = E→C (Fig. 3(a))":
+        "one FIFO queue with A and B on inputs of their own (shares by offered load: (A+B)/D = 2)",
+    "Parking lot on one FIFO egress queue (BMv2's arbitration)":
+        "A and B on inputs of their own instead of one NIC ((A+B)/D = 2)",
+    "With CC on the four flows share fairly (Fig. 3(b))": "one of the four flows at CCTI_Increase 2 (a 1 : 0.5 split)",
+    "Theorem 1: CCTI_Increase 1:2 gives bandwidth 2:1": "both flows at CCTI_Increase 1 (the null case, 1:1)",
+    "Theorem 1: CCTI_Increase 1:3 gives bandwidth 3:1": "both flows at CCTI_Increase 1 (the null case, 1:1)",
+    "Tenant 1's flow C→A stays at about 3.4 Gb/s as tenant 2's flows come and go (Fig. 5(a))":
+        "plain per-flow CC, no CCTI_Increase pushes (C→A falls to a quarter of the link with 3 tenant-2 flows)",
+    "Tenant 2 gets tenant 1's share with 1, 2 and 3 flows (Fig. 5(a))":
+        "plain per-flow CC, no CCTI_Increase pushes (tenant 2 takes 3/4 with 3 flows)",
+    "Inside tenant 2 the flows share equally (Fig. 5(a))":
+        "the pushes give F->B twice the CCTI_Increase of D->B and E->B (a 1 : 0.5 split)",
+    "BECNs at D→B with 2 vs 1 tenant-2 flows: 480/790 = 0.61 (Fig. 5(b))":
+        "plain per-flow CC, no pushes (0.95): the figure deviates, the headline stays inconsistent (the paper's own "
+        "pair)",
+    "BECNs at D→B with 3 vs 1 tenant-2 flows: 320/790 = 0.41 (Fig. 5(b))":
+        "plain per-flow CC, no pushes (0.95): the figure deviates, the headline stays inconsistent (the paper's own "
+        "pair)",
+    "BECNs at D→B fall as 1/2 with 2 tenant-2 flows: the stated 1 : 1/2 : 1/3 (Fig. 5(b))":
+        "plain per-flow CC, no CCTI_Increase pushes (BECNs stay at 0.95 of the 1-flow phase)",
+    "BECNs at D→B fall as 1/3 with 3 tenant-2 flows: the stated 1 : 1/2 : 1/3 (Fig. 5(b))":
+        "plain per-flow CC, no CCTI_Increase pushes (BECNs stay at 0.95 of the 1-flow phase)",
+    "BECNs at D→B with one tenant-2 flow: 790 per sample (Fig. 5(b))": "a switch that never marks (threshold 0)",
+    "After flows leave, tenant 2's remaining flows recover slowly, over 5–7 s and 7–8 s (Fig. 5(a))":
+        "the null case: recovery after departures as fast as convergence after arrivals (ratio 1)",
+    "Recovery takes 2 s after the first departure (5–7 s), 1 s after the second (7–8 s) (Fig. 5(a))":
+        "the null case: both recoveries equally long (1:1)",
+    "CCT rate limit: IRD 20.48 µs limits one QP to 100 Mb/s (Fig. 4)":
+        "a pacer ten times too fast (20.48 µs read as 2.048 µs): the figure deviates, the headline stays "
+        "inconsistent (the paper's own pair)",
+}
+"""Per headline, its falsifier in one phrase: a deliberately wrong mechanism or input that
+``tests/test_falsifiers_002.py`` feeds through the same pipeline and verdict rule, and that must be judged
+``deviates`` (or ``flat``); for a headline the paper's own contradiction makes ``inconsistent``, its figure."""
 
 
 def becn_pair(k: int) -> str:
@@ -57,9 +94,21 @@ def _parking(rates: Mapping[str, float] | None) -> float | None:
 
 
 def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | None = None,
-               why: str = "") -> list[Headline]:
+               why: str = "", depends: Mapping[str, str] | None = None) -> list[Headline]:
     """The headlines of Zhang et al. from ``reproduce congestion``'s model summary (``results.json`` without its series) and the
-    BMv2 experiment's summary (``emulation.json``)."""
+    BMv2 experiment's summary (``emulation.json``). ``depends``: statement -> the open setting whose readings flip
+    its verdict, with those readings (:func:`dcnlab.reproduce.congestion.search.depends`, from the committed
+    sensitivity table): the headline's ``depends_on``."""
+    from dataclasses import replace
+
+    # judged again with the setting that decides it (dcnlab.results.summary.verdict's ``decided``)
+    return [replace(h, depends_on=depends[h.statement], model_verdict=None, verdict="", stability="")
+            if depends and h.statement in depends and h.model is not None else h
+            for h in _congestion(model, emulation, why)]
+
+
+def _congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | None = None,
+                why: str = "") -> list[Headline]:
     m = model or {}
     e = emulation or {}
     not_run = "not run" + (f" ({why})" if why else "")
@@ -106,7 +155,7 @@ def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | N
         paper_text="1 (A+B = D = E, the same statement's expectation)",
         reading="the model with one FIFO bottleneck queue instead of round robin (fluid Link.arbitration 'fifo'), "
                 "A and B sharing one input link at line rate as BMv2 runs them (one host NIC; Link.shared_input), "
-                "CC off, 10 ms phases: a FIFO shares by offered load, 8:8:8 Gb/s, so (A+B)/D = 1 as under round "
+                "CC off, 10 ms phases: a FIFO shares by offered load, line rate each, so (A+B)/D = 1 as under round "
                 "robin, for another reason than the paper's per-input arbitration"
                 + (f"; with A and B on inputs of their own the FIFO gives {fifo_own:.2f} (four flows at "
                    "line rate share it 1:1:1:1)" if fifo_own is not None else "")
@@ -140,11 +189,15 @@ def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | N
                                     reading="steady-state rate of the CCTI_Increase 1 flow over the other's"
                                             + at_bmv2(er.get("model"), er.get("measured"), "a ratio of")), not_run))
     phases = m.get("tenants", {}).get("cc", [])
-    t1 = _mean([p["tenant1_bps"] / GBPS for p in phases])
+    link = (m.get("parameters") or {}).get("link_bps")
+    t1_points = {f"{k} ({p['tenant2_flows']} T2)": p["tenant1_bps"] / GBPS for k, p in enumerate(phases, start=1)}
     out.append(missing(Headline("002", "Tenant 1's flow C→A stays at about 3.4 Gb/s as tenant 2's flows come and go "
-                                       "(Fig. 5(a))", 3.4, t1, unit="Gb/s", kind="ratio", plot="fig5_tenants_cc.png",
-                                reading="mean of C→A's rate over the five phases (8 Gb/s of data on a 10 Gb/s link); "
-                                        "BMv2 runs in packets/s at a scaled rate, so it has no figure here"),
+                                       "(Fig. 5(a))", 3.4, None, unit="Gb/s", kind="ratio", plot="fig5_tenants_cc.png",
+                                points=t1_points or None, over="phase",
+                                reading="C→A's rate in each of the five phases (a quarter phase settling), judged at "
+                                        "the phase farthest from 3.4 (it 'stays'), the mean beside"
+                                        + (f"; links of {link / GBPS:g} Gb/s" if link else "")
+                                        + "; BMv2 runs in packets/s at a scaled rate, so it has no figure here"),
                        not_run))
     ephases = e.get("tenants", {}).get("cc", {}).get("phases", [])
 
@@ -161,11 +214,16 @@ def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | N
                                         + at_bmv2(worst([p["model_ratio"] for p in ephases if "model_ratio" in p]),
                                                   worst([p["ratio"] for p in ephases]),
                                                   "a worst phase (BMv2's 6 s settling) of")), not_run))
+    def spread(rows: Sequence[Mapping[str, Any]]) -> float | None:
+        got = [float(p["slowest_over_fastest_tenant2"]) for p in rows
+               if p.get("slowest_over_fastest_tenant2") is not None]
+        return min(got) if got else None
+
     out.append(missing(Headline("002", "Inside tenant 2 the flows share equally (Fig. 5(a))", 1.0,
-                                min((p["jain_tenant2"] for p in phases), default=None),
-                                emulated=True, emulation=min((p["jain_tenant2"] for p in ephases), default=None),
-                                unit="Jain's index", kind="ratio", plot="fig5_tenants_cc.png",
-                                reading="Jain's index of tenant 2's flows, the lowest over the phases"), not_run))
+                                spread(phases), emulated=True, emulation=spread(ephases),
+                                unit="slowest / fastest", kind="ratio", plot="fig5_tenants_cc.png",
+                                reading="tenant 2's slowest flow over its fastest, the lowest over the phases (a "
+                                        "1 : 0.5 split is 0.5; Jain's index would give it 0.9)"), not_run))
     becn = m.get("becn_per_sample", {})
     bm = becn.get("model_normalized")
     be = e.get("tenants", {}).get("cc", {}).get("becn_normalized")
@@ -253,7 +311,7 @@ def congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | N
                        f"disagree with themselves: its formula (1024×8)/(20.48 µs×4) = "
                        f"{c['paper_formula_bps'] / 1e6:.0f} Mb/s divides one packet's bits by four IRDs; four "
                        f"packets per IRD give {4 * bits / 20.48:.0f} Mb/s, one packet per IRD {bits / 20.48:.0f} Mb/s"
-                       + (f"; {others} (2.048 µs: capped at the 8 Gb/s link)" if others else ""))
+                       + (f"; {others} (2.048 µs: capped at the link rate)" if others else ""))
         return [missing(Headline("002", "CCT rate limit: IRD 20.48 µs limits one QP to 100 Mb/s (Fig. 4)", 100.0,
                                  c["measured_bps"] / 1e6 if c else None, unit="Mb/s", kind="ratio",
                                  paper_text="100 Mb/s ('100MB' = (1024×8)/(20.48 µs×4))", reading=reading,

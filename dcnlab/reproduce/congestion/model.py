@@ -42,16 +42,49 @@ CCT_IRDS_US = (2.048, 20.48, 204.8)
 """Fig. 4's IRDs (µs)."""
 
 
-DEFAULT_SETTING_002 = {"ccti-timer": "reset", "becn-window": "per-100ms", "recovery-threshold": "90%"}
-"""002's open settings (:mod:`dcnlab.results.open_settings`) as the model backend runs them: the setting
-``dcnlab reproduce search 002`` chose (a test checks that they are the same). The CCTI timer is Algorithm 1's, reset
-on every BECN ("7. Timer = 0"): the specification's free-running timer (``hfi1``) contradicts that line and is no
-candidate (it is still measured among the readings). Every remaining setting makes 8 of 002's 14 statements hold,
-so the tie went to the first of each list: the BECNs counted per 100 ms sample (Fig. 3's interval; per second or per
-2 s phase they are ten or twenty times the paper's 790) and recovery at 90% of the new steady rate.
-:func:`build_scenarios` runs every scenario with the chosen timer (the large-scale exploration runs both);
-:func:`summarize` counts per 100 ms and at 90% (``scenarios.RECOVERY_FRACTION``). The search table is in
-``dcnlab/results/search_tables/002.json`` and in ``reproduce all``'s report."""
+def _preregistered() -> dict[str, str]:
+    from dcnlab.results.open_settings import searched
+
+    return {o.name: o.candidates[0] for o in searched("002")}
+
+
+DEFAULT_SETTING_002 = _preregistered()
+"""002's open settings (:mod:`dcnlab.results.open_settings`) as the model backend runs them: the pre-registered
+reading of each, fixed from the paper's text alone before any result (the sentence and the argument are in
+``open_settings``; a test checks that they are the same). :func:`model_config` and :func:`with_setting` turn a setting
+into the model's parameters; :func:`summarize` counts BECNs per 100 ms sample and recovery at 90%
+(``scenarios.RECOVERY_FRACTION``). Every other reading runs as a sensitivity reading (``dcnlab reproduce search 002``,
+:mod:`dcnlab.reproduce.congestion.search`; the table is ``dcnlab/results/search_tables/002.json``)."""
+
+TIMER_TICKS = {"150x1.024us": 150, "150us": 146}
+"""``ccti-timer-value`` -> the CCTI_Timer field: Table 1's 150 in 1.024 µs ticks, or 150 µs (146 ticks, 149.5 µs)."""
+
+
+def model_config(setting: dict[str, str] | None = None) -> Any:
+    """The fluid model's configuration under 002's ``setting`` (default: the pre-registered one): the link's data
+    rate, the marking threshold level and Marking_Rate, C and the CCT's denominator."""
+    from dcnlab.controller.congestion.cct import Cct
+    from dcnlab.controller.congestion.fluid import Link, ModelConfig
+    from dcnlab.controller.congestion.params import ReceiverParams, SwitchParams
+
+    st = dict(DEFAULT_SETTING_002, **(setting or {}))
+    return ModelConfig(link=Link(rate_bps=float(st["link-rate"]) * 1e9),
+                       switch=SwitchParams(threshold=int(st["threshold"]), marking_rate=int(st["marking-rate"])),
+                       receiver=ReceiverParams(becn_every=int(st["becn-every"])),
+                       cct=Cct.paper(denominator=float(st["cct-denominator"])))
+
+
+def with_setting(s: Any, setting: dict[str, str] | None = None) -> Any:
+    """``s`` with every flow's (and push's) CCTI timer as 002's ``setting`` says: its semantics and its value."""
+    from dataclasses import replace
+
+    st = dict(DEFAULT_SETTING_002, **(setting or {}))
+    s = with_timer(s, st["ccti-timer"])
+    ticks = TIMER_TICKS[st["ccti-timer-value"]]
+    if all(f.params.ccti_timer == ticks for f in s.flows) and all(c.params.ccti_timer == ticks for c in s.changes):
+        return s
+    return replace(s, flows=tuple(replace(f, params=replace(f.params, ccti_timer=ticks)) for f in s.flows),
+                   changes=tuple(replace(c, params=replace(c.params, ccti_timer=ticks)) for c in s.changes))
 
 
 def _large_points(quick: bool) -> list[tuple[int, int, TimerMode, int]]:
@@ -63,26 +96,32 @@ def _large_points(quick: bool) -> list[tuple[int, int, TimerMode, int]]:
             for mode in modes]
 
 
-def build_scenarios(quick: bool, policies: tuple[str, ...] = ()) -> list[Any]:
-    """Every scenario of the reproduction; the longest first so that the worker pool stays balanced. Each of
-    ``policies`` (``--policy``) adds the tenant experiment (c), CC and meter mode, under that policy."""
+def build_scenarios(quick: bool, policies: tuple[str, ...] = (), setting: dict[str, str] | None = None,
+                    large: bool = True) -> list[Any]:
+    """Every scenario of the reproduction under 002's ``setting`` (default: the pre-registered one); the longest
+    first so that the worker pool stays balanced. Each of ``policies`` (``--policy``) adds the tenant experiment
+    (c), CC and meter mode, under that policy; ``large``: with the large-scale exploration."""
     from dataclasses import replace
 
     from dcnlab.controller.congestion import scenarios as sc
 
+    cfg = model_config(setting)
     phase_a, phase_c, dur_b = (0.3, 0.4, 0.6) if quick else (1.0, 2.0, 2.0)
     large_dur, large_warm = (0.4, 0.2) if quick else (0.6, 0.3)
-    out = [sc.fairness_incast(False, phase_a), sc.fairness_incast(True, phase_a),
-           sc.tenant_fair(phase_c, "cc"), sc.tenant_fair(phase_c, "meter"),
-           sc.tenant_recovery(RECOVERY_PHASE_QUICK_S if quick else phase_c),
-           sc.proportional(2, dur_b), sc.proportional(3, dur_b)]
-    out += [sc.tenant_fair(phase_c, mode, policy=p) for p in dict.fromkeys(policies) if p != "tenant-fair"
-            for mode in ("cc", "meter")]
-    out += [sc.fairness_incast(False, PARKING_PHASE_S, replace(sc.fifo_config(shared), sample_s=PARKING_PHASE_S / 10))
+    out = [sc.fairness_incast(False, phase_a, cfg), sc.fairness_incast(True, phase_a, cfg),
+           sc.tenant_fair(phase_c, "cc", config=cfg), sc.tenant_fair(phase_c, "meter", config=cfg),
+           sc.tenant_recovery(RECOVERY_PHASE_QUICK_S if quick else phase_c, config=cfg),
+           sc.proportional(2, dur_b, config=cfg), sc.proportional(3, dur_b, config=cfg)]
+    out += [sc.tenant_fair(phase_c, mode, config=cfg, policy=p) for p in dict.fromkeys(policies)
+            if p != "tenant-fair" for mode in ("cc", "meter")]
+    out += [sc.fairness_incast(False, PARKING_PHASE_S,
+                               replace(sc.fifo_config(shared, cfg), sample_s=PARKING_PHASE_S / 10))
             for shared in (False, True)]
-    out += [sc.cct_rate_limit(ird) for ird in CCT_IRDS_US]
-    out = [with_timer(s, DEFAULT_SETTING_002["ccti-timer"]) for s in out]     # the timer the search chose
-    out += [sc.large_scale(n, t, seed, large_dur, large_warm, mode) for n, t, mode, seed in _large_points(quick)]
+    out += [sc.cct_rate_limit(ird, config=cfg) for ird in CCT_IRDS_US]
+    out = [with_setting(s, setting) for s in out]     # the pre-registered timer, or the reading's
+    if large:
+        out += [sc.large_scale(n, t, seed, large_dur, large_warm, mode, config=cfg)
+                for n, t, mode, seed in _large_points(quick)]
     return out
 
 
@@ -248,7 +287,7 @@ def summarize(scenarios: list[Any], results: dict[str, tuple[Any, float]]) -> di
     if cct:
         worst = max(abs(c.error) for c in cct)
         add("(d) pacer", "rate against Algorithm 2", f"{100 * worst:.2f}", "0",
-            worst <= 0.01, "measured vs 4 x l x 8 / IRD (<= 8 Gb/s)", "% max error", "<= 1", "target")
+            worst <= 0.01, "measured vs 4 x l x 8 / IRD (<= link)", "% max error", "<= 1", "target")
     for lg in large:
         add(f"large {lg.n_flows} flows / {lg.n_tenants} tenants, {lg.timer_mode}, seed {lg.seed}",
             "tenant share error max/mean", f"{100 * lg.max_share_error:.1f}/{100 * lg.mean_share_error:.1f}",
@@ -303,16 +342,16 @@ def _policy_rows(by: dict[str, Any], results: dict[str, tuple[Any, float]], add:
 
 
 def _params_json() -> dict[str, Any]:
-    from dcnlab.controller.congestion.fluid import ModelConfig
     from dcnlab.controller.congestion.params import HcaParams
 
-    cfg, hca = ModelConfig(), HcaParams()
+    cfg, hca = model_config(), HcaParams(ccti_timer=TIMER_TICKS[DEFAULT_SETTING_002["ccti-timer-value"]])
     return {"link_bps": cfg.link.rate_bps, "buffer_packets_per_port": cfg.link.buffer_packets,
             "arbitration": cfg.link.arbitration, "feedback_delay_s": cfg.link.feedback_delay_s,
             "threshold_level": cfg.switch.threshold, "threshold_packets": cfg.switch.threshold_packets,
             "marking_rate": cfg.switch.marking_rate, "marking_mode": cfg.switch.marking_mode,
             "becn_every": cfg.receiver.becn_every, "aggregate": cfg.pacer.aggregate,
-            "packet_bytes": cfg.pacer.packet_bytes, "cct": "14*i^2/11236 us", "cct_size": len(cfg.cct),
+            "packet_bytes": cfg.pacer.packet_bytes,
+            "cct": f"14*i^2/{DEFAULT_SETTING_002['cct-denominator']} us", "cct_size": len(cfg.cct),
             "ccti_timer": hca.ccti_timer, "ccti_timer_s": hca.timer_s, "timer_mode": hca.timer_mode,
             "dt_s": cfg.dt_s, "sample_s": cfg.sample_s}
 

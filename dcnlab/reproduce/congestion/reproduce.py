@@ -57,11 +57,12 @@ def model_outputs(out: Path, scenarios: list[Any], results: dict[str, tuple[Any,
 def write_summary(out: Path, model: dict[str, Any] | None, emulation: dict[str, Any] | None, why: str,
                   quick: bool, model_why: str = "") -> Path:
     """``summary.json``: the headlines of 002 (:func:`dcnlab.reproduce.congestion.headlines.congestion`)."""
-    from dcnlab.reproduce.congestion import headlines
+    from dcnlab.reproduce.congestion import headlines, search
     from dcnlab.results import summary
 
     with writing(out, "--out"):
-        return summary.write(out / "summary.json", ("002",), headlines.congestion(model, emulation, model_why),
+        return summary.write(out / "summary.json", ("002",),
+                             headlines.congestion(model, emulation, model_why, search.depends()),
                              emulation is not None, why, mechanism="congestion", quick=quick)
 
 

@@ -47,9 +47,9 @@ class Congestion(Reproduction):
         return Finished({k: v for k, v in summary.items() if k != "files"}, [Path(f) for f in summary["files"]])
 
     def headlines(self, out: Path | None, model: Any, emulation: Any, model_why: str = "") -> list[Any]:
-        from dcnlab.reproduce.congestion import headlines
+        from dcnlab.reproduce.congestion import headlines, search
 
-        return headlines.congestion(model, emulation, model_why)
+        return headlines.congestion(model, emulation, model_why, search.depends())
 
     def emulate(self, out: Path, quick: bool, say: Callable[[str], None]) -> Emulation:
         from dcnlab.reproduce.congestion import bmv2 as bp

@@ -1,20 +1,20 @@
-"""The search of 002's open settings (IB CC bandwidth partition, :mod:`dcnlab.report.search`).
+"""The sensitivity run of 002's open settings (IB CC bandwidth partition, ``dcnlab reproduce search 002``,
+:mod:`dcnlab.report.search` with a ``preregistered`` searcher).
 
-Searched (:mod:`dcnlab.results.open_settings`): the CCTI timer's semantics (``reset``: Algorithm 1,
-a BECN restarts the timer; ``free``: the specification's free-running timer), the window the BECN counts
-790/480/320 are counted in (``per-100ms``, ``per-1s``, ``per-phase``) and when a flow has "recovered"
-after a departure (``90%``, ``80%``, ``95%`` of its new steady rate). 18 settings.
+Every open setting of 002 is pre-registered from the paper's text alone (:mod:`dcnlab.results.open_settings`, each
+with its sentence and its argument): Algorithm 1's resetting timer, CCTI_Timer 150 in 1.024 µs ticks,
+Marking_Rate 0, C = 1, threshold level 15, the CCT 14 i²/11236 µs, 10 Gb/s links, BECNs per 100 ms and recovery
+at 90%. The run is that setting, then every other reading the text admits, **one setting at a time** with the
+rest pre-registered: Marking_Rate 1, 3, 7; C = 2, 4; levels 14, 12; the literal 1062; 8 Gb/s; 150 µs; BECNs per
+second or per phase; recovery at 80% or 95%. The verdicts and counts are the pre-registered setting's; a
+statement whose verdict changes under a reading depends on that setting (:func:`depends`; the headlines carry
+it, :func:`dcnlab.reproduce.congestion.headlines.congestion`). Nothing is chosen by how many statements hold.
 
-The timer changes every run with CC, so each scenario of ``dcnlab reproduce congestion``'s model
-backend that has CC (Fig. 3(b), Theorem 1, Fig. 5 and its 1 ms recovery run, Fig. 4's pinned QP) runs
-once per semantics; the runs without CC (Fig. 3(a) under round robin and FIFO, the meter mode) run once.
-The large-scale exploration is no statement of the paper and does not run. The window and the recovery
-threshold only read the same runs differently (:func:`apply`). The fluid model is deterministic
-(``Marking_Rate`` counts packets), so no setting is random.
-
-The statements are 002's headlines (:func:`dcnlab.reproduce.congestion.headlines.congestion`), the model's
-figures, from the summary ``reproduce congestion`` computes (:func:`dcnlab.reproduce.congestion.model.summarize`)
-with the setting applied.
+Each reading that changes the model (timer, Marking_Rate, C, threshold, denominator, link rate) runs every
+scenario 002's statements read (Fig. 3 with and without CC, Theorem 1, Fig. 5 and its 1 ms recovery run, Fig. 4's
+pinned QP); the runs without CC only change with the link rate; the window and the recovery threshold read the
+same runs differently (:func:`apply`). The fluid model is deterministic (with Marking_Rate 0 every eligible
+packet is marked; otherwise the marks are counted), so no reading is random and the figures carry no spread.
 """
 
 from __future__ import annotations
@@ -25,26 +25,40 @@ from functools import lru_cache
 from typing import Any
 
 from dcnlab.reproduce.congestion.model import (
+    DEFAULT_SETTING_002,
     build_scenarios,
     fairness_rates,
     summarize,
-    with_timer,
 )
 from dcnlab.results.summary import Headline
 
-TIMERS = ("reset", "free")
 WINDOWS = ("per-100ms", "per-1s", "per-phase")
 FRACTIONS = {"90%": 0.9, "80%": 0.8, "95%": 0.95}
 """The values of ``recovery-threshold`` -> the fraction of the new steady rate."""
 WITHOUT_CC = ("fairness_cc_off", "fairness_cc_off_fifo", "fairness_cc_off_fifo_shared", "tenant_fair_meter")
-"""Runs the timer cannot change (no CC loop): run once, under the name ``-``."""
+"""Runs without a CC loop: only the link rate changes them."""
+MODEL_SETTINGS = ("ccti-timer", "ccti-timer-value", "marking-rate", "becn-every", "threshold", "cct-denominator",
+                  "link-rate")
+"""The settings that change the model's runs (the others read the same runs)."""
 
 
-@lru_cache(maxsize=2)
-def scenarios(quick: bool) -> dict[str, Any]:
-    """The reproduction's scenarios that 002's statements read (its large-scale exploration left out)."""
+def model_key(name: str, setting: Mapping[str, str]) -> tuple[str, ...]:
+    """What a run of scenario ``name`` depends on under ``setting`` (equal keys: one run)."""
+    if name in WITHOUT_CC:
+        return ("-", setting["link-rate"])
+    return tuple(setting[k] for k in MODEL_SETTINGS)
 
-    return {s.name: s for s in build_scenarios(quick) if not s.name.startswith("large_")}
+
+@lru_cache(maxsize=32)
+def _scenarios(quick: bool, key: tuple[str, ...]) -> dict[str, Any]:
+    setting = dict(zip(MODEL_SETTINGS, key)) if len(key) == len(MODEL_SETTINGS) else {"link-rate": key[1]}
+    return {s.name: s for s in build_scenarios(quick, setting=setting, large=False)}
+
+
+def scenarios(quick: bool, setting: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The reproduction's scenarios that 002's statements read under ``setting`` (default: pre-registered)."""
+    st = dict(DEFAULT_SETTING_002, **(setting or {}))
+    return _scenarios(quick, tuple(st[k] for k in MODEL_SETTINGS))
 
 
 def becn_window(s: Any, r: Any, window: str) -> dict[int, float]:
@@ -90,10 +104,8 @@ def apply(summary: dict[str, Any], by: Mapping[str, Any], results: Mapping[str, 
 
 
 def model_summary(runs: Mapping[str, Any], setting: Mapping[str, str], quick: bool) -> dict[str, Any]:
-    """The reproduction's model summary (with ``fairness_rates``) under ``setting`` from the runs
-    (name -> result) of its timer."""
-
-    by = {name: with_timer(s, setting["ccti-timer"]) for name, s in scenarios(quick).items() if name in runs}
+    """The reproduction's model summary (with ``fairness_rates``) under ``setting`` from its runs (name -> result)."""
+    by = {name: s for name, s in scenarios(quick, setting).items() if name in runs}
     results = {name: (runs[name], 0.0) for name in by}
     order = list(by.values())
     summary = summarize(order, results)
@@ -101,25 +113,26 @@ def model_summary(runs: Mapping[str, Any], setting: Mapping[str, str], quick: bo
     return apply(summary, by, results, setting)
 
 
-def _key(task: Hashable) -> tuple[str, str, bool]:
+def _key(task: Hashable) -> tuple[str, tuple[str, ...], bool]:
     t: tuple[Any, ...] = tuple(task)  # type: ignore[arg-type]
-    return str(t[0]), str(t[1]), bool(t[2])
+    return str(t[0]), tuple(t[1]), bool(t[2])
 
 
 class Search002:
+    """002's sensitivity run (module docstring): the pre-registered setting, then each other reading alone."""
+
     paper = "002"
+    preregistered = True
 
     def is_random(self, setting: Mapping[str, str]) -> bool:
         return False
 
     def tasks(self, setting: Mapping[str, str], draw: int, quick: bool) -> list[Hashable]:
-        timer = setting["ccti-timer"]
-        return [(name, "-" if name in WITHOUT_CC else timer, quick) for name in scenarios(quick)]
+        return [(name, model_key(name, setting), quick) for name in scenarios(quick, setting)]
 
     def run(self, task: Hashable) -> Any:
-        name, timer, quick = _key(task)
-        s = scenarios(quick)[name]
-        return with_timer(s, "reset" if timer == "-" else timer).run()
+        name, key, quick = _key(task)
+        return _scenarios(quick, key)[name].run()
 
     def seconds(self, task: Hashable) -> float:
         name, _, quick = _key(task)
@@ -130,16 +143,40 @@ class Search002:
     def headlines(self, setting: Mapping[str, str], draw: int, results: Mapping[Hashable, Any]) -> list[Headline]:
         from dcnlab.reproduce.congestion import headlines
 
-        timer = setting["ccti-timer"]
-        runs = {}
-        for task, res in results.items():
-            name, t, quick = _key(task)
-            if t in ("-", timer):
-                runs[name] = res
         quick = any(_key(t)[2] for t in results)
+        runs = {}
+        for name in scenarios(quick, setting):
+            task = (name, model_key(name, setting), quick)
+            if task in results:
+                runs[name] = results[task]
         return headlines.congestion(model_summary(runs, setting, quick))
 
     def extra(self, results: Mapping[Hashable, Any], quick: bool) -> dict[str, Any]:
         return {"note": "fluid model at the reproduction's scale (phases of 1 s for Fig. 3, 2 s for Fig. 5, the "
-                        "1 ms recovery run with 2 s phases), every run with CC once per timer semantics"
-                        + (" (quick: phases of 0.3 and 0.4 s)" if quick else "")}
+                        "1 ms recovery run with 2 s phases), the pre-registered setting and each other reading alone; "
+                        "deterministic, so no figure has a spread" + (" (quick: phases of 0.3 and 0.4 s)" if quick else "")}
+
+
+def depends(data: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Statement -> ``<setting> (<value>: <verdict>, ...)`` for every statement whose verdict under some reading
+    differs from the pre-registered one's, from the committed sensitivity table (``search_tables/002.json``) or
+    ``data``; a statement no reading flips is absent."""
+    from dcnlab.results.open_settings import stored_search
+
+    data = data if data is not None else stored_search("002")
+    if not data or not data.get("candidates"):
+        return {}
+    base = next((c for c in data["candidates"] if c["setting"] == data["chosen"]), None)
+    if base is None:
+        return {}
+    out: dict[str, dict[str, list[str]]] = {}
+    for c in data["candidates"]:
+        changed = [k for k, v in c["setting"].items() if data["chosen"].get(k) != v]
+        if len(changed) != 1:
+            continue
+        name = changed[0]
+        for st, pre in zip(c["statements"], base["statements"]):
+            if st["verdict"] != pre["verdict"]:
+                out.setdefault(st["statement"], {}).setdefault(name, []).append(
+                    f"{c['setting'][name]}: {st['verdict']}")
+    return {st: "; ".join(f"{name} ({', '.join(vals)})" for name, vals in by.items()) for st, by in out.items()}

@@ -21,7 +21,8 @@ Decisions (ours: the paper's testbed is InfiniBand hardware, and none of this is
   1:0.61:0.41): how many BECNs a flow gets depends on how long the queue stays over its threshold, which the
   timer's dynamics and BMv2's timing set, not on the marking alone (the fluid model at BMv2's setting
   predicts 1:0.52:0.36 with the reset timer; fifteen quick BMv2 runs measured 0.48-0.63 and 0.28-0.48). The check
-  keeps what the mechanism guarantees: fewer BECNs per flow as each flow's ``CCTI_Increase`` rises.
+  keeps what the mechanism guarantees, against the model at BMv2's setting: n_k x k (1 when the BECNs fall as 1/k)
+  within :data:`BECN_BAND` of the model's, which plain per-flow CC without the pushes misses.
 * **Starved sender or starved queue.** A flow that got little without CC is told apart by its sender's own
   timestamps (:func:`~dcnlab.reproduce.congestion.bmv2.budget.flow_budgets`): a sender that sent under 90%
   of what its NIC let it send was starved of CPU, and the run is :func:`disturbed` (repeated); one that sent
@@ -171,6 +172,23 @@ def _fifo_figure(run: EmuRun, entry: dict[str, Any], rates: np.ndarray, model_ra
                  None, figure)
 
 
+BECN_BAND = 0.35
+"""The BECN check's band: BMv2's n_k x k (BECNs with k tenant-2 flows, normalised to one flow, times k) within this
+fraction of the model's at BMv2's setting, for k = 2 and 3. The width is BMv2's own scatter around the model (fifteen
+quick runs measured 0.78-1.33 of the model's n_k); plain per-flow CC without the pushes (the model's 1 : 0.95 :
+0.95, n_k x k 1.9 and 2.85 against the pushes' about 1) falls outside it (tests/test_falsifiers_002.py)."""
+
+
+def becn_follows_model(ne: Sequence[float], nm: Sequence[float]) -> bool:
+    """Whether BMv2's BECNs at D->B (``ne``, normalised to one flow) follow the model's at BMv2's setting (``nm``):
+    n_k x k within :data:`BECN_BAND` of the model's for k = 2, 3 (False with a NaN)."""
+    ok = True
+    for k in (2, 3):
+        got, want = float(ne[k - 1]) * k, float(nm[k - 1]) * k
+        ok = ok and math.isfinite(got) and math.isfinite(want) and want > 0 and abs(got / want - 1) <= BECN_BAND
+    return bool(ok)
+
+
 def becn_checks(ne: Sequence[float], nm: Sequence[float], paper: Sequence[float]) -> list[Check]:
     """(c) with CC, BECNs at D->B with 1, 2, 3 tenant-2 flows normalised to the 1-flow phase (``ne`` BMv2's,
     ``nm`` the model's, ``paper`` the paper's): the check that they fall, and how far they fall against the
@@ -182,9 +200,9 @@ def becn_checks(ne: Sequence[float], nm: Sequence[float], paper: Sequence[float]
     at = min(judged, key=lambda k: margin("ratio", float(paper[k]), float(ne[k])), default=1)   # the worst point
     worst = verdict("ratio", float(paper[at]), float(ne[at]) if at in judged else None)
     shown = ":".join(f"{x:.2f}" for x in ne), ":".join(f"{x:.2f}" for x in nm)
-    falls = bool(1 > ne[1] > ne[2])                 # False with a NaN (no BECN in the 1-flow phase)
-    return [Check("(c) cc, BECNs at D->B", "1/2/3 flows, normalised", *shown, "falling as tenant 2's flows rise",
-                  falls),
+    falls = becn_follows_model(ne, nm)
+    return [Check("(c) cc, BECNs at D->B", "1/2/3 flows, normalised", *shown,
+                  f"n_k x k within {BECN_BAND:.0%} of the model's (k = 2, 3)", falls),
             Check("(c) cc, BECNs at D->B", "1/2/3 flows, normalised, against the paper", *shown,
                   "paper 1:" + ":".join(f"{x:.2f}" for x in paper[1:]) + " +-10% (1/n: 1:0.50:0.33)", None, worst)]
 
@@ -268,7 +286,10 @@ def summarize(res: ExperimentResult) -> dict[str, Any]:
                 rows.append({"phase": a.label, "tenant1_pps": a.tenant1_bps / (8 * cfg.frame_bytes),
                              "tenant2_pps": a.tenant2_bps / (8 * cfg.frame_bytes), "ratio": a.tenant_ratio,
                              "model_ratio": b.tenant_ratio, "jain_tenant2": a.jain_tenant2,
-                             "model_jain_tenant2": b.jain_tenant2, "becn_per_s": a.becn_per_s,
+                             "model_jain_tenant2": b.jain_tenant2,
+                             "slowest_over_fastest_tenant2": a.slowest_over_fastest_tenant2,
+                             "model_slowest_over_fastest_tenant2": b.slowest_over_fastest_tenant2,
+                             "becn_per_s": a.becn_per_s,
                              "model_becn_per_s": b.becn_per_s})
                 checks.append(Check(f"(c) {mode}, {a.label}", "tenant1 : tenant2", f"{a.tenant_ratio:.3f}",
                                     f"{b.tenant_ratio:.3f}", f"1 +-{tol:.0%}", abs(a.tenant_ratio - 1) <= tol))

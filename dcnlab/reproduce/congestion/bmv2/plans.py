@@ -91,7 +91,7 @@ def _schedule(flows: Sequence[FlowDef], tenants: Sequence[Tenant], cfg: EmuConfi
               meters: bool, policy: str = "tenant-fair") -> tuple[list[ParamChange], list[MeterChange]]:
     """Replay arrivals and departures through ``policy`` (:func:`~dcnlab.controller.congestion.scenarios.policy_schedule`,
     which checks every value): its pushes (if ``pushes``) and meter rates (if ``meters``; emulated bits/s) at each
-    event. The policy sees the link it stands for, in IB time (:func:`model_config`: 8 Gb/s, 1024-byte packets),
+    event. The policy sees the link it stands for, in IB time (:func:`model_config`: ``ib_link_bps``, 1024-byte packets),
     and the senders' ``CCTI_Timer`` as its base; its meter rates are scaled onto the emulated bottleneck."""
     ib = model_config(None, cfg)
     changes, ib_meters = sc.policy_schedule(flows, tenants, ib, policy_name=policy, base_timer=cfg.ccti_timer)
@@ -169,7 +169,8 @@ def model_config(plan: sc.Scenario | None, cfg: EmuConfig) -> ModelConfig:
     """The fluid model set up like the emulation, in IB time: one FIFO egress queue of ``queue_depth`` packets, the
     flows of one host (A and B of (a)) on one input link at the NIC rate (``Link.shared_input``), as the testbed runs
     them (module docstring, "Parking lot in (a)")."""
-    return ModelConfig(link=Link(buffer_packets=cfg.queue_depth, arbitration="fifo", shared_input=True),
+    return ModelConfig(link=Link(rate_bps=cfg.ib_link_bps, buffer_packets=cfg.queue_depth, arbitration="fifo",
+                                 shared_input=True),
                        switch=cfg.switch_params(), receiver=ReceiverParams(cfg.becn_every),
                        pacer=PacerParams(cfg.aggregate, IB_PACKET_BYTES), cct=Cct.paper(cfg.cct_size),
                        sample_s=cfg.sample_s / cfg.scale.factor)
