@@ -1,4 +1,4 @@
-"""How a ``dcnlab`` command ends when the code it runs does not play along (issue 37, the CLI and pool side):
+"""How a ``dcnlab`` command ends when the code it runs does not play along (the CLI and pool side):
 
 * a ``SystemExit`` that is not argparse's or dcnlab's own (a user's code calling ``sys.exit()``) is one error
   line naming where it was called, status 2, never a silent 0; ``--help``, ``--version``, ``--algo list`` and
