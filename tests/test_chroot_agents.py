@@ -1,4 +1,4 @@
-"""Processes started in Mininet hosts work in a chroot made as dcnlab's preflight advises (issue 37, item 15).
+"""Processes started in Mininet hosts work in a chroot made as dcnlab's preflight advises.
 
 ``dcnlab run`` and every ``--emulate`` command refuse where ``/`` is not a mount point and say to
 ``mount --bind DIR DIR`` before ``chroot DIR``. Done so, the switches came up and every host agent failed
@@ -11,7 +11,7 @@ with ``nsenter --root`` (the host shell's root, the chroot) and the working dire
 The chroot here: in a mount namespace of its own (nothing mounted is seen outside, and it ends with the test),
 a fresh directory bind-mounted onto itself, this machine's top-level directories bound in (as
 :mod:`fake_chroot` binds them), and the checkout also bound at a path that exists only inside,
-``/dcnlab-in-chroot``, where the commands run (as ``/root/dcnlab`` existed only in the issue's chroot).
+``/dcnlab-in-chroot``, where the commands run (as a user's checkout, ``/root/dcnlab``, existed only inside their chroot).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ finally:
 
 
 def test_a_host_is_entered_keeping_the_chroots_root(tmp_path):
-    """In the chroot, ``mnexec -a PID`` (Mininet's way) fails at the working directory, as in the issue; dcnlab's
+    """In the chroot, ``mnexec -a PID`` (Mininet's way) fails at the working directory (every agent failed so); dcnlab's
     prefix runs the program (and a topology's host command) in the host's network namespace, in the same
     directory, inside the chroot."""
     r = in_chroot(tmp_path / "root", [sys.executable, "-c", HOST_SHELL], timeout=300)
@@ -121,7 +121,7 @@ def test_a_host_is_entered_keeping_the_chroots_root(tmp_path):
     got = json.loads(r.stdout.strip().splitlines()[-1])
     assert got["shell_ns"] != got["mine"]
     rc, _, err = got["mnexec"]
-    assert rc != 0 and f"{INSIDE}: No such file or directory" in err, got["mnexec"]     # the issue's condition
+    assert rc != 0 and f"{INSIDE}: No such file or directory" in err, got["mnexec"]     # what failed every agent
     rc, out, err = got["ours"]
     assert rc == 0, err
     assert out.split() == [INSIDE, got["shell_ns"], "inside"], out

@@ -1,5 +1,5 @@
 """PTF options dcnlab sets itself cannot be reached however they are spelled, and ``lab --ptf`` ports are checked
-against the topology before the lab comes up (issue 37, items 12 and 13). No BMv2 needed: everything here is
+against the topology before the lab comes up. No BMv2 needed: everything here is
 refused before anything is compiled or created.
 
 PTF parses its options with argparse, which takes any unique prefix of a long option (``--test-d OTHER`` was
