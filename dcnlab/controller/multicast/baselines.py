@@ -48,7 +48,11 @@ the whole fabric.
   beside the default by ``dcnlab.report.readings``.
 * Per-link color use is a bit mask, and the masks of a candidate tree are combined per level (the L0
   up-links depend only on the L1 index, the L1 up-links on the TN, the top links on the top switch), so
-  each candidate costs a few mask operations rather than a graph traversal.
+  each candidate costs a few mask operations rather than a graph traversal.  The masks are one numpy array
+  by link id (``uint64`` up to 64 colors, Python ints beyond), so that installing, removing and excluding a
+  tree, and every top-level candidate at once, are array operations; so are the (link, color) owners a
+  merge reads (an array up to 64 colors, a dict beyond; a freed pair's stale owner is never read: its bit is
+  clear) and the member counts of a large virtual group (:func:`_shape`).
 """
 
 from __future__ import annotations
@@ -56,11 +60,18 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
 from dcnlab.controller.multicast.hierarchy import Hierarchy
-from dcnlab.controller.multicast.tree import TreeRecord, TreeState, shape, tree_links
+from dcnlab.controller.multicast.tree import (
+    TreeRecord,
+    TreeState,
+    add_counts,
+    shape,
+    tree_links,
+)
 from dcnlab.topos.errors import UserError
 
 
@@ -157,11 +168,15 @@ class MR4LMSLike(_Bulk):
         self._ends: dict[int, tuple[str, str]] = {}
         self.colors = colors
         self._full = (1 << colors) - 1
-        self._mask: dict[int, int] = {}
-        self._arr = np.zeros(h.num_links, np.uint64) if colors <= 64 else None
-        """:attr:`_mask` as an array (for :meth:`_MaskProbe.top_masks`), kept in step by :meth:`_install`."""
+        self._arr = np.zeros(h.num_links, np.uint64 if colors <= 64 else object)
+        """The colors in use on every link (bit masks by link id), kept by :meth:`_install`."""
         self._top: list[tuple[np.ndarray, np.ndarray]] | None = None
+        self._own = np.full((h.num_links, colors), -1, np.int32) if colors <= 64 else None
         self._owner: dict[int, int] = {}
+        """The tree using (link, color): ``_own[link, color]``, or beyond 64 colors ``_owner[link * C + color]``;
+        read only where the bit is set in :attr:`_arr`."""
+        self._la: dict[int, np.ndarray] = {}
+        """Every tree's links as an array (tree id -> link ids)."""
         self._trees: dict[int, TreeState] = {}
         self._load: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
         self._per_color = [0] * colors
@@ -177,6 +192,10 @@ class MR4LMSLike(_Bulk):
         self._members[mgid] = members
         self._place({mgid}, dict.fromkeys(members, 1), set())
         return True
+
+    def _bit(self, color: int) -> Any:
+        """``1 << color`` in :attr:`_arr`'s type (``np.uint64`` or a Python int)."""
+        return np.uint64(1 << color) if self._arr.dtype != object else 1 << color
 
     # -- candidates --------------------------------------------------------------
     def _class(self, level: int, key: int) -> tuple[int, int]:
@@ -243,7 +262,7 @@ class MR4LMSLike(_Bulk):
         fixed: int | None = None          # merge="same-color": the color a merged group is bound to
         strict_sw = self.scope == "switch"
         while True:
-            cnts, level = shape(h, hosts)
+            cnts, level = _shape(h, hosts)
             key = next(iter(cnts[level])) if level < h.top else 0
             probe = _MaskProbe(self, hosts, cnts, level, exclude)
             cands = self._candidates(level, key)
@@ -267,13 +286,15 @@ class MR4LMSLike(_Bulk):
                     if free:
                         found = (tn, x, (free & -free).bit_length() - 1)
                         break
-            elif swp is None and level == h.top and self._arr is not None:
-                masks_arr = probe.top_masks(cands, self._arr, self._top_affine())
-                for color in range(C):
-                    free = (masks_arr & np.uint64(1 << color)) == 0
-                    if free.any():
-                        found = (*cands[int(free.argmax())], color)
-                        break
+            elif swp is None and level == h.top:
+                load = self._load[self._class(level, key)]      # cands' order: the loads sorted stably
+                order = np.argsort(np.fromiter(load.values(), np.int64, len(load)), kind="stable")
+                masks_arr = probe.top_masks(order, self._top_affine())
+                free = ~int(np.bitwise_and.reduce(masks_arr)) & self._full
+                if free:        # the lowest color free on some candidate, on the first such candidate
+                    color = (free & -free).bit_length() - 1
+                    hit = int(np.flatnonzero((masks_arr & self._bit(color)) == 0)[0])
+                    found = (*cands[hit], color)
             else:
                 masks = [used(i) for i in range(len(cands))]
                 for color in range(C):
@@ -289,12 +310,16 @@ class MR4LMSLike(_Bulk):
             tn, x = cands[0]
             per_color: list[set[int]] = [set() for _ in range(C)]
             own = self._owner
-            for lk in tree_links(h, hosts, cnts, level, tn, x):
-                m = probe.eff(lk)
-                while m:
-                    c = (m & -m).bit_length() - 1
-                    m &= m - 1
-                    per_color[c].add(own[lk * C + c])
+            links = tree_links(h, hosts, cnts, level, tn, x)
+            la = np.fromiter(links, np.int64, len(links))
+            ms = probe.arr[la]
+            m = _or(ms)
+            while m:        # each color's owners, added in the links' order
+                c = (m & -m).bit_length() - 1
+                m &= m - 1
+                sel = la[(ms & self._bit(c)) != 0]
+                per_color[c].update(self._own[sel, c].tolist() if self._own is not None
+                                    else map(own.__getitem__, (sel * C + c).tolist()))
             if strict_sw:
                 for sw in self._switch_ids(hosts, cnts, level, tn, x):
                     m = self._swmask.get(sw, 0) & ~sw_excl.get(sw, 0)
@@ -313,8 +338,7 @@ class MR4LMSLike(_Bulk):
             for tid in conf:
                 tree = self._trees[tid]
                 groups |= tree.groups
-                for host, n in tree.hosts.items():
-                    hosts[host] = hosts.get(host, 0) + n
+                add_counts(hosts, tree.hosts)
             exclude |= conf
 
     def _top_affine(self) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -334,11 +358,7 @@ class MR4LMSLike(_Bulk):
         for tid in exclude:
             old = self._trees.pop(tid)
             bit = 1 << old.color
-            for lk in old.links:
-                self._mask[lk] &= ~bit
-                del self._owner[lk * C + old.color]
-            if self._arr is not None and old.links:
-                self._arr[np.fromiter(old.links, np.int64, len(old.links))] &= ~np.uint64(bit)
+            self._arr[self._la.pop(tid)] &= ~self._bit(old.color)
             for sw in self._sw_of.pop(tid, ()):
                 self._swmask[sw] &= ~bit
                 del self._swowner[(sw, old.color)]
@@ -350,11 +370,12 @@ class MR4LMSLike(_Bulk):
         tree = TreeState(h, next(self._tids), color, tn, x, hosts, groups, 0, (cnts, level, links))
         self._trees[tree.tid] = tree
         bit = 1 << color
-        for lk in links:
-            self._mask[lk] = self._mask.get(lk, 0) | bit
-            self._owner[lk * C + color] = tree.tid
-        if self._arr is not None and links:
-            self._arr[np.fromiter(links, np.int64, len(links))] |= np.uint64(bit)
+        la = self._la[tree.tid] = np.fromiter(links, np.int64, len(links))
+        self._arr[la] |= self._bit(color)
+        if self._own is not None:
+            self._own[la, color] = tree.tid
+        else:
+            self._owner.update(dict.fromkeys((la * C + color).tolist(), tree.tid))
         if self.scope == "switch":
             sws = self._switch_ids(hosts, cnts, level, tn, x)
             self._sw_of[tree.tid] = sws
@@ -392,28 +413,56 @@ class _SwitchProbe:
         return m
 
 
+def _shape(h: Hierarchy, hosts: dict[int, int]) -> tuple[list[dict[int, int]], int]:
+    """:func:`~dcnlab.controller.multicast.tree.shape` of a member multiset, in numpy when it is large (the same
+    dicts, keys in the order they first appear)."""
+    if len(hosts) < 256:
+        return shape(h, hosts)
+    keys = np.fromiter(hosts, np.int64, len(hosts)) // h.t
+    counts = np.fromiter(hosts.values(), np.int64, len(hosts))
+    cnts: list[dict[int, int]] = []
+    for d in (*h.divisors, 0):
+        uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+        order = np.argsort(first)
+        keys = uniq[order]
+        counts = np.bincount(inv.reshape(-1), weights=counts, minlength=len(uniq)).astype(np.int64)[order]
+        cnts.append(dict(zip(keys.tolist(), counts.tolist())))
+        if d:
+            keys = keys // d
+    return cnts, next((lv for lv, c in enumerate(cnts) if len(c) == 1), h.top)
+
+
+def _or(masks: np.ndarray) -> int:
+    """OR of an array of color masks (0 when empty)."""
+    return int(np.bitwise_or.reduce(masks)) if len(masks) else 0
+
+
 class _MaskProbe:
-    """Colors in use on candidate trees of one virtual group, ignoring the trees being merged into it."""
+    """Colors in use on candidate trees of one virtual group, ignoring the trees being merged into it:
+    :attr:`arr` is the owner's masks by link id with those trees' colors cleared."""
+
+    SMALL = 8
+    """Below this many keys a level's part is ORed in Python (a numpy call costs more)."""
 
     def __init__(self, owner: MR4LMSLike, hosts: dict[int, int], cnts: list[dict[int, int]], level: int,
                  exclude: set[int]) -> None:
-        self.h, self.mask, self.cnts, self.level = owner.h, owner._mask, cnts, level
-        self.excl: dict[int, int] = {}
-        for tid in exclude:
-            tree = owner._trees[tid]
-            bit = 1 << tree.color
-            for lk in tree.links:
-                self.excl[lk] = self.excl.get(lk, 0) | bit
-        self.base = 0
-        if owner._arr is not None and not self.excl and hosts:     # the terminal links' colours, in one gather
-            self.base = int(np.bitwise_or.reduce(owner._arr[np.fromiter(hosts, np.int64, len(hosts))]))
-        else:
-            for lk in hosts:
-                self.base |= self.eff(lk)
+        self.h, self.cnts, self.level = owner.h, cnts, level
+        arr = owner._arr
+        if exclude:
+            arr = arr.copy()
+            for tid in exclude:
+                arr[owner._la[tid]] &= ~owner._bit(owner._trees[tid].color)
+        self.arr = arr
+        self.base = _or(arr[np.fromiter(hosts, np.int64, len(hosts))])     # the terminal links' colors
         self.parts: dict[tuple[int, ...], int] = {}
+        self._keys: dict[int, np.ndarray] = {}
 
-    def eff(self, lk: int) -> int:
-        return self.mask.get(lk, 0) & ~self.excl.get(lk, 0)
+    def keys(self, lv: int) -> np.ndarray:
+        """The members' keys at level ``lv`` as an array (cached)."""
+        keys = self._keys.get(lv)
+        if keys is None:
+            keys = self._keys[lv] = np.fromiter(self.cnts[lv], np.int64, len(self.cnts[lv]))
+        return keys
 
     def tree_mask(self, tn: int, x: int) -> int:
         """OR of the color masks of the tree rooted at (tn, x): per level, the up-links depend only on the
@@ -427,20 +476,15 @@ class _MaskProbe:
             m |= part
         return m
 
-    def top_masks(self, cands: list[tuple[int, int]], arr: np.ndarray,
-                  top: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-        """:meth:`tree_mask` of every candidate of a top-level group at once, in ``cands``' order: per level,
-        the up-links of all (tn, x) in one numpy gather from ``arr`` (the colour masks by link id) and one
+    def top_masks(self, order: np.ndarray, top: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        """:meth:`tree_mask` of every candidate of a top-level group at once, candidate ``tn * w + x`` in the
+        order ``order``: per level, the up-links of all (tn, x) in one numpy gather from :attr:`arr` and one
         OR-reduction. Same values as :meth:`tree_mask`, several times faster when every colour is in use."""
-        if self.excl:
-            arr = arr.copy()
-            for lk, b in self.excl.items():
-                arr[lk] = self.mask.get(lk, 0) & ~b
-        h = self.h
-        per_tn = np.full(h.num_tns, self.base, np.uint64)
-        masks = np.zeros(h.num_tns * h.w, np.uint64)
+        h, arr = self.h, self.arr
+        per_tn = np.full(h.num_tns, self.base, arr.dtype)
+        masks = np.zeros(h.num_tns * h.w, arr.dtype)
         for lv, (first, step) in enumerate(top):
-            keys = np.fromiter(self.cnts[lv], np.int64, len(self.cnts[lv]))
+            keys = self.keys(lv)
             if len(keys):
                 part = np.bitwise_or.reduce(arr[first[:, None] + keys[None, :] * step[:, None]], axis=1)
                 if lv == h.top - 1:
@@ -448,21 +492,17 @@ class _MaskProbe:
                 else:
                     per_tn |= part
         masks |= np.repeat(per_tn, h.w)
-        order = np.fromiter((t * h.w + x for t, x in cands), np.int64, len(cands))
         return masks[order]
 
     def _part(self, lv: int, tn: int, x: int) -> int:
-        """OR of :meth:`eff` over the level-``lv`` up-links of the tree rooted at (tn, x): the hot loop of
-        MR4LMS placement, inlined (no list of links, no call per link; the exclusions only when merging)."""
+        """OR of the masks of the level-``lv`` up-links of the tree rooted at (tn, x): the hot loop of MR4LMS
+        placement (a few keys in Python, many in one numpy gather)."""
         first, step = self.h.affine(lv, tn, x)
-        mget = self.mask.get
-        part = 0
-        if self.excl:
-            eget = self.excl.get
-            for k in self.cnts[lv]:
-                lk = first + k * step
-                part |= mget(lk, 0) & ~eget(lk, 0)
-        else:
-            for k in self.cnts[lv]:
-                part |= mget(first + k * step, 0)
-        return part
+        keys = self.cnts[lv]
+        if len(keys) < self.SMALL:
+            item = self.arr.item
+            part = 0
+            for k in keys:
+                part |= item(first + k * step)
+            return part
+        return _or(self.arr[first + self.keys(lv) * step])
