@@ -119,8 +119,12 @@ def build_scenarios(quick: bool, policies: tuple[str, ...] = (), setting: dict[s
             for shared in (False, True)]
     out += [sc.cct_rate_limit(ird, config=cfg) for ird in CCT_IRDS_US]
     out = [with_setting(s, setting) for s in out]     # the pre-registered timer, or the reading's
-    if large:
-        out += [sc.large_scale(n, t, seed, large_dur, large_warm, mode, config=cfg)
+    if large:       # the exploration's own CCT of 4096 entries and 50 ms samples, at the setting's link and marking
+        from dcnlab.controller.congestion.cct import Cct
+
+        denominator = float(dict(DEFAULT_SETTING_002, **(setting or {}))["cct-denominator"])
+        big = replace(cfg, cct=Cct.paper(4096, denominator), sample_s=0.05)
+        out += [sc.large_scale(n, t, seed, large_dur, large_warm, mode, config=big)
                 for n, t, mode, seed in _large_points(quick)]
     return out
 
