@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from dcnlab.cli.argtypes import ranged
+from dcnlab.cli.argtypes import one_line, ranged
 from dcnlab.cli.errors import UserError
 from dcnlab.emu import preflight
 from dcnlab.emu.lab import NOT_P4
@@ -195,7 +195,10 @@ def cmd_clean(args: argparse.Namespace) -> int:
         print(f"  could not clean on another machine: {why} (the run stays unfinished; clean again)")
     for name in r.skipped_live:
         print(f"  skipped live run {name} (its dcnlab process is still running; --force to clean it)")
-    return 0
+    for name, why in r.damaged:
+        print(f"dcnlab: warning: clean: skipped run {name}: {one_line(why)} (fix or remove that directory; the "
+              f"other runs were cleaned)", file=sys.stderr)
+    return 1 if r.damaged else 0
 
 
 def add_net_arguments(p: argparse.ArgumentParser) -> None:

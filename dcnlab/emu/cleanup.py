@@ -12,7 +12,9 @@ For each run directory not marked finished:
    machine over SSH (:mod:`dcnlab.emu.cluster.records`); mark the run finished, unless another
    machine could not be cleaned (the next ``dcnlab clean`` tries again).
 
-A run whose owner process is still alive is skipped unless ``force`` is set.
+A run whose owner process is still alive is skipped unless ``force`` is set. A run whose ``state.json`` is
+damaged (not JSON, or a field of the wrong type) is skipped, its error kept in the report (the command warns in
+one line naming the file and ends non-zero), and every other run is cleaned.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ class CleanReport:
     namespaces: int = 0
     remote_failed: list[str] = field(default_factory=list)
     """Other machines of cluster runs that could not be cleaned (those runs stay unfinished)."""
+    damaged: list[tuple[str, str]] = field(default_factory=list)
+    """Runs skipped because their ``state.json`` is damaged: (run id, the error naming the file and field)."""
 
 
 def alive(pid: int) -> bool:
@@ -117,9 +121,11 @@ def tagged(run_id: str) -> list[int]:
 def leftovers(root: Path | None = None) -> list[str]:
     """What the runs recorded under ``root`` left behind: live processes (recorded and still carrying
     the run's tag, or merely tagged), the namespace, P4Runtime sockets and their directory, and runs
-    never marked finished. Empty after a clean teardown or a ``dcnlab clean``."""
+    never marked finished, and runs whose ``state.json`` is damaged. Empty after a clean teardown or a
+    ``dcnlab clean``."""
+    damaged: list[tuple[str, str]] = []
     out = []
-    for run in all_runs(root):
+    for run in all_runs(root, damaged):
         st = run.state
         out += [f"{run.id}: tagged pid {p}" for p in tagged(run.id)]
         out += [f"{run.id}: recorded pid {p}" for p in st.processes.values() if alive(p) and _tagged_with(p, run.id)]
@@ -131,7 +137,7 @@ def leftovers(root: Path | None = None) -> list[str]:
         if not st.finished:
             out.append(f"{run.id}: not marked finished")
         out += cluster_records.leftovers(run)
-    return out
+    return out + [f"{run_id}: damaged run file: {why}" for run_id, why in damaged]
 
 
 def run_processes(run: RunDir) -> set[int]:
@@ -183,7 +189,7 @@ def clean_run(run: RunDir, report: CleanReport) -> None:
 
 def clean(force: bool = False) -> CleanReport:
     report = CleanReport()
-    for run in all_runs():
+    for run in all_runs(damaged=report.damaged):
         if run.state.finished:
             continue
         if run.state.owner_pid != os.getpid() and alive(run.state.owner_pid) and not force:

@@ -158,13 +158,22 @@ def _state_fields(data: object, file: Path) -> dict[str, Any]:
     return out
 
 
-def all_runs(root: Path | None = None) -> list[RunDir]:
-    """Every run recorded under ``root`` (default: :func:`run_root`)."""
+def all_runs(root: Path | None = None, damaged: list[tuple[str, str]] | None = None) -> list[RunDir]:
+    """Every run recorded under ``root`` (default: :func:`run_root`). A run whose ``state.json`` is damaged is a
+    :class:`~dcnlab.topos.errors.UserError` naming the file and field, or, given ``damaged``, left out and
+    ``(run id, the error's message)`` appended there (``dcnlab clean`` skips it and cleans the others)."""
+    from dcnlab.topos.errors import UserError
+
     root = root or run_root()
     if not root.is_dir():
         return []
     out = []
     for p in sorted(root.iterdir()):
         if (p / "state.json").is_file():
-            out.append(RunDir.load(p))
+            try:
+                out.append(RunDir.load(p))
+            except UserError as e:
+                if damaged is None:
+                    raise
+                damaged.append((p.name, str(e)))
     return out
