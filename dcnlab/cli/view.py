@@ -25,9 +25,9 @@ def cmd_view(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    from dcnlab.view import view_port
+    from dcnlab.view import view_dir_port
     p = sub.add_parser("view", help="serve a live view of a running fabric (its run directory) on 127.0.0.1")
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run directory 'dcnlab run' printed "
                                                       "(/var/tmp/dcnlab/runs/...)")
-    p.add_argument("--port", type=view_port, help="port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--port", type=view_dir_port, help="port on 127.0.0.1 (default: a free one)")
     p.set_defaults(func=cmd_view)

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from dcnlab.view.server import ViewServer
     from dcnlab.view.sources import PlanSource, Source
 
-__all__ = ["add_view_option", "for_network", "plan_source", "start", "view_port", "wait", "wrap_plan"]
+__all__ = ["add_view_option", "for_network", "plan_source", "start", "view_dir_port", "view_port", "wait", "wrap_plan"]
 # the server, sources and layouts are imported on first use: the CLI's parser imports this package
 
 
@@ -98,17 +98,26 @@ def wait() -> None:
         time.sleep(3600)
 
 
-def view_port(text: str) -> int:
-    """``--view PORT``: 1024..65535 in ASCII digits (``٤٠٠١`` is no port: :mod:`dcnlab.topos.numbers`);
-    argparse reports the error in one line."""
-    from dcnlab.topos.numbers import parse_uint
-    try:
-        port = parse_uint(text)
-    except ValueError:
-        port = -1
-    if not 1024 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a port; valid: 1024..65535, or no value for a free one")
+def _port_type(free: str) -> Callable[[str], int]:
+    """An option's port on 127.0.0.1: 1024..65535 in ASCII digits (``٤٠٠١`` is no port:
+    :mod:`dcnlab.topos.numbers`); argparse reports the error in one line, ending with ``free``: how that option
+    asks for a free port."""
+    def port(text: str) -> int:
+        from dcnlab.topos.numbers import parse_uint
+        try:
+            value = parse_uint(text)
+        except ValueError:
+            value = -1
+        if not 1024 <= value <= 65535:
+            raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a port; valid: 1024..65535{free}")
+        return value
     return port
+
+
+view_port = _port_type(", or --view alone for a free one")
+"""``--view [PORT]`` (no value: a free port)."""
+view_dir_port = _port_type(" (leave out --port for a free one)")
+"""``dcnlab view RUN_DIR --port PORT`` (a value is required; without the option: a free port)."""
 
 
 def add_view_option(p: argparse.ArgumentParser, what: str) -> None:
