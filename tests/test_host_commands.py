@@ -3,9 +3,10 @@
 ``sleep 1000``, ``cat`` and an unterminated quote hung the bring-up: the commands ran in the host's
 shell, and the wait for its prompt had no limit. :class:`dcnlab.emu.hostcmds.HostCommands` runs them
 as ``bash -c`` in the host with stdin from /dev/null and a limit per command; these tests run it in
-plain network namespaces (entered as dcnlab enters them, with ``nsenter --net``, and with ``mnexec -a PID``
-as the emulation enters a Mininet host), without BMv2. The ``bmv2`` test brings up a topology file with
-such commands and checks the one error line and that nothing of the run is left.
+plain network namespaces (entered as dcnlab enters them, with ``nsenter --net``, and with
+:func:`dcnlab.emu.hosts.enter_prefix` as the emulation enters a Mininet host), without BMv2, in a chroot
+too. The ``bmv2`` test brings up a topology file with such commands and checks the one error line and that
+nothing of the run is left.
 
 No test measures time: a command that should come back at once runs under a limit of an hour, so a
 wait for the limit would show as this file's hang guard (``pytest.mark.timeout``) firing instead.
@@ -25,6 +26,7 @@ import pytest
 from dcnlab.emu import netns
 from dcnlab.emu.cleanup import tagged
 from dcnlab.emu.hostcmds import HostCommandError, HostCommands
+from dcnlab.emu.hosts import enter_prefix
 from dcnlab.emu.options import NetOptions
 from dcnlab.emu.rundir import TAG_VAR
 from dcnlab.topos.errors import UserError
@@ -191,31 +193,21 @@ def test_more_hosts_than_run_at_once(tmp_path, ns, run_id):
     assert (tmp_path / "commands-.._odd_name.log").is_file()
 
 
-@pytest.mark.skipif(shutil.which("mnexec") is None, reason="mnexec (Mininet) not installed")
-def _mnexec_lands_here(pid: int) -> bool:
-    """``mnexec -a PID`` enters PID's mount namespace too. In a chroot (a test harness's fresh Debian) that
-    namespace's root is the machine's, not the chroot's: the test's paths and namespaces are not there,
-    and a command would change the machine's own network namespace."""
-    def root(prefix: list[str]) -> str:
-        return subprocess.run([*prefix, "stat", "-c", "%d:%i", "/"], capture_output=True, text=True, cwd="/").stdout
-    return root([]) == root(["mnexec", "-a", str(pid)])
-
-
-def test_mnexec_prefix_enters_the_process_namespace(tmp_path, ns, run_id):
-    """The emulation enters a Mininet host with ``mnexec -a PID`` (the host shell's pid)."""
+def test_the_emulations_prefix_enters_the_process_namespace(tmp_path, ns, run_id):
+    """The emulation enters a Mininet host with :func:`~dcnlab.emu.hosts.enter_prefix` (``nsenter --net --mount
+    --root`` into the host shell's pid, in this directory): the commands run in that process's network namespace,
+    here and in a chroot alike (``mnexec -a PID``, used before, left a chroot for the machine's root)."""
     holder = subprocess.Popen([*enter(ns), "sleep", "1000"])
-    if not _mnexec_lands_here(holder.pid):
-        holder.kill()
-        holder.wait()
-        pytest.skip("in a chroot: mnexec -a enters the mount namespace too, whose root is outside the chroot")
     r = runner(tmp_path, run_id, timeout=60)
     try:
-        r.run({"h1": (["mnexec", "-a", str(holder.pid)], ["ip link add hc8a type veth peer name hc8b", "sleep 1000 &"])})
-        msg = error_of(runner(tmp_path, run_id, timeout=0.5), {"h1": (["mnexec", "-a", str(holder.pid)],
-                                                                      ["sleep 1000"])})
+        r.run({"h1": (enter_prefix(holder.pid), ["ip link add hc8a type veth peer name hc8b", "pwd > where",
+                                                 "sleep 1000 &"])})
+        msg = error_of(runner(tmp_path, run_id, timeout=0.5), {"h1": (enter_prefix(holder.pid), ["sleep 1000"])})
         assert "did not finish within 0.5 s" in msg
         shown = subprocess.run(netns.command(ns, "ip", "-o", "link"), capture_output=True, text=True, check=True).stdout
         assert "hc8a" in shown
+        assert "hc8a" not in subprocess.run(["ip", "-o", "link"], capture_output=True, text=True, check=True).stdout
+        assert (tmp_path / "where").read_text() == f"{tmp_path}\n"
     finally:
         r.stop()
         holder.kill()
