@@ -71,6 +71,17 @@ class Entity:
         """Identity of the entity on a switch (what INSERT/DELETE refer to)."""
         raise NotImplementedError
 
+    def always_there(self) -> bool:
+        """Whether every pipeline already has this entity, so that P4Runtime only lets a controller MODIFY it
+        (a table's default entry, a meter's or counter's cell)."""
+        return False
+
+    def rewrite(self) -> Update:
+        """The update that writes this entity again on a switch whose pipeline was just set (a reconnect's
+        replay): INSERT, or MODIFY for what is :meth:`always_there` (an INSERT of a default entry is refused
+        with 'Cannot use INSERT for default entry')."""
+        return ~self if self.always_there() else +self
+
     def to_proto(self, info: P4Info) -> p4runtime_pb2.Entity:
         e = p4runtime_pb2.Entity()
         self.fill(info, e)
@@ -111,6 +122,9 @@ class TableEntry(Entity):
 
     def key(self) -> tuple:
         return ("table", self.table, self.match, self.priority, self.is_default)
+
+    def always_there(self) -> bool:
+        return self.is_default
 
     def __str__(self) -> str:
         m = ", ".join(f"{k}={v}" for k, v in _pairs(self.match))
@@ -257,6 +271,9 @@ class MeterConfig(Entity):
     def key(self) -> tuple:
         return ("meter", self.meter, self.index)
 
+    def always_there(self) -> bool:
+        return True
+
     def __str__(self) -> str:
         return f"meter {self.meter}[{self.index}] cir={self.cir} pir={self.pir}"
 
@@ -278,6 +295,9 @@ class Counter(Entity):
 
     def key(self) -> tuple:
         return ("counter", self.counter, self.index)
+
+    def always_there(self) -> bool:
+        return True
 
     def __str__(self) -> str:
         return f"counter {self.counter}[{'*' if self.index is None else self.index}]"
@@ -307,4 +327,6 @@ class SwitchState:
             self.entities[update.entity.key()] = update.entity
 
     def replay(self) -> list[Update]:
-        return [+e for e in self.entities.values()]
+        """Updates that write this state again after the pipeline was set (INSERT, or MODIFY for a default
+        entry or a meter's or counter's cell: :meth:`Entity.rewrite`)."""
+        return [e.rewrite() for e in self.entities.values()]
