@@ -30,6 +30,15 @@ IRD_PAIR = ("Fig. 4 (§5): \"the sender aggregates 4 × 1024 B packets per IRD c
 """002's Fig. 4 contradicts itself (the paper's own two sentences and their arithmetic)."""
 
 
+TENANT_SHARE = "Tenant 2 gets tenant 1's share with 1, 2 and 3 flows (Fig. 5(a))"
+INSIDE_T2 = "Inside tenant 2 the flows share equally (Fig. 5(a))"
+
+
+def theorem_1(r: int) -> str:
+    """The statement of Theorem 1 for CCTI_Increase 1:``r``."""
+    return f"Theorem 1: CCTI_Increase 1:{r} gives bandwidth {r}:1"
+
+
 FALSIFIERS = {
     "Parking lot with CC off: A→C + B→C = D→C = E→C (Fig. 3(a))":
         "one FIFO queue with A and B on inputs of their own (shares by offered load: (A+B)/D = 2)",
@@ -182,7 +191,7 @@ def _congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | 
     for r in (2, 3):
         prop = next((x for x in m.get("proportional", []) if x["ratio"] == r), None)
         er = eratio.get(f"1:{r} cc") or {}
-        out.append(missing(Headline("002", f"Theorem 1: CCTI_Increase 1:{r} gives bandwidth {r}:1", float(r),
+        out.append(missing(Headline("002", theorem_1(r), float(r),
                                     prop["measured"] if prop else None,
                                     emulated=True, emulation=er.get("measured"), unit="ratio",
                                     kind="ratio", plot="theorem1_ratios.png",
@@ -204,7 +213,7 @@ def _congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | 
     def worst(ratios: Sequence[float]) -> float | None:
         return max(ratios, key=lambda x: abs(x - 1)) if ratios else None
 
-    out.append(missing(Headline("002", "Tenant 2 gets tenant 1's share with 1, 2 and 3 flows (Fig. 5(a))", 1.0,
+    out.append(missing(Headline("002", TENANT_SHARE, 1.0,
                                 worst([p["tenant_ratio"] for p in phases]),
                                 emulated=True, emulation=worst([p["ratio"] for p in ephases]),
                                 unit="tenant1 : tenant2",
@@ -219,7 +228,7 @@ def _congestion(model: Mapping[str, Any] | None, emulation: Mapping[str, Any] | 
                if p.get("slowest_over_fastest_tenant2") is not None]
         return min(got) if got else None
 
-    out.append(missing(Headline("002", "Inside tenant 2 the flows share equally (Fig. 5(a))", 1.0,
+    out.append(missing(Headline("002", INSIDE_T2, 1.0,
                                 spread(phases), emulated=True, emulation=spread(ephases),
                                 unit="slowest / fastest", kind="ratio", plot="fig5_tenants_cc.png",
                                 reading="tenant 2's slowest flow over its fastest, the lowest over the phases (a "

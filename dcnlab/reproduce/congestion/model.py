@@ -154,11 +154,12 @@ def _check(ok: bool) -> str:
 
 
 def judged(kind: str, figures: list[tuple[float, float | None]], direction: str | None = None,
-           reference: float | None = None, inconsistent: str = "") -> tuple[bool, str, str]:
+           reference: float | None = None, inconsistent: str = "", decided: bool = False) -> tuple[bool, str, str]:
     """A paper row of the table judged by the report's one rule (:func:`dcnlab.results.summary.verdict`, the rule
     of ``summary.json``; no tolerance of the table's own): ``figures`` are (paper, ours) pairs, judged at the
     worst (relative to the paper's figure); ``inconsistent``: the paper contradicts itself there (the headline's
-    own text). Returns (reproduced, verdict, tolerance)."""
+    own text); ``decided``: a reading of an open setting decides the verdict (the headline's ``depends_on``).
+    Returns (reproduced, verdict, tolerance)."""
     from dcnlab.results.goals import INCONSISTENT, NOT_RUN, REPRODUCED
     from dcnlab.results.summary import margin, tolerance_text, verdict
 
@@ -169,12 +170,18 @@ def judged(kind: str, figures: list[tuple[float, float | None]], direction: str 
     if inconsistent:
         return False, INCONSISTENT, tol
     p, v = min(got, key=lambda pv: margin(kind, pv[0], pv[1], direction, reference) / (abs(pv[0]) or 1.0))
-    word = verdict(kind, p, v, direction, reference)
+    word = verdict(kind, p, v, direction, reference, decided=decided)
     return word == REPRODUCED, word, tol
 
 
-def summarize(scenarios: list[Any], results: dict[str, tuple[Any, float]]) -> dict[str, Any]:
-    """The reproduction's numbers and checks, as one JSON-able dict (no time series)."""
+def summarize(scenarios: list[Any], results: dict[str, tuple[Any, float]],
+              depends: dict[str, str] | None = None) -> dict[str, Any]:
+    """The reproduction's numbers and checks, as one JSON-able dict (no time series). ``depends``: statement -> the
+    setting whose readings flip it (:func:`dcnlab.reproduce.congestion.search.depends`): its rows are judged as
+    decided by a reading, as its headline is."""
+    from dcnlab.reproduce.congestion.headlines import INSIDE_T2, TENANT_SHARE, theorem_1
+
+    dep = depends or {}
     from dataclasses import asdict
 
     import numpy as np
@@ -232,7 +239,8 @@ def summarize(scenarios: list[Any], results: dict[str, tuple[Any, float]]) -> di
                 kind)
     for r in ratios:
         add_paper(f"(b) CCTI_Increase 1:{r.ratio}", "bandwidth ratio", f"{r.measured:.2f} ({r.error:+.1%})",
-                  f"{r.ratio}:1", f"CCTI_Increase 1:{r.ratio}", "ratio", judged("ratio", [(r.ratio, r.measured)]))
+                  f"{r.ratio}:1", f"CCTI_Increase 1:{r.ratio}", "ratio",
+                  judged("ratio", [(r.ratio, r.measured)], decided=theorem_1(r.ratio) in dep))
     for mode, phases in tenants.items():
         for k, ph in enumerate(phases, start=1):
             row = (f"(c) {mode}, {ph.label}", "tenant1 : tenant2",
@@ -240,14 +248,16 @@ def summarize(scenarios: list[Any], results: dict[str, tuple[Any, float]]) -> di
                    "1 (equal)", f"{mode}, phase {k}, {ph.tenant2_flows} T2 flow{'s' if ph.tenant2_flows > 1 else ''}",
                    "T1:T2 (Gb/s)")
             if mode == "cc":            # the paper's Fig. 5(a); meters are ours
-                add_paper(*row, judged("ratio", [(1.0, ph.tenant_ratio)]))
+                add_paper(*row, judged("ratio", [(1.0, ph.tenant_ratio)], decided=TENANT_SHARE in dep))
             else:
                 add(*row[:4], abs(ph.tenant_ratio - 1) <= TENANT_TOLERANCE, *row[4:], f"±{TENANT_TOLERANCE:.0%}",
                     "target")
         jmin = min(ph.jain_tenant2 for ph in phases)
         if mode == "cc":
-            add_paper(f"(c) {mode}", "min Jain inside tenant 2", f"{jmin:.4f}", "1 (equal)",
-                      f"{mode}, min Jain inside T2", "index", judged("ratio", [(1.0, jmin)]))
+            smin = min(ph.slowest_over_fastest_tenant2 for ph in phases)
+            add_paper(f"(c) {mode}", "min slowest/fastest inside tenant 2", f"{smin:.4f}", "1 (equal)",
+                      f"{mode}, min slowest/fastest inside T2", "ratio",
+                      judged("ratio", [(1.0, smin)], decided=INSIDE_T2 in dep))
         else:
             add(f"(c) {mode}", "min Jain inside tenant 2", f"{jmin:.4f}", ">= 0.99", jmin >= 0.99,
                 f"{mode}, min Jain inside T2", "index", ">= 0.99", "target")

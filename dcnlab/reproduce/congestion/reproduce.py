@@ -36,7 +36,9 @@ NO_EMULATION = "not asked for (dcnlab reproduce congestion --emulate on runs the
 def model_outputs(out: Path, scenarios: list[Any], results: dict[str, tuple[Any, float]], quick: bool, reason: str,
                   wall: float) -> dict[str, Any]:
     """The model backend's summary, its plots, ``results.json`` and ``summary.json`` in ``out``."""
-    summary = model_runs.summarize(scenarios, results)
+    from dcnlab.reproduce.congestion import search
+
+    summary = model_runs.summarize(scenarios, results, search.depends())
     summary["fairness_rates"] = model_runs.fairness_rates(scenarios, results)
     summary["backend"] = "model"
     summary["note"] = model_runs.BACKEND_NOTE
