@@ -1,6 +1,6 @@
 """Fabric ⇄ JSON and fabric → Graphviz DOT (strings only; callers do the I/O).
 
-JSON format (documented in the README)::
+JSON format (documented in "JSON export format", docs/reference/file-formats.md)::
 
     {"spec": "bcube:n=4,k=1", "kind": "bcube", "params": {...}, "diameter": 4,
      "nodes": [{"name", "role", "label", "ports", "layer"}...],

@@ -15,9 +15,10 @@ not exist, a value of the wrong type or out of range.
 
 The formats, and what dcnlab decides where they leave room:
 
-**dcnlab** (written by ``dcnlab topo export --format json``; see the README): ``nodes``, ``links``,
-``hosts``. Optional per link ``bw`` (Mbit/s), ``delay`` (ms), ``loss`` (%), ``max_queue`` (packets);
-per host ``prefix_len``, ``gateway``, ``commands``; per node ``program``, ``runtime_json``, ``cli_input``.
+**dcnlab** (written by ``dcnlab topo export --format json``; its format: "JSON export format" in
+``docs/reference/file-formats.md``): ``nodes``, ``links``, ``hosts``. Optional per link ``bw`` (Mbit/s),
+``delay`` (ms), ``loss`` (%), ``max_queue`` (packets); per host ``prefix_len``, ``gateway``, ``commands``;
+per node ``program``, ``runtime_json``, ``cli_input``.
 A built-in fabric exported and read back gives an equal fabric.
 
 **tutorials** (``topology.json`` of the p4lang tutorials' exercises): ``hosts`` maps a name to
