@@ -1,4 +1,4 @@
-"""The model's fast paths compute what the slow ones did (issue 39, "Fast"): the same trees, costs and figures.
+"""The model's fast paths compute what the slow ones did: the same trees, costs and figures.
 
 ``fixtures/mr4lms_golden.json`` was written by the MR4LMS-like baseline before its masks became numpy arrays
 (commit 4780fb0's ``baselines.py``): per case, a digest of every tree (id, color, root, groups, links), the
