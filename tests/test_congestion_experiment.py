@@ -189,7 +189,7 @@ def test_cli_says_which_parts_run_and_refuses_emulate_on_without_bmv2(monkeypatc
     # the model path itself is tested in test_congestion_cli.py; here only which parts run and say so
     monkeypatch.setattr(congestion_model, "build_scenarios", lambda quick: [])
     monkeypatch.setattr(congestion_model, "run_all", lambda scenarios, workers: {})
-    monkeypatch.setattr(congestion_model, "summarize", lambda scenarios, results: {"checks": []})
+    monkeypatch.setattr(congestion_model, "summarize", lambda scenarios, results, depends=None: {"checks": []})
     monkeypatch.setattr(congestion_plots, "plot_all", lambda *a: [])
     monkeypatch.setattr(congestion_model, "fairness_rates", lambda *a: {"cc_off": {}, "cc_on": {}})
     assert cli.main(["reproduce", "congestion", "--out", str(tmp_path), "--json", "--workers", "1"]) == 0
