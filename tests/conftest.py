@@ -9,6 +9,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
+os.environ.setdefault("DCNLAB_NO_CACHE", "1")    # every run computes (a test may patch code the cache keys miss)
 
 import fake_chroot  # noqa: E402
 from dcnlab.controller.runtime.toolchain import PREFIX_VAR, missing  # noqa: E402

@@ -1,5 +1,5 @@
-"""``dcnlab bench topo|emu|chaos|rounds`` and every mechanism's ``bench`` (:mod:`dcnlab.cli.plan`): their parsers and
-``bench topo``'s printing. The benchmarks themselves are :mod:`dcnlab.bench`'s."""
+"""``dcnlab bench topo|emu|chaos|rounds|reproduce`` and every mechanism's ``bench`` (:mod:`dcnlab.cli.plan`): their
+parsers and ``bench topo``'s printing. The benchmarks themselves are :mod:`dcnlab.bench`'s."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 
 from dcnlab.bench import chaos as bench_chaos
 from dcnlab.bench import emu as bench_emu
+from dcnlab.bench import reproduce as bench_reproduce
 from dcnlab.bench import rounds as bench_rounds
 from dcnlab.bench import topo as bench_topo
 from dcnlab.cli.argtypes import ranged, workers
@@ -34,6 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_emu_parser(bsub)
     add_chaos_parser(bsub)
     add_rounds_parser(bsub)
+    add_reproduce_parser(bsub)
     from dcnlab.cli.plan import add_bench_parsers
     add_bench_parsers(bsub)
 
@@ -86,3 +88,19 @@ def add_rounds_parser(bsub: argparse._SubParsersAction) -> None:
     add_cluster_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=bench_rounds.cmd_bench_rounds)
+
+
+def add_reproduce_parser(bsub: argparse._SubParsersAction) -> None:
+    goals, cores = bench_reproduce.GOALS, bench_reproduce.IDLE_CORES
+    p = bsub.add_parser("reproduce", help=f"CPU and wall seconds of reproduce all's model parts, per part and task "
+                                          f"kind (goal: --quick <= {goals['quick']:.0f} s, full <= "
+                                          f"{goals['full']:.0f} s on {cores} idle cores)",
+                        description="Runs every reproduction's model tasks of reproduce all --quick (--full: the "
+                                    "full run) on a process pool, the task cache off, and prints the CPU seconds "
+                                    "per part and task kind, when each part was done, and the wall time on "
+                                    f"{cores} idle cores estimated from the tasks' CPU seconds, with the goal.")
+    p.add_argument("--full", action="store_true", help=f"the full model run (goal <= {goals['full']:.0f} s)")
+    p.add_argument("--workers", type=workers(), help="processes (default: every core)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(func=bench_reproduce.cmd_bench_reproduce)

@@ -82,7 +82,7 @@ def run_model(parts: list[PartRun], n_workers: int, run: Run, bar: Any, cluster:
     """Every part's tasks in one fan-out (longest first) on ``n_workers`` processes or a Dask ``cluster``
     (:func:`dcnlab.sweep.pool.fan_out`); each part is finished as soon as its last task is, its results
     in the order of its tasks (so that its averages add up in the same order wherever the tasks ran)."""
-    from dcnlab.sweep.pool import fan_out
+    from dcnlab.sweep.cache import fan_out     # pool.fan_out, stored results first (DCNLAB_NO_CACHE=1: none)
     from dcnlab.sweep.progress import ETA
 
     reps = [p.reproduction for p in parts]
