@@ -172,9 +172,9 @@ def stray_exit(e: SystemExit) -> str:
     tb = e.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    where = f" in {tb.tb_frame.f_code.co_filename}, line {tb.tb_lineno}," if tb is not None else ""
+    where = f"code in {tb.tb_frame.f_code.co_filename}, line {tb.tb_lineno}," if tb is not None else "code"
     call = "sys.exit()" if e.code is None else f"sys.exit({e.code!r:.300})"
-    return f"{call} was called{where} before the command had finished (dcnlab's own exits do not come this way)"
+    return f"{where} called {call} before the command had finished"
 
 
 # -- signals -----------------------------------------------------------------------------------------------
