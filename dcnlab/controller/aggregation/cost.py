@@ -9,7 +9,8 @@
 * The cost of a tree is the traffic summed over every link it uses. A BCube server-to-server hop
   crosses one switch, so it is 2 links, each carrying the child's flow: the hop costs ``2 * f``.
   In a fat-tree every hop is one link. At ``delta = 0`` a BCube tree with ``V`` servers costs
-  ``2 (V - 1)``: this reproduces every cost in 003's Figs. 2-3.
+  ``2 (V - 1)``, as 003 §3.2 states: "the cost of an inter-stage or an intra-stage transmission is
+  two due to the relay of an intermediate switch" (Figs. 2-3's costs are tests of it).
 * Active links are the distinct physical links the tree uses, counted once even if a lateral hop
   makes one carry traffic both ways. A BCube hop from ``x`` through its level-``d`` switch to ``p``
   uses the links ``(x, d)`` and ``(p, d)``.

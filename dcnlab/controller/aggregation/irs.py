@@ -11,9 +11,12 @@ neighbour in the same stage (intra-stage aggregation), so its target server is n
 Decisions where the paper's §3.2 leaves the construction open, written here once:
 
 * **A1, choice of e_j.** ``e_j`` minimises the size of the stage-``(j-1)`` set *before* the
-  intra-stage step. This is the only reading that reproduces Figs. 2-3 (receiver v3 would get
-  e_2 = 0 and cost 12 with the post-step size). Ties go to the highest digit, the order
-  BCubeRouting corrects digits in.
+  intra-stage step, because §3.2 compares "the set of servers at stage j−1 ... achieved under a
+  partition of all servers at stage j according to dimension e_j" (the groups' common neighbours and
+  the senders at stage j−1) and describes the intra-stage step as applied "after partitioning all
+  servers at any stage j according to e_j". The text gives no tie rule: ties go to the highest
+  digit, the order BCubeRouting corrects digits in (the simplest reading). Figs. 2-3's worked trees
+  are tests of the construction, not the reason for this reading.
 * **A2, servers whose digit e_j already equals the receiver's.** They occur whenever senders enter
   below the top stage (v11 for receiver v3 in Fig. 3(a)). Such a server still moves one hop, so every
   stage-``j`` server is at distance ``j`` and every path is shortest: it corrects the highest digit

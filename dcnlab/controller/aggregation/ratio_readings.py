@@ -8,7 +8,7 @@ network traffic by 28.78% in Fig. 6(a) and 45.05% in Fig. 6(b)". It does not say
 one delta for the whole job, one per flow merge, or something else. Each reading here is one answer;
 the SRS subgraph itself (groups, entries, IRS trees, forwarding hops) is always :mod:`.shuffle`'s.
 
-* ``curve-mean`` (the default of ``dcnlab reproduce aggregation``): the mean of Fig. 6's saving curve
+* ``curve-mean`` (the pre-registered reading, ``dcnlab reproduce aggregation``'s): the mean of Fig. 6's saving curve
   over delta in [0, 1] (trapezoid rule on 21 points). It is the expected saving when one delta is
   drawn per job, and also when one is drawn per receiver (the traffic is a sum over receivers, so
   its expectation is the curve's mean either way); the two sampled readings below show it.
@@ -21,8 +21,8 @@ the SRS subgraph itself (groups, entries, IRS trees, forwarding hops) is always 
   tree's traffic is the straight line between full aggregation and none,
   ``T(delta) = (1 - delta) T(0) + delta T(1)``, averaged over uniform delta, ``(T(0) + T(1)) / 2``.
 
-Decision kept: ``curve-mean`` stays the default; the text's "random variable delta" is one variable,
-and Fig. 6 (the figure the numbers are read from) has delta on its x-axis, one value per point.
+Pre-registered (:mod:`dcnlab.results.open_settings`): ``curve-mean``, because the text's "random variable
+delta" is one variable, the variable of Fig. 6's curve; the other readings run as sensitivity readings.
 """
 
 from __future__ import annotations

@@ -7,8 +7,10 @@ is calculated on the virtual complete graph. Finally, the virtual link ... is re
 path between any two incast members in the original topology, with unnecessary links deleted." It
 reports the result *behind* IRS/SRS (28.76% saving on BCube(6,k), 44.89% on BCube(8,5)), and that
 Steiner-based trees use "a similar number of active links but fewer aggregating servers" than
-IRS/SRS (§5.2). Under 003's own cost model KMB as described beats IRS (:mod:`.steiner`), so the text
-must leave something open. Each :class:`SteinerReading` fixes one of the choices it leaves open:
+IRS/SRS (§5.2). The paragraph leaves choices open (which graph the paths run on, which of the
+shortest paths, which servers aggregate); each :class:`SteinerReading` fixes them one way, and the
+reproduction runs the reading 003's open settings pre-register (``kmb``, :mod:`dcnlab.results.open_settings`),
+the others as sensitivity readings:
 
 ``graph``
     ``"servers"``: the virtual links become shortest server-to-server paths (every hop through one
@@ -45,7 +47,7 @@ must leave something open. Each :class:`SteinerReading` fixes one of the choices
 
 :data:`READINGS` names the combinations the reproduction measures; ``"kmb"`` (all defaults) builds
 exactly the trees of :func:`.steiner.kmb_reference` and the engine (same MST, same paths, same
-spanning tree, same pruning; ``tests/test_readings.py`` checks it), so it is today's figure.
+spanning tree, same pruning; ``tests/test_readings.py`` checks it), so it is the headline's figure.
 
 Costs follow :mod:`.cost`: a node that aggregates emits ``max f + delta (sum f - max f)``, any other
 node the sum of its inputs; each hop between servers is 2 links carrying the child's flow; in the

@@ -59,8 +59,11 @@ def bcube41_examples() -> dict[str, Any]:
 
 
 def aggregation(results: Mapping[str, Any] | None, emulation: Mapping[str, Any] | None = None,
-                worked: Mapping[str, Any] | None = None, why: str = "") -> list[Headline]:
-    """The headlines of Guo et al. (003) and Fang et al. (000) from ``reproduce aggregation``'s results (``aggregation.json``'s ``results``)."""
+                worked: Mapping[str, Any] | None = None, why: str = "", sensitivity: bool = True) -> list[Headline]:
+    """The headlines of Guo et al. (003) and Fang et al. (000) from ``reproduce aggregation``'s results
+    (``aggregation.json``'s ``results``), under each paper's pre-registered setting. ``sensitivity``: mark the
+    headlines a reading flips ``depends on <setting>`` from the committed sensitivity tables
+    (:func:`dcnlab.reproduce.aggregation.sensitivity.mark`); the sensitivity run itself builds them without."""
     res = results or {}
     out: list[Headline] = []
 
@@ -112,6 +115,10 @@ def aggregation(results: Mapping[str, Any] | None, emulation: Mapping[str, Any] 
     out += _worked_003(worked, not_run)
     out += _bloom_003()
     out += _headlines_000(part("000-k"), part("000-size"), emulation, absent)
+    if sensitivity:
+        from dcnlab.reproduce.aggregation.sensitivity import mark
+
+        out = mark(out)
     return out
 
 

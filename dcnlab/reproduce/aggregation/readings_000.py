@@ -7,7 +7,7 @@ quotes them; §5.3's text and Fig. 6 compare M2 only with unicast and the existi
 (shuffle+reduce time) has columns 1000, 1500, 2000 and 3000. The readings of "saves about 19% against
 IRS-based across sender counts" (headline ``000-size-m2-vs-irs``):
 
-* ``mean-of-points`` (today's): ``1 - M2 / IRS`` per point (mean traffic over the rounds), averaged
+* ``mean-of-points`` (pre-registered, ``DEFAULT_SETTING_000``): ``1 - M2 / IRS`` per point (mean traffic over the rounds), averaged
   over the 40 points, each the same;
 * ``pooled``: ``1 - sum(M2) / sum(IRS)`` over all points (weighted by traffic);
 * ``table-2-columns``: the mean over m = 1000, 1500, 2000, 3000 only;
@@ -23,8 +23,8 @@ one reading should explain both (``table-1-columns``: k = 2..6, Table 1's column
 
 The waiting-time headlines (``000-k-wait``, 2/3 shorter; ``000-size-wait``, 3/4 shorter; Tables 1 and 2,
 whose values the text lacks) are read from the same rounds, over the tables' columns, in the models of
-:mod:`dcnlab.controller.aggregation.waiting` (the reading marked default is the one 000's search chose,
-``aggregation_model.DEFAULT_SETTING_000``): ``link-bound`` (the busiest directed link's
+:mod:`dcnlab.controller.aggregation.waiting` (000 gives no model, so none is pre-registered: every model is
+marked and its headline is not judged): ``link-bound`` (the busiest directed link's
 units, no aggregation on primary BCubeRouting paths), ``link-bound-ecmp`` (no aggregation spread evenly
 over the receiver's k+1 links, the best multipath case) and ``reduce-bound`` (the receiver's input).
 
@@ -162,7 +162,7 @@ def _wait_values(mean: dict[int, dict[str, float]], columns: Sequence[int]) -> d
 
 def readings(quick: bool, workers: int) -> list[Reading]:
     from dcnlab.reproduce.aggregation.model import (
-        DEFAULT_SETTING_000 as chosen,  # 000's search (open_settings)
+        DEFAULT_SETTING_000 as chosen,  # 000's pre-registered setting (open_settings)
     )
 
     workers = max(1, workers or os.cpu_count() or 1)

@@ -18,8 +18,8 @@ Headlines (the paper's §5.2-5.4 and abstract):
   ``vs-srs-no-agg`` (the curve's mean against SRS without aggregation, Fig. 7's baseline, instead of
   the existing method the text names).
 
-The reading marked as the reproduction's follows ``aggregation_model.DEFAULT_SETTING_003`` (the setting
-``dcnlab reproduce search 003`` chose). Members are drawn exactly as ``dcnlab reproduce aggregation`` draws them (same seeds per part, point
+The reading marked as the reproduction's follows ``aggregation_model.DEFAULT_SETTING_003`` (003's
+pre-registered setting, :mod:`dcnlab.results.open_settings`). Members are drawn exactly as ``dcnlab reproduce aggregation`` draws them (same seeds per part, point
 and round, at its default seed, :data:`SEED`), so the default readings reproduce its figures round for round.
 Rounds and points are the reproduction's (``aggregation_model.plans``): 100 on BCube(6,k), 20 per point on
 BCube(8,5) for the standard methods, 2 for the other Steiner readings (several Python-level trees per receiver),
@@ -242,7 +242,7 @@ def readings(quick: bool, workers: int) -> list[Reading]:
 
     from dcnlab.results.open_settings import settings
 
-    DEFAULT, HOW = CHOSEN["steiner-baseline"], CHOSEN["average"]     # the reproduction's (the search's)
+    DEFAULT, HOW = CHOSEN["steiner-baseline"], CHOSEN["average"]     # the reproduction's (pre-registered)
     rule = {o.name: o for o in settings("003")}
 
     def ruled_out(setting: str, name: str) -> str:

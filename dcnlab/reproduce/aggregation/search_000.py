@@ -1,14 +1,15 @@
-"""The search of 000's open settings (M2 incast trees, :mod:`dcnlab.report.search`).
+"""The sensitivity run of 000's open settings (M2 incast trees, :mod:`dcnlab.report.search`).
 
-Searched (:mod:`dcnlab.results.open_settings`): the IRS-based baseline (``no-intra``: as 000
-describes it, ``intra``: with 003's intra-stage step), how a saving is averaged over a sweep
-(``mean-of-points`` or ``pooled``), the sender counts of the "across sender counts" figures (every
-m = 100..4000, or Table 2's columns 1000, 1500, 2000, 3000) and the k of the "across network sizes"
-figures (2..8 as the setup says, or 2..6 as Table 1). The waiting time's model is not searched (the paper gives
-none: its headlines show every model's figure). All 16 settings are read from the same rounds: each round of ``reproduce aggregation``'s parts ``000-k`` and ``000-size`` (the same draws,
-same seeds) computes both IRS variants, so the search costs one pass of the rounds. The members of a
-round are drawn from its seed, so no setting is random (the rounds are averaged, as the reproduction
-does).
+The reproduction runs 000's pre-registered setting (:mod:`dcnlab.results.open_settings`, each value fixed from
+000's text alone: IRS as 000 describes it, each point of a sweep weighing the same, every sender count
+m = 100..4000, the setup's k = 2..8). This module runs every other admissible reading, one setting at a time with
+the rest pre-registered (:attr:`Search000.preregistered`): the IRS-based baseline with 003's intra-stage step
+(``intra``), the pooled average, Table 2's sender counts and Table 1's k = 2..6. A headline whose verdict changes
+under one of them depends on that setting (the headline table says so); the counts are the pre-registered
+setting's. The waiting time's model is no setting (the paper gives none: its rows are not judged). Every
+reading is read from the same rounds: each round of ``reproduce aggregation``'s parts ``000-k`` and ``000-size``
+(the same draws, same seeds, same rounds) computes both IRS variants, so the run costs one pass of the rounds.
+The members of a round are drawn from its seed, so no setting is random.
 
 The statements are 000's headlines (:func:`dcnlab.reproduce.aggregation.headlines.aggregation`, M2 (Fang et al.)),
 the model's figures only (the BMv2 word-count row has no model figure here).
@@ -25,8 +26,8 @@ K_POINTS = tuple(range(2, 9))
 SIZE_POINTS = tuple(range(100, 4001, 100))
 QUICK_SIZE_POINTS = (100, 1000, 1500, 2000, 3000, 4000)
 ROUNDS = {"000-k": 100, "000-size": 10}
-"""The reproduction's rounds per point (``aggregation_model.plans``): the 19% figure lies near its tolerance's
-edge under one reading (22.1% with 3 rounds per point), so the search judges what the reproduction runs."""
+"""The reproduction's rounds per point (``aggregation_model.plans``): every reading is judged on the rounds the
+reproduction runs, so the pre-registered reading's figures are the headlines'."""
 QUICK_ROUNDS = {"000-k": 5, "000-size": 1}
 TABLE_1 = (2, 3, 4, 5, 6)
 TABLE_2 = (1000, 1500, 2000, 3000)
@@ -47,11 +48,11 @@ def irs_round(part: str, point: int, rnd: int) -> dict[str, Any]:
 
 
 def _as_irs(res: Mapping[str, Any], variant: str) -> dict[str, Any]:
-    """A round's results with ``irs`` the chosen reading (:data:`IRS_NAMES`)."""
+    """A round's results with ``irs`` the given reading (:data:`IRS_NAMES`)."""
     name = IRS_NAMES[variant]
     variants = res.get("variants") or {}
     if name not in variants.get("traffic", {}):
-        raise KeyError(f"000 search: a round without {name}")
+        raise KeyError(f"000 sensitivity: a round without {name}")
     out: dict[str, Any] = {key: (dict(per, irs=variants[key][name]) if isinstance(per, dict) and key in variants
                                  else per) for key, per in res.items()}
     out["seconds"] = {a: 0.0 for a in ("m2", "mib", "mc")}
@@ -78,6 +79,8 @@ def _key(task: Hashable) -> tuple[str, int, int]:
 
 class Search000:
     paper = "000"
+    preregistered = True
+    """The setting is 000's pre-registered one; the others run as sensitivity readings (never chosen by a count)."""
 
     def is_random(self, setting: Mapping[str, str]) -> bool:
         return False
