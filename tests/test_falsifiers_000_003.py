@@ -93,3 +93,30 @@ def test_the_waiting_time_models_are_not_judged_under_any_model(inputs, paper):
             assert h.reading.startswith("not judged (no model in the paper)") and h.points
     bmv2 = paper[next(s for s in STATEMENTS if s.startswith("Word-count incast on BMv2"))]
     assert bmv2.model_verdict == "not judged" and bmv2.emulation_verdict == "reproduced"
+
+
+def test_a_headline_a_reading_flips_is_marked_depends_on_and_keeps_its_figure():
+    from dcnlab.reproduce.aggregation import sensitivity
+    from dcnlab.results.summary import Headline
+
+    st = "M2 carries about 3% less data than IRS-based, across network sizes, BCube(6,k), 120 senders (abstract)"
+    other = "M2 uses the fewest links (BCube(4,8), Fig. 6(b))"
+
+    def cand(setting, v1, f1, v2):
+        return {"setting": setting, "statements": [{"statement": st, "verdict": v1, "median": f1},
+                                                   {"statement": other, "verdict": v2, "median": -3.0}]}
+    pre = {"irs-baseline": "no-intra", "average": "mean-of-points"}
+    table = {"preregistered": True, "chosen": pre,
+             "candidates": [cand(pre, "trend", 12.3, "reproduced"),
+                            cand(dict(pre, **{"irs-baseline": "intra"}), "unstable", 5.17, "reproduced"),
+                            cand(dict(pre, average="pooled"), "trend", 13.8, "reproduced")]}
+    assert sensitivity.flips(dict(table, preregistered=False)) == {}      # a search by counts flips nothing
+    heads = [Headline("000", st, 3.0, 12.3, kind="percent", direction="up", reference=0.0, spread=0.2,
+                      spread_of="100 rounds"),
+             Headline("000", other, None, -3.0, kind="trend", direction="down", reference=0.0)]
+    assert [h.verdict for h in heads] == ["trend", "reproduced"]
+    marked = sensitivity.mark(heads, {"000": table, "003": None})
+    assert marked[0].depends_on == "irs-baseline" and marked[0].model == 12.3
+    assert "depends on irs-baseline (intra: unstable, 5.17)" in marked[0].reading
+    assert marked[0].verdict == "unstable"          # a verdict a reading decides must hold at 3 seeds
+    assert marked[1] is heads[1]
