@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import pytest
@@ -90,16 +91,19 @@ def test_reproduce_emulate_needs_the_toolchain(capsys, monkeypatch):
 
 
 def test_reproduce_emulate_hands_its_options_to_the_experiment(capsys, monkeypatch):
+    from dcnlab.cli import reproduce as reproduce_cli
     from dcnlab.reproduce.aggregation import model as aggregation_model
     from dcnlab.reproduce.aggregation import reproduce as aggregation_reproduce
     seen = []
     monkeypatch.setattr(aggregation_model, "dataplane_missing", lambda tools=(): [])
-    monkeypatch.setattr(aggregation_reproduce, "reproduce", lambda args, bmv2, why: seen.append((args, bmv2)) or 0)
+    monkeypatch.setattr(reproduce_cli, "run_alone", lambda rep, args, out, planned: seen.append((rep, args, out,
+                                                                                               planned)) or 0)
     rc, _, _ = run(capsys, "reproduce", "aggregation", "--emulate", "on", "--quick", "--seed", "4", "--topo",
                    "bcube:n=3,k=2", "--topo", "fattree:k=4", "--json", "--out", "x")
-    assert rc == 0 and len(seen) == 1 and seen[0][1] is True
-    cfg = aggregation_reproduce.config_from_args(seen[0][0])
-    assert cfg.specs == ("bcube:n=3,k=2", "fattree:k=4") and cfg.seed == 4 and seen[0][0].json and seen[0][0].out == "x"
+    assert rc == 0 and len(seen) == 1 and seen[0][3][0] is True
+    rep, args = seen[0][0], seen[0][1]
+    cfg = aggregation_reproduce.config_from_args(argparse.Namespace(quick=True, seed=rep.seed, topo=rep.topo))
+    assert cfg.specs == ("bcube:n=3,k=2", "fattree:k=4") and cfg.seed == 4 and args.json and seen[0][2] == "x"
     rc, _, err = run(capsys, "reproduce", "aggregation", "--emulate", "off", "--topo", "bcube:n=4,k=1")
     assert rc == 2 and "--topo applies only when the BMv2 experiment runs" in err and "--emulate off" in err
 

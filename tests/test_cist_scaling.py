@@ -12,7 +12,8 @@ import pytest
 from dcnlab.controller.cist.graph import SwitchGraph
 from dcnlab.controller.cist.partition import absolute_partition, cist_partition, pair_partition
 from dcnlab.controller.cist.trees import _centre, _rotation_invariant, build_trees, skeleton_roots, tree_edges
-from dcnlab.reproduce.cist import reproduce as cist_reproduce
+from dcnlab.reproduce.cist.reproduction import NO_EMULATION, REPRODUCTION
+from dcnlab.reproduce.protocol import write_summary
 from dcnlab.reproduce.cist import scaling as cist_scaling
 from dcnlab.reproduce.cist import headlines
 from dcnlab.figures import plotcheck
@@ -133,7 +134,7 @@ def test_plot_passes_plotcheck_and_summary_reads_the_json(tmp_path, monkeypatch)
               for arr in ("relative", "absolute") for a in (8, 12, 16)]
     data["operations"] = opcount.result(points, {"a=2h": [[8, 4], [12, 6], [16, 8]]}, True)
     js.write_text(json.dumps(data))
-    cist_reproduce.write_summary(tmp_path, None, None, quick=True)
+    write_summary(REPRODUCTION, tmp_path, None, None, NO_EMULATION, quick=True)
     h = next(h for h in summary.read(tmp_path / "summary.json").headlines if "O(N)" in h.statement)
     assert h.verdict == "reproduced" and h.model is not None and h.model <= 0
     assert "CPU time (a figure, not judged): " in h.reading and "Algorithm 2 1.10±" in h.reading

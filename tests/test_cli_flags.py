@@ -177,24 +177,9 @@ def test_the_model_parts_come_first_whatever_the_mode(command, mode, present, mo
 def _bmv2_asked(command: str, monkeypatch) -> list[tuple[bool, str]]:
     """Where each mechanism's command hands over: whether the BMv2 part is to run, and why (or why not)."""
     seen: list[tuple[bool, str]] = []
-    if command == "aggregation":
-        from dcnlab.reproduce.aggregation import reproduce
-        monkeypatch.setattr(reproduce, "reproduce", lambda args, bmv2, why: seen.append((bmv2, why)) or 0)
-    elif command == "multicast":
-        from dcnlab.reproduce.multicast import reproduce
-        monkeypatch.setattr(reproduce, "reproduce", lambda args, bmv2, why, say: seen.append((bmv2, why)) or 0)
-    elif command == "cist":
-        from dcnlab.reproduce.cist import reproduce
-        monkeypatch.setattr(reproduce, "run", lambda out, quick, workers, seed, cluster, bmv2, say, algos, why:
-                            seen.append((bmv2, why)) or ({}, [], True))
-    elif command == "congestion":
-        from dcnlab.reproduce.congestion import reproduce
-        model = {"checks": [], "files": [], "wall_seconds": 0.0}
-        monkeypatch.setattr(reproduce, "run_model", lambda out, quick, workers, cluster, reason, policies:
-                            seen.append((False, reason.removeprefix("BMv2: "))) or (dict(model), "here"))
-        monkeypatch.setattr(reproduce, "write_summary", lambda *a, **kw: None)
-        monkeypatch.setattr(reproduce, "run_bmv2", lambda out, cfg, quick, progress, model:
-                            seen.__setitem__(-1, (True, seen[-1][1])) or ({"checks": []}, [], True))
+    if command != "all":        # every reproduce <mechanism> hands its plan to the one runner (dcnlab.cli.reproduce)
+        from dcnlab.cli import reproduce as reproduce_cli
+        monkeypatch.setattr(reproduce_cli, "run_alone", lambda rep, args, out, planned: seen.append(planned) or 0)
     else:
         from dcnlab.report import reproduce_all
 

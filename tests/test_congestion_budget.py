@@ -13,7 +13,8 @@ import pytest
 from dcnlab.controller.congestion.dataplane import PortMarks
 from dcnlab.controller.congestion.params import CongestionParamError
 from dcnlab.reproduce.congestion import bmv2 as bp
-from dcnlab.reproduce.congestion import reproduce as congestion_reproduce
+from dcnlab.reproduce.congestion.reproduction import REPRODUCTION
+from dcnlab.reproduce.protocol import write_summary
 from dcnlab.reproduce.congestion.bmv2 import budget, checks
 
 CFG = bp.quick()
@@ -104,8 +105,9 @@ def test_a_starved_fifo_flow_is_a_figure_with_its_verdict_not_an_exit_failure(mo
     # the command's BMv2 part: BMv2's figure deviates, every check of the mechanism held (none here), so its
     # status is success, and summary.json judges the figure as a headline
     monkeypatch.setattr(bp, "run_experiment", lambda cfg, progress=None: res)
-    _, files, ok = congestion_reproduce.run_bmv2(tmp_path, CFG, True, lambda m: None)
-    assert ok and (tmp_path / "summary.json") in files
+    em = REPRODUCTION.emulate(tmp_path, True, lambda m: None)         # what reproduce congestion's BMv2 part runs
+    summary_json = write_summary(REPRODUCTION, tmp_path, None, em.data, em.why, True, "the model parts did not run")
+    assert em.ok and summary_json == tmp_path / "summary.json"
     head = {h["statement"]: h for h in json.loads((tmp_path / "summary.json").read_text())["headlines"]}
     assert head["Parking lot on one FIFO egress queue (BMv2's arbitration)"]["emulation_verdict"] == "deviates"
 

@@ -180,6 +180,26 @@ def test_default_fabric_puts_receiver_and_senders_on_one_switch():
     assert {f.host_attachment(i)[0] for i in range(5)} == {"s0_0"} and f.num_hosts() == 10
 
 
+class FailedRun:
+    """A BMv2 run whose one check failed (what the command's exit status reads)."""
+
+    ok = False
+
+    def __init__(self, cfg) -> None:
+        self.cfg = cfg
+
+    def summary(self) -> dict:
+        return {"checks": [{"ok": False}], "wall_s": 1.0}
+
+
+def _no_model_runs(monkeypatch) -> None:
+    """The model part with no scenario (its figures empty): the command's other steps only."""
+    monkeypatch.setattr(congestion_model, "build_scenarios", lambda quick: [])
+    monkeypatch.setattr(congestion_model, "summarize", lambda scenarios, results, depends=None: {"checks": []})
+    monkeypatch.setattr(congestion_plots, "plot_all", lambda *a: [])
+    monkeypatch.setattr(congestion_model, "fairness_rates", lambda *a: {"cc_off": {}, "cc_on": {}})
+
+
 def test_cli_says_which_parts_run_and_refuses_emulate_on_without_bmv2(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(congestion_reproduce, "bmv2_missing", lambda: ["p4c not found"])
     assert cli.main(["reproduce", "congestion", "--emulate", "on", "--out", str(tmp_path)]) == 2
@@ -187,11 +207,7 @@ def test_cli_says_which_parts_run_and_refuses_emulate_on_without_bmv2(monkeypatc
     assert "--emulate on needs p4c: not found" in err and "root" not in err and len(err.strip().splitlines()) == 1
 
     # the model path itself is tested in test_congestion_cli.py; here only which parts run and say so
-    monkeypatch.setattr(congestion_model, "build_scenarios", lambda quick: [])
-    monkeypatch.setattr(congestion_model, "run_all", lambda scenarios, workers: {})
-    monkeypatch.setattr(congestion_model, "summarize", lambda scenarios, results, depends=None: {"checks": []})
-    monkeypatch.setattr(congestion_plots, "plot_all", lambda *a: [])
-    monkeypatch.setattr(congestion_model, "fairness_rates", lambda *a: {"cc_off": {}, "cc_on": {}})
+    _no_model_runs(monkeypatch)
     assert cli.main(["reproduce", "congestion", "--out", str(tmp_path), "--json", "--workers", "1"]) == 0
     io = capsys.readouterr()
     summary = json.loads(io.out)
@@ -200,14 +216,15 @@ def test_cli_says_which_parts_run_and_refuses_emulate_on_without_bmv2(monkeypatc
     assert json.loads((tmp_path / "summary.json").read_text())["emulation"] == {"ran": False,
                                                                                 "why": "not run: p4c not found"}
 
-    ran = []        # with BMv2 (--emulate auto): the model parts, then the experiment, which gets their summary
+    ran = []        # with BMv2 (--emulate auto): the model parts, then the experiment; summary.json has both
     monkeypatch.setattr(congestion_reproduce, "bmv2_missing", list)
-    monkeypatch.setattr(congestion_reproduce, "run_bmv2", lambda out, cfg, quick, progress, model=None:
-                        ran.append((cfg, model)) or ({"checks": []}, [], False))
+    monkeypatch.setattr(bp, "run_experiment", lambda cfg, progress=None: ran.append(cfg) or FailedRun(cfg))
+    monkeypatch.setattr(bp, "write_outputs", lambda result, out: [])
     assert cli.main(["reproduce", "congestion", "--quick", "--json", "--out", str(tmp_path)]) == 1
     summary = json.loads(capsys.readouterr().out)
-    assert len(ran) == 1 and ran[0][0].phase_c == bp.quick().phase_c and ran[0][1]["backend"] == "model"
+    assert len(ran) == 1 and ran[0].phase_c == bp.quick().phase_c
     assert summary["backend"] == "model" and summary["emulation"]["ok"] is False
+    assert json.loads((tmp_path / "summary.json").read_text())["emulation"]["ran"] is True
     with pytest.raises(SystemExit) as exc:
         cli.main(["reproduce", "congestion", "--model", "--emulate", "on"])
     assert exc.value.code == 2
@@ -228,11 +245,9 @@ def test_cli_timer_defaults_follow_the_mode(monkeypatch, tmp_path, argv, mode, t
         raise Stop
 
     monkeypatch.setattr(congestion_reproduce, "bmv2_missing", list)
-    monkeypatch.setattr(congestion_reproduce, "run_model",      # the model parts run first: not here
-                        lambda *a, **kw: ({"checks": [], "files": [], "wall_seconds": 0.0}, "here"))
+    _no_model_runs(monkeypatch)         # the model parts run first: none here
     monkeypatch.setattr(bp, "run_experiment", fake_run)
-    with pytest.raises(Stop):
-        cli.main(["reproduce", "congestion", "--quick", "--out", str(tmp_path), *argv])
+    assert cli.main(["reproduce", "congestion", "--quick", "--out", str(tmp_path), *argv]) == 1  # BMv2 stopped
     assert (seen[0].timer_mode, seen[0].ccti_timer, seen[0].phase_c) == (mode, timer, bp.quick().phase_c)
     assert bp.DEFAULT_TIMER[bp.EmuConfig().timer_mode] == bp.EmuConfig().ccti_timer
 

@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from argparse import Namespace
 
 import pytest
 
 from dcnlab.reproduce.multicast import model as multicast_model
-from dcnlab.reproduce.multicast import reproduce as multicast_reproduce
 from dcnlab.cli import main
 from dcnlab.topos import parse_spec
 
@@ -86,7 +84,7 @@ def test_reproduce_runner(monkeypatch, tmp_path, capsys):
     """The pool, the table, the claims and the plots, on three quick paper-scale runs."""
     tasks = [multicast_model.Task("181x181", a) for a in ("cmr4lms-fixed", "cmr4lms-dynamic", "mr4lms")]
     monkeypatch.setattr(multicast_model, "tasks_for", lambda quick, extra=(): tasks)
-    code = multicast_reproduce.reproduce(Namespace(quick=True, out=str(tmp_path), workers=2))
+    code = main(["reproduce", "multicast", "--quick", "--emulate", "off", "--out", str(tmp_path), "--workers", "2"])
     out = capsys.readouterr().out
     assert code == 0 and "181x181" in out and "paper statement" in out
     data = json.loads((tmp_path / "multicast.json").read_text())

@@ -3,6 +3,7 @@ p4c and BMv2): examples/plugins' shortest-path trees, by file reference, through
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from pathlib import Path
@@ -10,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from dcnlab.emu.cleanup import leftovers
-from dcnlab.reproduce.multicast import reproduce
+from dcnlab.reproduce.multicast.reproduction import REPRODUCTION
+from dcnlab.reproduce.protocol import write_summary
 
 pytestmark = [pytest.mark.bmv2, pytest.mark.p4c]
 
@@ -29,13 +31,17 @@ def isolated_runs(tmp_path, monkeypatch):
 
 def test_a_plugin_router_runs_beside_cmr4lms_on_bmv2_and_delivers_exactly_once(tmp_path):
     out = tmp_path / "out"
-    result, png, js, summ = reproduce.run_bmv2(out, True, None, None, None, None, lambda m: None, (SPT,))
-    lines = "\n".join(result.summary_lines())
-    checks = result.checks()
+    rep = REPRODUCTION.configure(argparse.Namespace(algo=[SPT], topo=None, colors=None, feed=None, cut=None))
+    em = rep.emulate(out, True, lambda m: None)       # what reproduce multicast --emulate on --quick --algo SPT runs
+    png, js = em.files
+    summ = write_summary(rep, out, None, em.data, em.why, True, model_why="the model parts did not run")
+    result = em.data
+    lines = "\n".join(em.lines)
+    checks = result["checks"]
     assert checks["algorithms"] and all(checks.values()), lines
     # C-MR4LMS's own windows ran as without --algo
-    assert [w.name for w in result.windows] == ["steady", "churned", "failure", "failed-over"]
-    rows = {r["algorithm"]: r for r in result.algorithms}
+    assert [w["name"] for w in result["windows"]] == ["steady", "churned", "failure", "failed-over"]
+    rows = {r["algorithm"]: r for r in result["algorithms"]}
     assert list(rows) == ["cmr4lms-fixed", SPT]
     spt = rows[SPT]
     assert spt["origin"] == "reference" and rows["cmr4lms-fixed"]["origin"] == "built-in"

@@ -196,15 +196,17 @@ BMV2_OPTIONS = ("--topo",)
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """The model parts (:mod:`dcnlab.reproduce.aggregation.model`), then the BMv2 experiment
-    (:mod:`dcnlab.reproduce.aggregation.bmv2`) as ``--emulate`` says (:mod:`dcnlab.cli.emulate`)."""
+    (:mod:`dcnlab.reproduce.aggregation.bmv2`) as ``--emulate`` says (:mod:`dcnlab.cli.emulate`), as every
+    reproduction runs (:func:`dcnlab.cli.reproduce.run_alone`)."""
+    from dcnlab.cli.reproduce import run_alone
     from dcnlab.emu import preflight
-    from dcnlab.reproduce.aggregation import model, plugins, reproduce
+    from dcnlab.reproduce.aggregation import model
+    from dcnlab.reproduce.aggregation.reproduction import REPRODUCTION
 
-    bmv2, why = emulate.bmv2_plan(args, "aggregation", lambda: model.dataplane_missing(preflight.EMULATION_TOOLS))
-    emulate.only_with_bmv2(args, BMV2_OPTIONS, bmv2, why)
+    planned = emulate.bmv2_plan(args, "aggregation", lambda: model.dataplane_missing(preflight.EMULATION_TOOLS))
+    emulate.only_with_bmv2(args, BMV2_OPTIONS, planned[0], planned[1])
     exclusive(args, "--workers", "--cluster", why="the cluster's workers run the rounds")
-    plugins.worker_refs(args.algo or (), args.only or model.PARTS)   # one line, before --out is touched
-    return reproduce.reproduce(args, bmv2, why)
+    return run_alone(REPRODUCTION.configure(args), args, args.out, planned)      # --algo: one line, before --out
 
 
 def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:

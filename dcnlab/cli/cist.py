@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from dcnlab.cli import emulate
@@ -34,8 +33,8 @@ from dcnlab.cli.argtypes import algorithm_option, exclusive, ranged, seed, worke
 from dcnlab.cli.errors import UserError
 from dcnlab.reproduce.cist import bench as cist_bench
 from dcnlab.reproduce.cist import plan as cist_plan
-from dcnlab.reproduce.cist import plots, reproduce
-from dcnlab.results.outputs import image_file, output_dir, writing
+from dcnlab.reproduce.cist import plots
+from dcnlab.results.outputs import image_file, writing
 from dcnlab.sweep.pool import add_cluster_option
 from dcnlab.topos.model import Role
 
@@ -157,19 +156,13 @@ def add_bench_parser(bsub: argparse._SubParsersAction) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    bmv2, why = emulate.bmv2_plan(args, "cist")     # before the model sweep and before --out is touched
-    if bmv2:    # gRPC logs an INFO line on every fork while its threads run (each restarted switch, each CLI)
-        os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+    """As every reproduction runs (:func:`dcnlab.cli.reproduce.run_alone`), with ``--algo``."""
+    from dcnlab.cli.reproduce import run_alone
+    from dcnlab.reproduce.cist.reproduction import REPRODUCTION
+
+    planned = emulate.bmv2_plan(args, "cist")     # before the model sweep and before --out is touched
     exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
-    reproduce.plugin_refs(args.algo or ())      # one line, before --out is touched
-    out = output_dir(args.out, "--out")
-    data, lines, ok = reproduce.run(out, bool(args.quick), args.workers, args.seed, args.cluster, bmv2,
-                                    lambda m: print(f"  {m}", file=sys.stderr, flush=True), args.algo or (), why)
-    if args.json:
-        print(json.dumps({**data, "emulation_why": why}))
-    else:
-        print("\n".join(lines))
-    return 0 if ok else 1
+    return run_alone(REPRODUCTION.configure(args), args, args.out, planned)      # --algo: one line, before --out
 
 
 def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:

@@ -33,9 +33,8 @@ import argparse
 import json
 import logging
 import math
-import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dcnlab.cli import emulate
 from dcnlab.cli.argtypes import (
@@ -51,7 +50,6 @@ from dcnlab.cli.errors import UserError
 from dcnlab.reproduce.congestion import bench as congestion_bench
 from dcnlab.reproduce.congestion import model, reproduce
 from dcnlab.reproduce.congestion import plan as congestion_plan
-from dcnlab.results.outputs import output_dir
 from dcnlab.sweep.pool import add_cluster_option
 from dcnlab.topos.numbers import parse_float, parse_int
 
@@ -76,6 +74,11 @@ BMV2_OPTIONS = ("--spec", "--queue-rate", "--max-load", "--timer-mode", "--ccti-
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
+    """The model parts, then the BMv2 experiment as ``--emulate`` says, as every reproduction runs
+    (:func:`dcnlab.cli.reproduce.run_alone`)."""
+    from dcnlab.cli.reproduce import run_alone
+    from dcnlab.reproduce.congestion.reproduction import REPRODUCTION
+
     # before --out is touched: --emulate on without BMv2 must leave it as it was
     bmv2, why = emulate.bmv2_plan(args, "congestion", reproduce.bmv2_missing)
     emulate.only_with_bmv2(args, BMV2_OPTIONS, bmv2, why)
@@ -84,55 +87,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if bmv2 and len(policies) > 1:
         raise UserError(f"--algo: the BMv2 experiment runs (c) under one policy; given {len(policies)} (the model "
                         f"parts run each: add --emulate off)")
-    cfg = reproduce.bmv2_config(bool(args.quick), args.spec, args.queue_rate, args.timer_mode, args.ccti_timer,
-                                args.max_load, policies[0] if policies else None) if bmv2 else None
-    out = output_dir(args.out, "--out")
-    note = f"{model.BACKEND_NOTE}; BMv2: {why}"
-    print(note, file=sys.stderr)
-    summary, where = reproduce.run_model(out, bool(args.quick), args.workers or os.cpu_count() or 1, args.cluster,
-                                         f"BMv2: {why}", policies)
-    emu: dict[str, Any] | None = None
-    if cfg is None:
-        reproduce.write_summary(out, summary, None, why, bool(args.quick))
-    else:       # summary.json: the model's figures and BMv2's
+    print(f"{model.BACKEND_NOTE}; BMv2: {why}", file=sys.stderr)
+    if bmv2:
         print(model.BMV2_NOTE, file=sys.stderr)
-        got, files, ok = reproduce.run_bmv2(out, cfg, bool(args.quick),
-                                            lambda m: print(f"  {m}", file=sys.stderr, flush=True), summary)
-        emu = {"backend": "bmv2", "note": model.BMV2_NOTE, "ok": ok, "files": [str(f) for f in files], **got}
-    status = 1 if emu is not None and not emu["ok"] else 0
-    if args.json:
-        print(json.dumps({**summary, "emulation": emu, "emulation_why": why}))
-        return status
-    print(note)
-    print(model.checks_table(summary["checks"]))
-    print(f"\n{sum(c['ok'] for c in summary['checks'])}/{len(summary['checks'])} model checks ok; "
-          f"{summary['wall_seconds']:.1f} s on {where}")
-    for f in summary["files"]:
-        print(f"wrote {f}")
-    if emu is not None:
-        _print_bmv2(emu)
-    return status
-
-
-def _print_bmv2(summary: dict[str, Any]) -> None:
-    from dcnlab.reproduce.congestion import bmv2 as bp
-
-    print(f"\n{model.BMV2_NOTE}")
-    if "policy" in summary:
-        print(f"(c) ran under the policy {summary['policy']['name']} ({summary['policy']['origin']})")
-    print("\n".join(bp.summary_lines(summary)))
-    for r in summary["rejected_runs"]:
-        print(f"\n{r['scenario']}: attempt {r['attempt']} rejected and repeated: {r['why']} "
-              f"(load {r['load'][0]:.1f} -> {r['load'][1]:.1f})")
-    if summary["load"]["disturbed_runs"]:
-        print(f"\nwarning: the load average exceeded {bp.DISTURBED_LOAD_PER_CPU:g} per CPU during "
-              f"{', '.join(summary['load']['disturbed_runs'])} (max {summary['load']['max_1min']:.1f} on "
-              f"{summary['load']['cpus']} CPUs): other work disturbed the emulation; rerun when the machine is quieter")
-    checked = [c["ok"] for c in summary["checks"] if c["ok"] is not None]
-    print(f"\n{sum(checked)}/{len(checked)} BMv2 checks ok; "
-          f"{summary['wall_s']:.0f} s; time scale x{summary['time_scale']:.1f} (emulated s per IB s)")
-    for f in summary["files"]:
-        print(f"wrote {f}")
+    return run_alone(REPRODUCTION.configure(args), args, args.out, (bmv2, why))
 
 
 # -- plan ----------------------------------------------------------------------------------------------

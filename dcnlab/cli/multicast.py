@@ -129,15 +129,15 @@ BMV2_OPTIONS = ("--topo", "--colors", "--feed", "--cut")
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    """The model sweep, then the BMv2 experiment as ``--emulate`` says (:mod:`dcnlab.cli.emulate`)."""
-    import sys
+    """The model sweep, then the BMv2 experiment as ``--emulate`` says (:mod:`dcnlab.cli.emulate`), as every
+    reproduction runs (:func:`dcnlab.cli.reproduce.run_alone`)."""
+    from dcnlab.cli.reproduce import run_alone
+    from dcnlab.reproduce.multicast.reproduction import REPRODUCTION
 
-    from dcnlab.reproduce.multicast import reproduce as multicast_reproduce
-
-    bmv2, why = emulate.bmv2_plan(args, "multicast")    # before any work and before --out is touched
-    emulate.only_with_bmv2(args, BMV2_OPTIONS, bmv2, why)
+    planned = emulate.bmv2_plan(args, "multicast")    # before any work and before --out is touched
+    emulate.only_with_bmv2(args, BMV2_OPTIONS, planned[0], planned[1])
     exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
-    return multicast_reproduce.reproduce(args, bmv2, why, lambda m: print(m, file=sys.stderr, flush=True))
+    return run_alone(REPRODUCTION.configure(args), args, args.out, planned)
 
 
 def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:

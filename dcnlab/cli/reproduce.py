@@ -15,6 +15,7 @@ from dcnlab.cli.argtypes import exclusive, ranged, seed, workers
 from dcnlab.report import reproduce_all
 from dcnlab.report import search as settings_search
 from dcnlab.report import search_tables as search_tables
+from dcnlab.reproduce.protocol import Reproduction
 from dcnlab.results.outputs import output_dir
 from dcnlab.results.summary import counts, counts_text
 from dcnlab.sweep.pool import add_cluster_option
@@ -41,13 +42,29 @@ def cmd_reproduce_one(args: argparse.Namespace) -> int:
 
     name = args.reproduce_cmd
     rep = registry.get(name, f"reproduce {name}")      # one line when it does not load, before any work
-    if rep.has_emulation:
-        emulate.bmv2_plan(args, name)
+    planned = emulate.bmv2_plan(args, name) if rep.has_emulation else None
     exclusive(args, "--workers", "--cluster", why="the cluster's workers run the model")
-    out = output_dir(args.out or f"results/{name}", "--out")
-    mode = "smoke" if args.smoke else ("quick" if args.quick else "full")
-    done = reproduce_all.run_one(name, out, mode, args.emulate, args.workers, args.cluster, args.seed)
-    return _print_run(args, done, out / "summary.json")
+    return run_alone(rep.configure(args), args, args.out or f"results/{name}", planned)
+
+
+def run_alone(rep: Reproduction, args: argparse.Namespace, out_option: str, planned: tuple[bool, str] | None
+              ) -> int:
+    """``dcnlab reproduce NAME``, a built-in's or a plug-in's: ``rep`` (as :meth:`~dcnlab.reproduce.protocol.
+    Reproduction.configure` gave it from ``args``) through the runner of ``reproduce all`` into ``out_option``
+    (checked here, after the options and before any work), then what it prints
+    (:meth:`~dcnlab.reproduce.protocol.Reproduction.printed`, default its headlines' table) and its exit status;
+    ``planned``: whether its BMv2 part runs and why (:func:`dcnlab.cli.emulate.bmv2_plan`)."""
+    out = output_dir(out_option, "--out")
+    mode = "smoke" if getattr(args, "smoke", False) else ("quick" if args.quick else "full")
+    done = reproduce_all.run_one(rep, out, mode, args.emulate, args.workers, args.cluster,
+                                 getattr(args, "seed", None), planned)
+    assert done.outcome is not None
+    printed = rep.printed(done.outcome, bool(getattr(args, "json", False)))
+    if printed is None:
+        return _print_run(args, done, out / "summary.json")
+    text, status = printed
+    print(text)
+    return status
 
 
 def _print_run(args: argparse.Namespace, done: reproduce_all.AllRun, see: Path) -> int:

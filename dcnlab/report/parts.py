@@ -29,6 +29,10 @@ class PartRun:
     emulation: Any = None
     emulation_why: str = ""
     emulation_ok: bool | None = None
+    emulation_lines: list[str] = field(default_factory=list)
+    emulation_files: list[Path] = field(default_factory=list)
+    rep: Reproduction | None = None
+    """The reproduction as its command configured it (None: the registry's, by ``mechanism``)."""
 
     @property
     def done(self) -> bool:
@@ -38,4 +42,4 @@ class PartRun:
     def reproduction(self) -> Reproduction:
         from dcnlab.reproduce import registry
 
-        return registry.get(self.mechanism)
+        return self.rep if self.rep is not None else registry.get(self.mechanism)

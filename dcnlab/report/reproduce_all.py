@@ -37,7 +37,7 @@ from typing import Any
 from dcnlab.report.parts import PartRun
 from dcnlab.report.write import write_report
 from dcnlab.reproduce import registry
-from dcnlab.reproduce.protocol import MODES, Run, execute, write_summary
+from dcnlab.reproduce.protocol import MODES, Outcome, Reproduction, Run, execute, write_summary
 from dcnlab.results.summary import Headline
 
 log = logging.getLogger(__name__)
@@ -53,14 +53,13 @@ def __getattr__(name: str) -> Any:
 
 # -- the model tasks ----------------------------------------------------------------------------------------------
 
-def plan_parts(mode: str, out: Path, seed: int | None, names: Sequence[str] | None = None,
+def plan_parts(mode: str, out: Path, seed: int | None, reps: Sequence[Reproduction] | None = None,
                alone: bool = False) -> list[PartRun]:
-    """Each reproduction's part (``names``; default every one) with its tasks for ``mode`` and ``seed`` (None: each
+    """Each reproduction's part (``reps``; default every one) with its tasks for ``mode`` and ``seed`` (None: each
     reproduction's default), its outputs in ``out/<name>/`` (``alone``: in ``out`` itself)."""
     parts = []
-    for name in names if names is not None else registry.names():
-        rep = registry.get(name, "reproduce all" if names is None else "reproduce")
-        part = PartRun(rep.name, out if alone else out / rep.name)
+    for rep in reps if reps is not None else registry.every():
+        part = PartRun(rep.name, out if alone else out / rep.name, rep=rep)
         part.tasks = rep.tasks(mode, seed)
         parts.append(part)
     return parts
@@ -82,10 +81,12 @@ def run_model(parts: list[PartRun], n_workers: int, run: Run, bar: Any, cluster:
     """Every part's tasks in one fan-out (longest first) on ``n_workers`` processes or a Dask ``cluster``
     (:func:`dcnlab.sweep.pool.fan_out`); each part is finished as soon as its last task is, its results
     in the order of its tasks (so that its averages add up in the same order wherever the tasks ran)."""
-    from dcnlab.sweep.cache import fan_out     # pool.fan_out, stored results first (DCNLAB_NO_CACHE=1: none)
+    from dcnlab.sweep import cache, pool
     from dcnlab.sweep.progress import ETA
 
     reps = [p.reproduction for p in parts]
+    # pool.fan_out, stored results first (DCNLAB_NO_CACHE=1: none); a user's code named by a string: none
+    fan_out = pool.fan_out if any(r.user_code for r in reps) else cache.fan_out
     slots = sorted(((pi, ti) for pi, p in enumerate(parts) for ti in range(len(p.tasks))),
                    key=lambda s: -parts[s[0]].tasks[s[1]].seconds)
     got: list[dict[int, Any]] = [{} for _ in parts]
@@ -106,15 +107,15 @@ def run_model(parts: list[PartRun], n_workers: int, run: Run, bar: Any, cluster:
         if len(got[pi]) == len(part.tasks):
             part.results = [got[pi][i] for i in range(len(part.tasks))]
             part.seconds = time.perf_counter() - t0
-            fin = reps[pi].finish(part.out, Run(run.mode, run.seed, run.workers, part.seconds, run.by), part.tasks,
-                                  part.results)
+            fin = reps[pi].finish(part.out, Run(run.mode, run.seed, run.workers, part.seconds, run.by, run.cluster),
+                                  part.tasks, part.results)
             part.model, part.files = fin.model, list(fin.files)
             left = "" if len(done) == len(slots) else f"; {len(done)} of {len(slots)} model tasks done, {eta.text()}"
             bar.write(f"{part.mechanism}: {len(part.tasks)} tasks done in {part.seconds:.1f} s; wrote {part.out}/"
                       + left)
     for pi, part in enumerate(parts):       # a part with no tasks is finished with none
         if not part.tasks:
-            fin = reps[pi].finish(part.out, Run(run.mode, run.seed, run.workers, 0.0, run.by), [], [])
+            fin = reps[pi].finish(part.out, Run(run.mode, run.seed, run.workers, 0.0, run.by, run.cluster), [], [])
             part.model, part.files = fin.model, list(fin.files)
 
 
@@ -124,7 +125,7 @@ def measure_alone(parts: list[PartRun], run: Run) -> None:
     for part in parts:
         if part.done:
             files = part.reproduction.measure_alone(part.out, Run(run.mode, run.seed, run.workers, part.seconds,
-                                                                  run.by))
+                                                                  run.by, run.cluster))
             at = next((i for i, f in enumerate(part.files) if f.name == "summary.json"), len(part.files))
             part.files[at:at] = files
 
@@ -169,7 +170,8 @@ def emulate_all(parts: list[PartRun], emulate_on: bool, emu_why: str, quick: boo
         try:
             em = p.reproduction.emulate(p.out, quick, say)
             p.files += em.files
-            p.emulation, p.emulation_why, p.emulation_ok = em.data, em.why, em.ok
+            p.emulation_files = list(em.files)
+            p.emulation, p.emulation_why, p.emulation_ok, p.emulation_lines = em.data, em.why, em.ok, em.lines
         except Exception as e:      # one broken emulation must not lose the others and the report
             log.exception("%s on BMv2", p.mechanism)
             p.emulation, p.emulation_ok = None, False
@@ -225,12 +227,16 @@ class AllRun:
     where: str
     wall: float
     model_seconds: float
+    outcome: Outcome | None = None
+    """``dcnlab reproduce NAME``'s run (:func:`run_one`), for its printout."""
 
 
 def run_parts(parts: list[PartRun], mode: str, emulate: str, workers: int | None, cluster_address: str | None,
-              seed: int | None, readings: bool, desc: str) -> tuple[dict[str, Any], list[Any], float, list[str], str]:
+              seed: int | None, readings: bool, desc: str, planned: tuple[bool, str] | None = None
+              ) -> tuple[dict[str, Any], list[Any], float, list[str], str]:
     """The parts' model tasks on the pool or the Dask cluster at ``cluster_address``, with ``readings`` their
-    readings, the work they time alone, the BMv2 experiments as ``emulate`` (auto, on, off) says, and their
+    readings, the work they time alone, the BMv2 experiments as ``emulate`` (auto, on, off) says (``planned``:
+    whether they run and why, as the command decided it, :func:`emulation_plan` by default), and their
     ``summary.json``: (the run's facts, the readings, the model's seconds, the parts whose BMv2 failed, where)."""
     from dcnlab.sweep import pool
     from dcnlab.sweep.progress import Progress
@@ -238,12 +244,12 @@ def run_parts(parts: list[PartRun], mode: str, emulate: str, workers: int | None
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}; valid: {', '.join(MODES)}")
     quick = mode != "full"
-    emulate_on, emu_why = emulation_plan(emulate)
+    emulate_on, emu_why = planned or emulation_plan(emulate)
     with pool.connect(cluster_address) as cluster:     # before the work: an unreachable scheduler fails at once
         n_workers = cluster.workers if cluster is not None else workers or os.cpu_count() or 1
         where = pool.describe(n_workers, cluster)
         t0 = time.perf_counter()
-        runinfo = Run(mode, seed, n_workers, 0.0, f"dcnlab {desc}")
+        runinfo = Run(mode, seed, n_workers, 0.0, f"dcnlab {desc}", cluster.address if cluster is not None else None)
         fns = readings_modules(parts) if readings and mode != "smoke" else {}
         emulating = [p for p in parts if p.reproduction.has_emulation] if emulate_on else []
         total = sum(len(p.tasks) for p in parts) + len(emulating) + len(fns)
@@ -282,17 +288,24 @@ def run(out: Path, mode: str, emulate: str, workers: int | None, cluster_address
     return AllRun(facts, heads, files, bad, where, facts["wall_seconds"], model_seconds)
 
 
-def run_one(name: str, out: Path, mode: str, emulate: str, workers: int | None, cluster_address: str | None,
-            seed: int | None) -> AllRun:
-    """One reproduction alone (``dcnlab reproduce NAME``), its outputs and ``summary.json`` in ``out``, as
-    ``reproduce all`` writes them in ``OUT/NAME/`` (no readings, no report)."""
+def run_one(rep: Reproduction, out: Path, mode: str, emulate: str, workers: int | None,
+            cluster_address: str | None, seed: int | None, planned: tuple[bool, str] | None = None) -> AllRun:
+    """One reproduction alone (``dcnlab reproduce NAME``; ``rep`` as its command configured it,
+    :meth:`~dcnlab.reproduce.protocol.Reproduction.configure`), its outputs and ``summary.json`` in ``out``, as
+    ``reproduce all`` writes them in ``OUT/NAME/`` (no readings, no report); ``planned``: whether its BMv2 part
+    runs and why, as the command decided it. What it gave is :attr:`AllRun.outcome`."""
     from dcnlab.results import summary
 
-    parts = plan_parts(mode, out, seed, [name], alone=True)
+    parts = plan_parts(mode, out, seed, [rep], alone=True)
     facts, _, model_seconds, bad, where = run_parts(parts, mode, emulate, workers, cluster_address, seed, False,
-                                                    f"reproduce {name}")
+                                                    f"reproduce {rep.name}", planned)
     part = parts[0]
     facts["emulation_why"] = part.emulation_why
     heads = sorted(summary.read(part.out / "summary.json").headlines, key=lambda h: h.seed)
     files = list(dict.fromkeys([*part.files, part.out / "summary.json"]))
-    return AllRun(facts, heads, files, bad, where, facts["wall_seconds"], model_seconds)
+    run = Run(mode, seed, facts["workers"], part.seconds, f"dcnlab reproduce {rep.name}", facts["cluster"])
+    done = Outcome(part.out, run, where, part.tasks, part.model,
+                   [f for f in files if f not in part.emulation_files], planned[1] if planned else
+                   facts["emulation_why"], part.emulation, part.emulation_why, part.emulation_ok, part.emulation_lines,
+                   part.emulation_files)
+    return AllRun(facts, heads, files, bad, where, facts["wall_seconds"], model_seconds, done)

@@ -16,6 +16,10 @@ A reproduction is an object of a subclass of :class:`Reproduction`, found by nam
   a pure function of those figures (and BMv2's), each headline judged by the report's one rule
   (:func:`dcnlab.results.summary.verdict`), so a deliberately wrong figure fed through it must come out
   ``deviates``: a falsifier runs the same pipeline;
+* **its command's options**: :meth:`~Reproduction.configure` gives the reproduction as ``dcnlab reproduce <name>``
+  runs it with that command's own options (dcnlab's ``--algo``, ``--only``, ``--topo`` ...), and
+  :meth:`~Reproduction.printed` what that command prints (default: the report's table of its headlines); the
+  command runs it through the same runner as ``reproduce all`` (:func:`dcnlab.report.reproduce_all.run_one`);
 * optionally **its BMv2 experiment** (:meth:`~Reproduction.emulate`), work that must run alone
   (:meth:`~Reproduction.measure_alone`, e.g. timings), **the readings** of the headlines that deviate
   (:meth:`~Reproduction.readings`) and **its sensitivity run** over the settings its papers leave open
@@ -26,6 +30,7 @@ May import: :mod:`dcnlab.results` and below, like every reproduction; never a me
 
 from __future__ import annotations
 
+import argparse
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -57,13 +62,15 @@ class Task:
 @dataclass(frozen=True)
 class Run:
     """How the model part ran: the mode, the base seed (None: the reproduction's default), the workers, its
-    wall seconds and the command that ran it."""
+    wall seconds, the command that ran it and the cluster it ran on."""
 
     mode: str
     seed: int | None = None
     workers: int | None = None
     seconds: float = 0.0
     by: str = "dcnlab reproduce all"
+    cluster: str | None = None
+    """The Dask scheduler's address when the model ran on a cluster."""
 
     @property
     def quick(self) -> bool:
@@ -83,12 +90,35 @@ class Finished:
 @dataclass
 class Emulation:
     """What :meth:`Reproduction.emulate` measured (``data``, what :meth:`Reproduction.headlines` reads), why or how
-    it ran (``why``), whether every check held, and the files it wrote."""
+    it ran (``why``), whether every check held, the files it wrote and the lines that say it (for
+    :meth:`Reproduction.printed`)."""
 
     data: Any
     why: str
     ok: bool
     files: list[Path] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Outcome:
+    """What one reproduction run alone gave (``dcnlab reproduce NAME``), for :meth:`Reproduction.printed`: its
+    directory, the run, where its model ran, its tasks, the figures and files :meth:`Reproduction.finish` gave
+    (``files`` also those of :meth:`Reproduction.measure_alone`), ``planned``: why its BMv2 part ran or
+    not as ``--emulate`` decided, and what that part gave (``emulation`` None: it did not run)."""
+
+    out: Path
+    run: Run
+    where: str
+    tasks: Sequence[Task]
+    model: Any
+    files: list[Path]
+    planned: str
+    emulation: Any = None
+    emulation_why: str = ""
+    emulation_ok: bool | None = None
+    emulation_lines: list[str] = field(default_factory=list)
+    emulation_files: list[Path] = field(default_factory=list)
 
 
 class Searcher(Protocol):
@@ -131,6 +161,9 @@ class Reproduction(ABC):
     """The papers it reproduces; each headline's ``seed`` is one of their ids."""
     has_emulation: bool = False
     """Whether :meth:`emulate` runs a BMv2 experiment."""
+    user_code: bool = False
+    """Whether its tasks run code from outside dcnlab that they name by a string (a user's ``--algo``): their results
+    are never served from dcnlab's task cache (:mod:`dcnlab.sweep.cache` keys dcnlab's code only)."""
     warm_up: Callable[[], object] | None = None
     """A module-level function run once in each worker before its first task (e.g. to compile numba kernels):
     ``staticmethod(f)``."""
@@ -158,6 +191,21 @@ class Reproduction(ABC):
         :meth:`measure_alone` wrote into (None: none), for figures kept in files."""
 
     # -- optional -----------------------------------------------------------------------------------------------
+
+    def configure(self, args: argparse.Namespace) -> Reproduction:
+        """The reproduction as ``dcnlab reproduce <name>`` runs it with its own options (``args``, that command's;
+        dcnlab's commands have options of their own): default itself. Check the options here, one
+        :class:`~dcnlab.topos.errors.UserError` line, before any work."""
+        return self
+
+    def printed(self, done: Outcome, as_json: bool) -> tuple[str, int] | None:
+        """What ``dcnlab reproduce <name>`` prints on stdout (``as_json``: one JSON object) and its exit status;
+        None (the default): the report's table of its headlines, exit status 1 when a BMv2 check failed."""
+        return None
+
+    def summary_extra(self, model: Any, emulation: Any) -> dict[str, Any]:
+        """More keys of its ``summary.json`` (e.g. the user algorithms that ran beside the paper's)."""
+        return {}
 
     def measure_alone(self, out: Path, run: Run) -> list[Path]:
         """Work that must run with no other work beside it (timings), after every pool is shut; its files."""
@@ -200,7 +248,7 @@ def write_summary(rep: Reproduction, out: Path, model: Any, emulation: Any, why:
     heads = rep.headlines(out, model, emulation, model_why)
     with writing(out, "--out"):
         return summary.write(out / "summary.json", rep.paper_ids, heads, emulation is not None, why,
-                             mechanism=rep.name, quick=quick)
+                             mechanism=rep.name, quick=quick, **rep.summary_extra(model, emulation))
 
 
 def problem(obj: Any) -> str | None:

@@ -1,17 +1,23 @@
-"""M2 (Fang et al., 000) and IRS/SRS (Guo et al., 003) as one reproduction of ``dcnlab reproduce all``
-(:class:`dcnlab.reproduce.protocol.Reproduction`): the rounds of the model sweep's parts as tasks, their
-outputs, the BMv2 experiment with 000's waiting time, the readings and the searches of both papers."""
+"""M2 (Fang et al., 000) and IRS/SRS (Guo et al., 003) as one reproduction of ``dcnlab reproduce all`` and ``dcnlab
+reproduce aggregation`` (:class:`dcnlab.reproduce.protocol.Reproduction`): the rounds of the model sweep's parts as
+tasks, their outputs, the BMv2 experiment with 000's waiting time, the readings and the searches of both papers;
+``reproduce aggregation`` runs its own plan (:func:`dcnlab.reproduce.aggregation.model.plans`: ``--quick``,
+``--rounds``, ``--only``) with the user's ``--algo`` beside the papers' schemes, and BMv2 on its ``--topo``."""
 
 from __future__ import annotations
 
 import argparse
+import copy
+import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from dcnlab.reproduce.protocol import Emulation, Finished, Reproduction, Run, Searcher, Task
+from dcnlab.reproduce.protocol import Emulation, Finished, Outcome, Reproduction, Run, Searcher, Task, write_summary
 from dcnlab.results import papers
+
+NO_EMULATION = "not asked for (dcnlab reproduce aggregation --emulate on runs the BMv2 experiment)"
 
 QUICK_ROUNDS = {"003-k": 100, "003-size": 5, "003-delta": 20, "000-k": 100, "000-size": 3}
 """Rounds per point of ``--quick`` (every point of the full run; the gap part keeps its own quick plan): the full
@@ -43,8 +49,9 @@ def round_seconds(part: str, point: Any) -> float:
             "000-k": 0.006 * p, "000-size": 0.74 * p / 4000}.get(part, 0.05 * (p % 100))
 
 
-def run_round(arg: tuple[str, Any, int, int]) -> Any:
-    """One round ``(part, point, round, seed)`` of the model sweep."""
+def run_round(arg: tuple[Any, ...]) -> Any:
+    """One round ``(part, point, round, seed[, None, algos])`` of the model sweep (``algos``: ``(name,
+    reference)`` of the user's tree builders, :func:`dcnlab.reproduce.aggregation.plugins.worker_refs`)."""
     from dcnlab.reproduce.aggregation import model as am
 
     return am._task(*arg)
@@ -67,20 +74,60 @@ class Aggregation(Reproduction):
     run_task = staticmethod(run_round)
     warm_up = staticmethod(warm_kernels)
 
+    command: bool = False
+    """Whether ``reproduce aggregation`` configured it (:meth:`configure`): its own plan and options."""
+    only: tuple[str, ...] = ()
+    rounds: int | None = None
+    algos: tuple[tuple[str, str], ...] = ()
+    topo: tuple[str, ...] = ()
+    seed: int | None = None
+
+    def configure(self, args: argparse.Namespace) -> Aggregation:
+        """``reproduce aggregation``: its plan (``--quick``, ``--rounds``, ``--only``), ``--algo`` (checked here, one
+        line), and for BMv2 ``--topo`` and ``--seed``."""
+        from dcnlab.reproduce.aggregation import model as am
+        from dcnlab.reproduce.aggregation import plugins
+
+        mine = copy.copy(self)
+        mine.command, mine.only, mine.rounds = True, tuple(args.only or am.PARTS), args.rounds
+        mine.algos = plugins.worker_refs(args.algo or (), mine.only)
+        mine.user_code = bool(mine.algos)
+        mine.topo, mine.seed = tuple(args.topo or ()), args.seed
+        return mine
+
+    def plans(self, mode: str) -> dict[str, Any]:
+        """The parts that run in ``mode`` and their plans."""
+        from dcnlab.reproduce.aggregation import model as am
+
+        if not self.command or mode == "smoke":
+            return aggregation_plans(mode)
+        pl = am.plans(mode != "full", self.rounds)
+        return {part: pl[part] for part in self.only}
+
     def tasks(self, mode: str, seed: int | None) -> list[Task]:
-        pl = aggregation_plans(mode)
-        return [Task(part, (part, p, rnd, 1 if seed is None else seed), round_seconds(part, p))
+        from dcnlab.reproduce.aggregation import plugins
+
+        pl, more = self.plans(mode), (None, self.algos) if self.algos else ()
+        return [Task(part, (part, p, rnd, 1 if seed is None else seed, *(more if part in plugins.PARTS else ())),
+                     round_seconds(part, p))
                 for part in pl for p in pl[part].points for rnd in range(pl[part].rounds)]
 
     def finish(self, out: Path, run: Run, tasks: Sequence[Task], results: Sequence[Any]) -> Finished:
         from dcnlab.reproduce.aggregation import model as am
+        from dcnlab.reproduce.aggregation import plugins
         from dcnlab.reproduce.aggregation import reproduce as am_reproduce
 
-        pl = aggregation_plans(run.mode)
+        pl = self.plans(run.mode)
         model = am.collect(list(pl), pl, list(results))
         meta = {"quick": run.quick, "seed": 1 if run.seed is None else run.seed, "workers": run.workers,
-                "wall_seconds": round(run.seconds, 1), "load_average": os.getloadavg(), "run_by": run.by}
-        return Finished(model, am_reproduce.write_outputs(out, model, meta))
+                "cluster": run.cluster, "wall_seconds": round(run.seconds, 1), "load_average": os.getloadavg(),
+                "run_by": run.by}
+        names = [n for n, _ in self.algos]
+        if names:
+            meta["algorithms"] = plugins.describe(names)
+        files = am_reproduce.write_outputs(out, model, meta)
+        return Finished(model, [out / "aggregation.json", *files,
+                                write_summary(self, out, model, None, NO_EMULATION, run.quick)])
 
     def headlines(self, out: Path | None, model: Any, emulation: Any, model_why: str = "") -> list[Any]:
         from dcnlab.reproduce.aggregation import headlines
@@ -88,21 +135,52 @@ class Aggregation(Reproduction):
         worked = headlines.bcube41_examples() if model is not None else None
         return headlines.aggregation(model, emulation, worked, why=model_why)
 
+    def summary_extra(self, model: Any, emulation: Any) -> dict[str, Any]:
+        """The user's tree builders' rows, when any ran beside the papers'."""
+        from dcnlab.reproduce.aggregation import plugins
+
+        names = [n for n, _ in self.algos]
+        return {"algorithms": plugins.rows(model, names)} if names and model is not None else {}
+
     def emulate(self, out: Path, quick: bool, say: Callable[[str], None]) -> Emulation:
+        """The word-count jobs on BMv2 (``reproduce aggregation``'s ``--topo``, ``--seed`` and ``--algo`` when it
+        runs them) and, without ``--topo``, 000's waiting time on the largest BCube."""
         from dcnlab.reproduce.aggregation import bmv2 as ab
         from dcnlab.reproduce.aggregation import reproduce as ab_reproduce
         from dcnlab.reproduce.aggregation import waiting as aw
         from dcnlab.results.outputs import writing
 
-        res = ab.run_experiment(ab_reproduce.config_from_args(argparse.Namespace(quick=quick, seed=None, topo=None)),
-                                say)
+        cfg = ab_reproduce.config_from_args(argparse.Namespace(quick=quick, seed=self.seed, topo=self.topo,
+                                                               algo=[n for n, _ in self.algos]))
+        res = ab.run_experiment(cfg, say)
         with writing(out, "--out"):
-            files = list(ab.write_outputs(res, out))
-        waited = aw.run_and_write(quick, None, out, say)
-        files.append(out / aw.PLOT)
-        why = (f"{ab.emulation_note(res)}; waiting time: {len(waited.jobs)} incasts on {waited.config.spec} "
-               f"({waited.seconds:.0f} s)")
-        return Emulation(res.to_json() | {"waiting": waited.to_json()}, why, res.ok and waited.ok, files)
+            png, js = ab.write_outputs(res, out)
+        data, why, ok, lines = res.to_json(), ab.emulation_note(res), res.ok, res.summary_lines()
+        files = [png, js]
+        if not self.topo:
+            waited = aw.run_and_write(quick, self.seed, out, say)
+            files += [out / aw.PLOT, out / "aggregation-waiting.json"]
+            data["waiting"] = waited.to_json()
+            why += (f"; waiting time: {len(waited.jobs)} incasts on {waited.config.spec} "
+                    f"({waited.seconds:.0f} s)")
+            ok, lines = ok and waited.ok, lines + waited.summary_lines()
+        return Emulation(data, why, ok, files, ["", *lines, f"wrote {png} and {js}"])
+
+    def printed(self, done: Outcome, as_json: bool) -> tuple[str, int]:
+        """``reproduce aggregation``: the parts' table beside the papers' figures (``--json``: one object with the
+        results, the table's lines and BMv2's), BMv2's checks."""
+        from dcnlab.reproduce.aggregation import model as am
+
+        out, results, status = done.out, done.model, 0 if done.emulation_ok is not False else 1
+        if as_json:
+            meta = json.loads((out / "aggregation.json").read_text())["meta"]
+            return json.dumps({"meta": meta, "results": results, "table": am.table(results).splitlines(),
+                               "emulation": done.emulation, "emulation_why": done.planned}, default=str), status
+        plots = [f for f in done.files if f.suffix == ".png"]
+        lines = [am.table(results), f"\n{len(done.tasks)} rounds in {done.run.seconds:.1f} s on {done.where}; wrote "
+                 f"{out / 'aggregation.json'}, {out / 'summary.json'} and {len(plots)} plots in {out}/"]
+        lines += done.emulation_lines if done.emulation is not None else [f"BMv2 experiment: {done.planned}"]
+        return "\n".join(lines), status
 
     def readings(self) -> dict[str, Callable[[bool, int], list[Any]]]:
         from dcnlab.reproduce.aggregation import readings_000, readings_003

@@ -77,34 +77,6 @@ def survives(spec: str) -> bool:
     return _canonical(spec) in {_canonical(s) for s in SURVIVAL_SPECS}
 
 
-def model_cases(specs: Sequence[str], rounds: int, workers: int, seed: int, bar: Any,
-                cluster: Any = None, algos: Sequence[tuple[str, str]] = ()) -> list[dict[str, Any]]:
-    """:func:`model_case` of every spec, in spec order. Locally one instance after another, each sweep on
-    ``workers`` processes; on a Dask ``cluster`` (``--cluster``) one task per instance, as ``reproduce all``
-    runs them (the rounds of one instance on one worker; the draws are seeded per round, so the results
-    are the same either way). ``algos``: ``(name, reference)`` of user constructions run beside the paper's
-    (a worker resolves the reference: :func:`dcnlab.controller.registry.portable`)."""
-    more: tuple[Any, ...] = (None, tuple(algos)) if algos else ()
-    if cluster is None:
-        cases = []
-        for spec in specs:
-            def rounds_done(done: int, total: int, spec: str = spec) -> None:
-                bar.set_postfix(f"{spec}: round {done}/{total}")
-
-            cases.append(model_case(spec, rounds, workers, seed, rounds_done, *more[1:]))
-            bar.update()
-        return cases
-    from dcnlab.sweep.pool import run_all
-
-    def done(j: int, _: object) -> None:
-        bar.update()
-        bar.set_postfix(specs[-1 - j])
-
-    # the largest instances are listed last: submit them first, and give the results back in spec order
-    return run_all(model_case, [(s, rounds, 1, seed, *more) for s in reversed(specs)], cluster=cluster,
-                   done=done)[::-1]
-
-
 def survival(graph: Any, trees: Sequence[Any], k: int, baseline: Any, rounds: int, workers: int, seed: int,
              progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """The broadcast survival of one construction's ``k`` trees against ``baseline`` (one BFS tree): the random

@@ -1,6 +1,6 @@
-"""What ``dcnlab reproduce cist`` runs: the model sweep (:mod:`~dcnlab.reproduce.cist.model`), the construction
-time against N (:mod:`~dcnlab.reproduce.cist.scaling`), then as ``--emulate`` says the BMv2 experiment
-(:mod:`~dcnlab.reproduce.cist.bmv2`), and ``summary.json`` with 004's headlines."""
+"""Parts of ``dcnlab reproduce cist`` (run as every reproduction is, :mod:`dcnlab.reproduce.cist.reproduction`): the
+construction cost against N (:mod:`~dcnlab.reproduce.cist.opcount`, :mod:`~dcnlab.reproduce.cist.scaling`) and its
+lines, and the ``--algo`` constructions (checked before any work; their rows in ``summary.json``)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from dcnlab.reproduce.cist import model, plots
 from dcnlab.results.outputs import writing
-
-NO_EMULATION = "not asked for (dcnlab reproduce cist --emulate on also runs the BMv2 experiment)"
 
 
 def scaling_outputs(out: Path, quick: bool, say: Callable[[str], None] | None = None
@@ -19,7 +16,7 @@ def scaling_outputs(out: Path, quick: bool, say: Callable[[str], None] | None = 
     """Theorems 5-7: count the construction's instructions against N (:func:`dcnlab.reproduce.cist.opcount.measure`,
     the judged figure, ``operations.png``) and, in the full run, time it too
     (:func:`dcnlab.reproduce.cist.scaling.measure`, a figure only, ``scaling.png``); ``scaling.json`` holds both
-    (the counts under ``operations``; :func:`write_summary` reads it). (the measurement, the files)."""
+    (the counts under ``operations``; 004's headlines read it). (the measurement, the files)."""
     import json
 
     from dcnlab.reproduce.cist import opcount
@@ -83,82 +80,3 @@ def plugin_rows(cases: list[dict[str, Any]], names: Sequence[str]) -> list[dict[
                                   "sweep_mean_delivered": [p["cists_mean"] for p in r["sweep"]]}
         out.append({"name": n, "origin": a.origin, "summary": a.summary, "instances": per})
     return out
-
-
-def write_summary(out: Path, cases: list[dict[str, Any]] | None, emulations: list[dict[str, Any]] | None,
-                  quick: bool, why: str = "", algorithms: list[dict[str, Any]] | None = None) -> Path:
-    """``summary.json``: the headlines of 004 (:func:`dcnlab.reproduce.cist.headlines.cist`), with the
-    construction-time measurement of ``out/scaling.json`` when :func:`scaling_outputs` wrote one;
-    ``algorithms``: the plug-ins' rows (:func:`plugin_rows`), when any ran."""
-    from dcnlab.reproduce.cist import headlines
-    from dcnlab.reproduce.cist import scaling as cist_scaling
-    from dcnlab.results import summary
-
-    if emulations is not None and not why:
-        why = "ran on BMv2: broadcasts under failures on " + ", ".join(e["spec"] for e in emulations)
-    scaling = cist_scaling.load(out)
-    with writing(out, "--out"):
-        extra: dict[str, Any] = {"algorithms": algorithms} if algorithms else {}
-        return summary.write(out / "summary.json", ("004",), headlines.cist(cases, emulations, scaling=scaling),
-                             emulations is not None, why or NO_EMULATION, mechanism="cist", quick=quick, **extra)
-
-
-def run(out: Path, quick: bool, workers: int | None, seed: int, cluster_address: str | None, emulate: bool,
-        say: Callable[[str], None], algos: Sequence[str] = (), why: str = "") -> tuple[dict[str, Any], list[str], bool]:
-    """The model sweep on the pool (or the Dask cluster at ``cluster_address``), the construction time against N,
-    with ``emulate`` the BMv2 experiment (``say`` gets its progress; ``why``: why it runs or not, for
-    ``summary.json``), and ``summary.json``, all in ``out``: the
-    results as JSON, the lines that say them, and whether every check held. ``algos``: user constructions
-    run in the model sweep beside the paper's (their trees checked by ``check_trees``; their rows in the
-    table, their lines in ``model-sweep.png``, their survival and origin in ``summary.json``)."""
-    import json
-    import os
-
-    from dcnlab.sweep import pool
-    from dcnlab.sweep.progress import Progress
-
-    refs = plugin_refs(algos)
-    specs = model.QUICK_MODEL_SPECS if quick else model.MODEL_SPECS
-    rounds = 5 if quick else 20
-    with pool.connect(cluster_address) as cluster:     # before the work: an unreachable scheduler fails at once
-        with Progress(len(specs), "model instances", unit="instance") as bar:
-            cases = model.model_cases(specs, rounds, workers or os.cpu_count() or 1, seed, bar, cluster, refs)
-        where = pool.describe(workers, cluster)
-    with writing(out, "--out"):
-        plots.plot_model(cases, out / "model-sweep.png")
-        (out / "model.json").write_text(json.dumps(cases, indent=1))
-    # every construction that succeeds gives valid CISTs that lose nothing (a failing construction is a
-    # condition the paper omits: a headline's failure, not the run's)
-    ok = all(c["valid"] and c["no_loss_below_k"] is not False for c in cases if not c.get("error"))
-    lines = model.model_lines(cases) + [f"model on {where}; wrote {out / 'model-sweep.png'} and {out / 'model.json'}"]
-    from dcnlab.reproduce.cist import opcount
-    from dcnlab.reproduce.cist.scaling import plan_size
-    with Progress(opcount.plan_size(quick) + (0 if quick else plan_size(quick)), "construction cost vs N",
-                  unit="instance") as bar:
-        def timed(name: str) -> None:
-            bar.update()
-            bar.set_postfix(name)
-
-        scaling, scaling_files = scaling_outputs(out, quick, timed)
-    lines += [""] + scaling_lines(scaling) + [f"wrote {' and '.join(map(str, scaling_files))}"]
-    emulations = []
-    if emulate:
-        from dcnlab.reproduce.cist import bmv2 as exp
-
-        configs = [exp.SMALL] if quick else [exp.SMALL, exp.LARGE]
-        if quick:
-            configs = [exp.quick(c) for c in configs]
-        for cfg in configs:
-            result = exp.run_experiment(cfg, progress=say)
-            with writing(out, "--out"):
-                png, js = exp.write_outputs(result, out)
-            emulations.append(result.to_json())
-            ok = ok and result.ok
-            lines += [""] + result.summary_lines() + [f"wrote {png} and {js}"]
-    if not emulate:
-        lines += ["", f"BMv2 experiment: {why or NO_EMULATION}"]
-    names = [n for n, _ in refs]
-    summary = write_summary(out, cases, emulations if emulate else None, quick, "" if emulate else why,
-                            algorithms=plugin_rows(cases, names) if names else None)
-    lines.append(f"wrote {summary}")
-    return {"model": cases, "scaling": scaling, "emulation": emulations, "ok": ok}, lines, ok

@@ -188,20 +188,6 @@ def mean_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def run_all(tasks: list[Task], workers: int | None, cluster: Any = None) -> list[dict[str, Any]]:
-    """Every task on ``workers`` processes or a Dask ``cluster`` (:func:`dcnlab.sweep.pool.fan_out`);
-    the rows sorted by pattern, algorithm and draw."""
-    from dcnlab.sweep.pool import fan_out
-    from dcnlab.sweep.progress import Progress
-    rows: list[dict[str, Any]] = []
-    with Progress(len(tasks), "multicast", unit="run") as bar:
-        for _, row in fan_out(run_task, [(t,) for t in tasks], workers, cluster):
-            bar.update()
-            bar.set_postfix(f"{row['pattern']} {row['algo']} {row['seconds']:.1f}s")
-            rows.append(row)
-    return sort_rows(rows)
-
-
 def algo_rank(algo: str) -> tuple[int, str]:
     """dcnlab's algorithms in their order, then a user's by name."""
     return (ALGOS.index(algo), "") if algo in ALGOS else (len(ALGOS), algo)

@@ -1,15 +1,21 @@
-"""C-MR4LMS (Chen et al., 001) as one reproduction of ``dcnlab reproduce all``
-(:class:`dcnlab.reproduce.protocol.Reproduction`): one task per (pattern, algorithm, draw), the outputs of
-``reproduce multicast``, its BMv2 experiment, its readings and its search."""
+"""C-MR4LMS (Chen et al., 001) as one reproduction of ``dcnlab reproduce all`` and ``dcnlab reproduce multicast``
+(:class:`dcnlab.reproduce.protocol.Reproduction`): one task per (pattern, algorithm, draw), its outputs, its BMv2
+experiment, its readings and its search; ``reproduce multicast`` runs its own plan
+(:func:`dcnlab.reproduce.multicast.model.tasks_for`) with the user's ``--algo`` beside the paper's, and the BMv2
+part's options."""
 
 from __future__ import annotations
 
+import argparse
+import copy
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from dcnlab.reproduce.protocol import Emulation, Finished, Reproduction, Run, Searcher, Task
+from dcnlab.reproduce.protocol import Emulation, Finished, Outcome, Reproduction, Run, Searcher, Task, write_summary
 from dcnlab.results import papers
+
+NO_EMULATION = "not asked for (dcnlab reproduce multicast --emulate on runs the BMv2 experiment)"
 
 QUICK_MC_ALGOS = ("cmr4lms-fixed", "cmr4lms-dynamic", "mr4lms")
 QUICK_MC_GROUP = ("64x32x16", "32x32x32")
@@ -49,33 +55,80 @@ class Multicast(Reproduction):
     papers = (papers.paper("001"),)
     has_emulation = True
     run_task = staticmethod(run_one)
+    command: argparse.Namespace | None = None
+    """``reproduce multicast``'s options (:meth:`configure`; None: ``reproduce all``'s plan and BMv2 defaults)."""
+
+    def configure(self, args: argparse.Namespace) -> Multicast:
+        """``reproduce multicast``: its own plan (``--quick``: fewer patterns, no MR4LMS on the big ones), ``--algo``
+        beside the paper's in the model and in BMv2's steady window, ``--topo``, ``--colors``, ``--feed``, ``--cut``
+        for BMv2."""
+        mine = copy.copy(self)
+        mine.command, mine.user_code = args, bool(getattr(args, "algo", None))
+        return mine
+
+    def _option(self, name: str) -> Any:
+        return getattr(self.command, name, None) if self.command is not None else None
 
     def tasks(self, mode: str, seed: int | None) -> list[Task]:
+        from dcnlab.reproduce.multicast import model as mm
+
+        runs = (mm.tasks_for(mode != "full", self._option("algo") or ()) if self.command is not None
+                and mode != "smoke" else multicast_tasks(mode))
         return [Task(t.algo, t, MC_SECONDS.get((t.algo, t.pattern), 1.5 if "ppn=4" in t.pattern else 0.4))
-                for t in multicast_tasks(mode)]
+                for t in runs]
 
     def finish(self, out: Path, run: Run, tasks: Sequence[Task], results: Sequence[Any]) -> Finished:
-        from dcnlab.reproduce.multicast import model as mm
         from dcnlab.reproduce.multicast import reproduce as mm_reproduce
 
-        order = {p: i for i, p in enumerate(mm.PATTERNS_1PPN + mm.PATTERNS_4PPN)}
-        rows = sorted(results, key=lambda r: (order[r["pattern"]], mm.ALGOS.index(r["algo"])))
-        _, files = mm_reproduce.write_outputs(out, rows, run.quick, run.seconds)
-        return Finished(rows, files)
+        rows, pngs = mm_reproduce.write_outputs(out, list(results), run.quick, run.seconds)
+        return Finished(rows, [out / "multicast.json", *pngs,
+                               write_summary(self, out, rows, None, NO_EMULATION, run.quick)])
 
     def headlines(self, out: Path | None, model: Any, emulation: Any, model_why: str = "") -> list[Any]:
         from dcnlab.reproduce.multicast import headlines
 
         return headlines.multicast(model, model_why)
 
+    def summary_extra(self, model: Any, emulation: Any) -> dict[str, Any]:
+        """The user's routers in BMv2's steady window, when any ran there."""
+        keys = ("algorithm", "origin", "groups", "placed", "trees", "entries_per_switch_max", "entries_per_port_max",
+                "table_limit_per_port", "checks", "failover")
+        mine = (emulation or {}).get("algorithms")
+        return {"algorithms": [{k: r[k] for k in keys} | {"delivered": r["window"]["delivered"],
+                                                          "receptions": r["window"]["receptions"]}
+                               for r in mine]} if mine else {}
+
     def emulate(self, out: Path, quick: bool, say: Callable[[str], None]) -> Emulation:
+        """The BMv2 experiment, with ``reproduce multicast``'s ``--topo``, ``--colors``, ``--feed``, ``--cut`` and
+        ``--algo`` when it runs them (None: the defaults)."""
+        from dataclasses import replace
+
         from dcnlab.reproduce.multicast import bmv2 as mf
         from dcnlab.results.outputs import writing
 
-        res = mf.run_experiment(mf.quick(mf.EmuConfig()) if quick else mf.EmuConfig(), progress=say)
+        cfg = mf.EmuConfig()
+        cfg = replace(cfg, spec=self._option("topo") or cfg.spec, colors=self._option("colors") or cfg.colors,
+                      feed=self._option("feed") or cfg.feed, cut=self._option("cut") or cfg.cut,
+                      algorithms=tuple(self._option("algo") or ()))
+        res = mf.run_experiment(mf.quick(cfg) if quick else cfg, progress=say)
         with writing(out, "--out"):
-            files = list(mf.write_outputs(res, out))
-        return Emulation(res.to_json(), mf.emulation_note(res), res.ok(), files)
+            png, js = mf.write_outputs(res, out)
+        return Emulation(res.to_json(), mf.emulation_note(res), res.ok(), [png, js],
+                         ["", *res.summary_lines(), f"wrote {js}, {png} and {out / 'summary.json'}"])
+
+    def printed(self, done: Outcome, as_json: bool) -> tuple[str, int]:
+        """``reproduce multicast``: the runs' table, the paper's statements beside ours, BMv2's checks."""
+        from dcnlab.reproduce.multicast import model as mm
+
+        rows, out = done.model, done.out
+        pngs = [f for f in done.files if f.suffix == ".png"]
+        lines = [f"C-MR4LMS reproduction on {mm.SPEC} (40,448 nodes: 7,680 switches + 32,768 terminals), "
+                 f"C={mm.COLORS}" + (" [quick]" if done.run.quick else ""), mm.table(rows), "",
+                 mm.claims_table(mm.claims(rows)), "",
+                 f"{len(rows)} runs in {done.run.seconds:.0f} s on {done.where}; wrote "
+                 + ", ".join(str(p) for p in [out / "multicast.json", out / "summary.json", *pngs])]
+        lines += done.emulation_lines if done.emulation is not None else [f"BMv2 experiment: {done.planned}"]
+        return "\n".join(lines), 0 if done.emulation_ok is not False else 1
 
     def readings(self) -> dict[str, Callable[[bool, int], list[Any]]]:
         from dcnlab.reproduce.multicast import readings
