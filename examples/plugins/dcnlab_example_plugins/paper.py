@@ -1,7 +1,7 @@
 """Your own paper in dcnlab's report: a reproduction plug-in (entry point group ``dcnlab.reproductions``).
 
 The paper: M. Al-Fares, A. Loukissas and A. Vahdat, "A Scalable, Commodity Data Center Network Architecture",
-Proceedings of ACM SIGCOMM 2008, pp. 63-74. Its §3 builds the k-ary fat-tree from k-port switches: k pods of
+Proceedings of ACM SIGCOMM 2008, pp. 63-74. It builds the k-ary fat-tree from k-port switches: k pods of
 k/2 edge and k/2 aggregation switches, (k/2)² core switches, k³/4 hosts (27,648 with 48-port switches), and
 (k/2)² equal-cost shortest paths between two hosts in different pods. Each edge switch has k/2 uplinks, so two
 edge switches in different pods are joined by k/2 edge-disjoint paths (Menger's theorem: no fewer, as any
@@ -74,9 +74,9 @@ def shortest_paths(graph: Any, src: str, dst: str) -> int:
 
 
 FIGURES = (  # (key, statement, the paper's formula, unit)
-    ("hosts", "k-port switches build a fat-tree of k³/4 hosts (§3)", lambda k: k ** 3 // 4, "hosts"),
-    ("core_switches", "(k/2)² core switches (§3)", lambda k: (k // 2) ** 2, "switches"),
-    ("shortest_paths", "(k/2)² shortest paths between hosts in different pods (§3)", lambda k: (k // 2) ** 2,
+    ("hosts", "k-port switches build a fat-tree of k³/4 hosts", lambda k: k ** 3 // 4, "hosts"),
+    ("core_switches", "(k/2)² core switches", lambda k: (k // 2) ** 2, "switches"),
+    ("shortest_paths", "(k/2)² shortest paths between hosts in different pods", lambda k: (k // 2) ** 2,
      "paths"),
     ("edge_disjoint_paths", "k/2 edge-disjoint paths between edge switches of different pods (k/2 uplinks)",
      lambda k: k // 2, "paths"),
@@ -84,7 +84,7 @@ FIGURES = (  # (key, statement, the paper's formula, unit)
 
 
 class FatTreeCounts(Reproduction):
-    """The k-ary fat-tree's counts (Al-Fares et al., SIGCOMM 2008, §3): hosts, core switches, paths."""
+    """The k-ary fat-tree's counts (Al-Fares et al., SIGCOMM 2008): hosts, core switches, paths."""
 
     name = "fattree-counts"
     title = "Counting the k-ary fat-tree"
