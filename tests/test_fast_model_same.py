@@ -58,3 +58,93 @@ def test_numpy_shape_is_shape(spec):
         assert got == want and [list(c.items()) for c in got[0]] == [list(c.items()) for c in want[0]]
     one_cn = {x: 1 for x in range(h.t * 2 * 8)}       # 256+ members under few switches: a lower root level
     assert _shape(h, one_cn) == shape(h, one_cn)
+
+
+def _one_digit_pairs_brute(space, s):
+    """Every pair a < b of labels differing in exactly one digit d, as the kernel did it before (all pairs)."""
+    import numpy as np
+    dig = space.digits(s)
+    out = [(a, b, int(np.flatnonzero(dig[a] != dig[b])[0])) for a in range(len(s)) for b in range(a + 1, len(s))
+           if int((dig[a] != dig[b]).sum()) == 1]
+    return np.array(out, dtype=np.int64).reshape(-1, 3)
+
+
+@pytest.mark.parametrize("n,k,m", [(4, 8, 300), (6, 2, 150), (3, 3, 60), (8, 5, 500), (2, 3, 16), (6, 6, 120)])
+def test_one_digit_pairs_as_every_pair(n, k, m):
+    """The sorted-key pairs of IRS's top stage: the rows all-pairs gave, in the same order, duplicates skipped."""
+    import numpy as np
+
+    from dcnlab.controller.aggregation import engine
+    from dcnlab.controller.aggregation.labels import LabelSpace
+
+    sp = LabelSpace(n, k)
+    K, nn, sh, pw = engine._params(sp)
+    for seed in range(3):
+        s = np.random.default_rng(seed).choice(sp.N, min(m, sp.N), replace=False).astype(np.int64)
+        if seed == 2:
+            s = np.concatenate([s, s[:5]])      # a shuffle may name a server twice: equal labels are no pair
+        assert np.array_equal(engine._one_digit_pairs(s, K, nn, sh, pw), _one_digit_pairs_brute(sp, s))
+
+
+@pytest.mark.parametrize("n,k", [(6, 3), (8, 5), (4, 8), (3, 2)])
+def test_compiled_unrelabel_is_unrelabel(n, k):
+    import numpy as np
+
+    from dcnlab.controller.aggregation import engine
+    from dcnlab.controller.aggregation.labels import LabelSpace
+
+    sp = LabelSpace(n, k)
+    rng = np.random.default_rng(0)
+    x, r = rng.integers(0, sp.N, 4000), rng.integers(0, sp.N, 4000)
+    assert np.array_equal(engine.unrelabel(sp, x, r), sp.unrelabel(x, r))
+    assert np.array_equal(engine.unrelabel(sp, x, 5), sp.unrelabel(x, 5))
+    assert engine.unrelabel(sp, x[:0], r[:0]).shape == (0,)
+
+
+@pytest.mark.parametrize("part,point", [("000-k", 3), ("000-k", 6), ("000-size", 500), ("000-size", 1500)])
+def test_m2_family_memo_is_the_same_trees(part, point):
+    """M2 and MIB share one branch-owner computation per incast; each tree is the one computed afresh."""
+    import numpy as np
+
+    from dcnlab.controller.aggregation import mib
+    from dcnlab.controller.aggregation.labels import LabelSpace
+
+    n, k, m = (6, point, 120) if part == "000-k" else (4, 8, point)
+    sp = LabelSpace(n, k)
+    pick = np.random.default_rng([1, 3, point, 0]).choice(sp.N, m + 1, replace=False)
+    r, s = int(pick[0]), pick[1:]
+    shared = {a: mib.m2_family(sp, r, s, a) for a in ("m2", "mib", "mc")}
+    fresh = {}
+    for a in ("m2", "mib", "mc"):
+        mib._LAST_OWNER.clear()
+        fresh[a] = mib.m2_family(sp, r, s, a)
+    for a in shared:
+        for attr in ("node", "tree", "parent", "level", "sender"):
+            assert np.array_equal(getattr(shared[a], attr), getattr(fresh[a], attr)), (a, attr)
+
+
+M2_GOLDEN = json.loads((Path(__file__).parent / "fixtures" / "m2_family_golden.json").read_text())
+"""Digests of M2-, MIB- and MC-based trees (node, tree, parent, level, sender) and their cost, written by
+``mib.py`` of commit 4780fb0 (before its routes, groups and clustering were made cheaper): 7 BCubes, 2 draws,
+both routing orders."""
+
+
+@pytest.mark.parametrize("space", sorted({"|".join(k.split("|")[:3]) for k in M2_GOLDEN}))
+def test_m2_family_trees_as_before(space):
+    import numpy as np
+
+    from dcnlab.controller.aggregation import mib
+    from dcnlab.controller.aggregation.labels import LabelSpace
+
+    n, k, m = (int(v) for v in space.split("|"))
+    sp = LabelSpace(n, k)
+    got, want = {}, {key: v for key, v in M2_GOLDEN.items() if key.startswith(space + "|")}
+    for key in want:
+        seed, algo, order = key.split("|")[3:]
+        pick = np.random.default_rng([int(seed), n, k, m]).choice(sp.N, m + 1, replace=False)
+        f = mib.m2_family(sp, int(pick[0]), pick[1:], algo, order)
+        h = hashlib.sha256()
+        for attr in ("node", "tree", "parent", "level", "sender"):
+            h.update(np.ascontiguousarray(getattr(f, attr)).astype(np.int64).tobytes())
+        got[key] = [h.hexdigest()[:16], float(f.costs()[0])]
+    assert got == want and len(want) == 12

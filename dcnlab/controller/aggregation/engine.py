@@ -180,6 +180,21 @@ def _layer(x, K, n, sh, pw, hm):
 
 
 @njit(cache=True)
+def _unrelabel(xs, rs, K, n, sh, pw, out):
+    """Digit-wise ``x + r mod n`` of every pair ``(xs[i], rs[i])`` (:meth:`LabelSpace.unrelabel`)."""
+    for i in range(xs.shape[0]):
+        x = xs[i]
+        r = rs[i]
+        v = 0
+        for d in range(K):
+            c = _dig(x, d, n, sh, pw) + _dig(r, d, n, sh, pw)
+            if c >= n:
+                c -= n
+            v += c * pw[d]
+        out[i] = v
+
+
+@njit(cache=True)
 def _diff_dim(a, b, K, n, sh, pw):
     """The (highest) digit in which ``a`` and ``b`` differ."""
     for d in range(K - 1, -1, -1):
@@ -747,26 +762,46 @@ def _intra_stage(t_node, tn, l_node, l_row, single, n_multi, K, n, sh, pw, bm, t
 @njit(cache=True)
 def _one_digit_pairs(s, K, n, sh, pw):
     """The sender pairs ``(a, b)``, ``a < b``, whose labels differ in exactly one digit ``d``: rows
-    (a, b, d). Relabelling keeps this relation, so it holds for every receiver of a shuffle."""
+    (a, b, d), in the order of (a, b). Relabelling keeps this relation, so it holds for every receiver of a
+    shuffle. Per digit ``d`` the senders are sorted by their label without ``d`` (:func:`_key`): two distinct
+    labels with the same key differ in ``d`` only, so the pairs come in O(m K log m + pairs), not O(m^2)."""
     m = s.shape[0]
-    hm = _hmask(sh)
     cap = 64
     out = np.empty((cap, 3), np.int64)
     c = 0
-    for a in range(m):
-        sa = s[a]
-        for b in range(a + 1, m):
-            if _hamming(sa, s[b], K, n, sh, pw, hm) == 1:
-                if c == cap:
-                    cap *= 2
-                    bigger = np.empty((cap, 3), np.int64)
-                    bigger[:c] = out[:c]
-                    out = bigger
-                out[c, 0] = a
-                out[c, 1] = b
-                out[c, 2] = _diff_dim(sa, s[b], K, n, sh, pw)
-                c += 1
-    return out[:c].copy()
+    keys = np.empty(m, np.int64)
+    for d in range(K):
+        for i in range(m):
+            keys[i] = _key(s[i], d, sh, pw)
+        order = np.argsort(keys, kind="mergesort")
+        i = 0
+        while i < m:
+            j = i + 1
+            while j < m and keys[order[j]] == keys[order[i]]:
+                j += 1
+            for u in range(i, j):
+                for v in range(u + 1, j):
+                    a = order[u]
+                    b = order[v]
+                    if s[a] == s[b]:
+                        continue
+                    if a > b:
+                        a, b = b, a
+                    if c == cap:
+                        cap *= 2
+                        bigger = np.empty((cap, 3), np.int64)
+                        bigger[:c] = out[:c]
+                        out = bigger
+                    out[c, 0] = a
+                    out[c, 1] = b
+                    out[c, 2] = d
+                    c += 1
+            i = j
+    rank = np.argsort(out[:c, 0] * m + out[:c, 1])
+    res = np.empty((c, 3), np.int64)
+    for t in range(c):
+        res[t] = out[rank[t]]
+    return res
 
 
 @njit(cache=True)
@@ -1591,6 +1626,17 @@ def _per_tree(space: LabelSpace, receivers: np.ndarray, senders: np.ndarray, alg
     return _forest(space, receivers, parts)
 
 
+def unrelabel(space: LabelSpace, x: np.ndarray, r: np.ndarray | int) -> np.ndarray:
+    """:meth:`LabelSpace.unrelabel` of a 1-D array of labels ``x`` towards ``r`` (one receiver or one per label),
+    compiled: the same labels, without numpy's digit arrays."""
+    K, n, sh, pw = _params(space)
+    x = np.ascontiguousarray(x, dtype=np.int64)
+    rs = np.ascontiguousarray(np.broadcast_to(np.asarray(r, dtype=np.int64), x.shape))
+    out = np.empty(x.shape[0], np.int64)
+    _unrelabel(x, rs, K, n, sh, pw, out)
+    return out
+
+
 def irs_forest(space: LabelSpace, receivers: np.ndarray, senders: np.ndarray, intra_stage: bool = True) -> Forest:
     """The IRS trees themselves (same trees as :func:`dcnlab.controller.aggregation.irs.irs_forest`)."""
     return _per_tree(space, receivers, senders, "irs", intra_stage=intra_stage)
@@ -1618,3 +1664,4 @@ def warm_up() -> None:
         irs_forest(sp, r[:1], s)
         unicast_forest(sp, r[:1], s)
         kmb_forest(sp, r[:1], s)
+        unrelabel(sp, s, r[1])

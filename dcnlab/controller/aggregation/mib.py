@@ -76,11 +76,22 @@ class _Builder:
         next server is already in the tree if there is such a digit (the route ends there), else the
         highest."""
         self.pending.discard(x)
+        pw, n, nodes = self.pw, self.space.n, self.nodes
+        want = [(target // p) % n for p in pw]
         cur = x
         while cur != target:
-            moves = [(d, cur + (self.digit(target, d) - self.digit(cur, d)) * self.pw[d])
-                     for d in range(self.space.K - 1, -1, -1) if self.digit(cur, d) != self.digit(target, d)]
-            d, nxt = next(((d, v) for d, v in moves if v in self.nodes), moves[0])
+            first: tuple[int, int] | None = None
+            move: tuple[int, int] | None = None
+            for d in range(self.space.K - 1, -1, -1):      # the highest differing digit, or one into the tree
+                have = (cur // pw[d]) % n
+                if have != want[d]:
+                    v = cur + (want[d] - have) * pw[d]
+                    if v in nodes:
+                        move = (d, v)
+                        break
+                    if first is None:
+                        first = (d, v)
+            d, nxt = move or first      # type: ignore[misc]
             self.parent[cur], self.level[cur] = nxt, d
             if nxt in self.nodes:
                 return
@@ -176,8 +187,21 @@ def related_senders(space: LabelSpace, rel: np.ndarray) -> list[list[int]]:
     return out
 
 
+_LAST_OWNER: list[tuple[tuple[int, int, bytes], list[int]]] = []
+"""The last :func:`branch_owner` (M2 and MIB ask it for the same incast, one after the other)."""
+
+
 def branch_owner(space: LabelSpace, rel: np.ndarray) -> list[int]:
     """Index of the related lower sender each sender hangs on (-1: a root). See the module doc."""
+    key = (space.n, space.k, np.asarray(rel, dtype=np.int64).tobytes())
+    if _LAST_OWNER and _LAST_OWNER[0][0] == key:
+        return list(_LAST_OWNER[0][1])
+    owner = _branch_owner(space, rel)
+    _LAST_OWNER[:] = [(key, list(owner))]
+    return owner
+
+
+def _branch_owner(space: LabelSpace, rel: np.ndarray) -> list[int]:
     related = related_senders(space, rel)
     layer = space.layer(rel)
     owner = [-1] * rel.shape[0]
@@ -197,7 +221,8 @@ def _cluster_merge(b: _Builder, members: Iterable[int], root: int) -> None:
     if not active:
         return
     root_dig = space.digits(root)
-    rl = {x: int(np.count_nonzero(space.digits(x) != root_dig)) for x in active}
+    xs = np.fromiter(active, np.int64, len(active))
+    rl = dict(zip(xs.tolist(), np.count_nonzero(space.digits(xs) != root_dig, axis=1).tolist()))
     for t in range(max(rl.values()) - 1, 0, -1):
         cand = sorted(x for x in active if rl[x] >= t + 1)
         if len(cand) < 2:
@@ -239,14 +264,14 @@ def _greedy_groups(space: LabelSpace, cand: np.ndarray, root_dig: np.ndarray,
     big = np.flatnonzero(sizes >= 2)
     if big.shape[0] == 0:
         return []
-    members = np.split(c_idx, cut)
     heap = [(-int(sizes[g]), int(key[heads[g]]), int(g)) for g in big]
     heapq.heapify(heap)
     taken = np.zeros(cand.shape[0], dtype=bool)
     out: list[tuple[list[int], tuple[int, ...]]] = []
     while heap:
         neg, k, g = heapq.heappop(heap)
-        grp = members[g][~taken[members[g]]]
+        group = c_idx[heads[g]:heads[g] + sizes[g]]
+        grp = group[~taken[group]]
         if grp.shape[0] < 2:
             continue
         if grp.shape[0] < -neg:

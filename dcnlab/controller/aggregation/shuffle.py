@@ -279,8 +279,8 @@ def _link_keys(f: Forest) -> np.ndarray:
     space = f.space
     hop = np.flatnonzero(f.parent >= 0)
     r = f.receivers[f.tree[hop]]
-    child = space.unrelabel(f.node[hop], r)
-    par = space.unrelabel(f.node[f.parent[hop]], r)
+    child = engine.unrelabel(space, f.node[hop], r)
+    par = engine.unrelabel(space, f.node[f.parent[hop]], r)
     lv = f.level[hop].astype(np.int64)
     return np.concatenate([child * space.K + lv, par * space.K + lv])
 
@@ -288,15 +288,15 @@ def _link_keys(f: Forest) -> np.ndarray:
 def _aggregator_keys(f: Forest) -> np.ndarray:
     inputs = f.children_count() + f.sender
     agg = np.flatnonzero((inputs >= 2) & (f.parent >= 0))
-    return f.space.unrelabel(f.node[agg], f.receivers[f.tree[agg]])
+    return engine.unrelabel(f.space, f.node[agg], f.receivers[f.tree[agg]])
 
 
 def step_link_keys(space: LabelSpace, steps: PathSteps, receivers: np.ndarray) -> np.ndarray:
     r = receivers[steps.tree]
-    node = space.unrelabel(steps.node, r)
+    node = engine.unrelabel(space, steps.node, r)
     step = space.pow[steps.level]
     nxt_rel = steps.node - ((steps.node // step) % space.n) * step
-    nxt = space.unrelabel(nxt_rel, r)
+    nxt = engine.unrelabel(space, nxt_rel, r)
     lv = steps.level.astype(np.int64)
     return np.concatenate([node * space.K + lv, nxt * space.K + lv])
 
