@@ -22,8 +22,9 @@ A reproduction is an object of a subclass of :class:`Reproduction`, found by nam
   command runs it through the same runner as ``reproduce all`` (:func:`dcnlab.report.reproduce_all.run_one`);
 * optionally **its BMv2 experiment** (:meth:`~Reproduction.emulate`), work that must run alone
   (:meth:`~Reproduction.measure_alone`, e.g. timings), **the readings** of the headlines that deviate
-  (:meth:`~Reproduction.readings`) and **its sensitivity run** over the settings its papers leave open
-  (:meth:`~Reproduction.sensitivity`, one :class:`Searcher` per paper).
+  (:meth:`~Reproduction.readings`), **its sensitivity run** over the settings its papers leave open
+  (:meth:`~Reproduction.sensitivity`, one :class:`Searcher` per paper) and **the falsifier of each headline** in
+  one phrase (:meth:`~Reproduction.falsifiers`, listed in the report).
 
 May import: :mod:`dcnlab.results` and below, like every reproduction; never a mechanism's package.
 """
@@ -223,6 +224,13 @@ class Reproduction(ABC):
     def sensitivity(self) -> dict[str, Callable[[], Searcher]]:
         """Per paper id, its :class:`Searcher` over the settings its text leaves open (``dcnlab reproduce
         search``)."""
+        return {}
+
+    def falsifiers(self) -> dict[str, str]:
+        """Per headline (its statement, or its id ``"<paper id>: <statement>"``), its falsifier in one phrase: the
+        deliberately wrong mechanism, input or model that, fed through the same pipeline and rule, must be judged
+        ``deviates`` (or ``flat``); the report lists it beside the headline, and ``tests/test_falsifiers.py`` fails
+        for a headline of ``reproduce all`` without one (default: none)."""
         return {}
 
     def headline_ids(self) -> list[str]:
