@@ -192,5 +192,10 @@ class Aggregation(Reproduction):
 
         return {"000": search_000.Search000, "003": search_003.Search003}
 
+    def falsifiers(self) -> dict[str, str]:
+        from dcnlab.reproduce.aggregation import falsifiers
+
+        return dict(getattr(falsifiers, "FALSIFIERS", {}))
+
 
 REPRODUCTION = Aggregation()

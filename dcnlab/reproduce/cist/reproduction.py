@@ -136,5 +136,10 @@ class Cist(Reproduction):
         lines += done.emulation_lines if done.emulation is not None else ["", f"BMv2 experiment: {done.planned}"]
         return "\n".join(lines + [f"wrote {out / 'summary.json'}"]), 0 if ok else 1
 
+    def falsifiers(self) -> dict[str, str]:
+        from dcnlab.reproduce.cist import headlines
+
+        return dict(headlines.FALSIFIERS)
+
 
 REPRODUCTION = Cist()

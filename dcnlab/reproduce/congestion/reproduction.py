@@ -136,5 +136,10 @@ class Congestion(Reproduction):
 
         return {"002": search.Search002}
 
+    def falsifiers(self) -> dict[str, str]:
+        from dcnlab.reproduce.congestion import headlines
+
+        return dict(headlines.FALSIFIERS)
+
 
 REPRODUCTION = Congestion()

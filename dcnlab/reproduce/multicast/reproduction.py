@@ -140,5 +140,10 @@ class Multicast(Reproduction):
 
         return {"001": search.Search001}
 
+    def falsifiers(self) -> dict[str, str]:
+        from dcnlab.reproduce.multicast import headlines
+
+        return dict(getattr(headlines, "FALSIFIERS", {}))
+
 
 REPRODUCTION = Multicast()
