@@ -222,33 +222,6 @@ def test_001_bound_of_the_dynamic_variant_under_the_papers_rule() -> None:
     assert (tfi_bound("32x32x32", "tn"), tfi_bound("32x32x32", "group")) == (3, 1)
 
 
-def test_001_search_runs_each_setting_on_its_patterns_and_names_them_as_the_headlines_do() -> None:
-    from dcnlab.reproduce.multicast import headlines
-    from dcnlab.reproduce.multicast import model as mm
-    from dcnlab.reproduce.multicast.search import Search001
-
-    s = Search001()
-    shuffled = s.tasks({"join-order": "shuffle", "random-1ppn-groups": "5000"}, 2, False)
-    assert mm.Task("64x32x16", "mr4lms", "shuffle", 2) in shuffled
-    assert mm.Task("random:5000:seed=2", "cmr4lms-fixed", "", 1) in shuffled
-    assert mm.Task("random:1000:seed=2:ppn=4", "mr4lms", "", 1) in shuffled
-    fixed = s.tasks({"join-order": "zyx", "random-1ppn-groups": "1000"}, 3, False)
-    assert mm.Task("64x32x16", "mr4lms", "zyx", 1) in fixed     # a deterministic order runs once for every draw
-    assert mm.run_pattern("512x64", "zyx") == "512x64:order=yx"
-    assert mm.run_pattern("64x32x16:ppn=4", "shuffle", 2) == "64x32x16:ppn=4:order=shuffle:seed=2"
-    assert mm.run_pattern("random:5000:seed=2", "zyx") == "random:5000:seed=2"
-    setting = {"join-order": "zyx", "random-1ppn-groups": "2000"}
-    rows = {t: {"pattern": t.pattern, "algo": t.algo, "ppn": 4 if "ppn=4" in t.pattern else 1, "tfi_max": 1,
-                "tfi_avg": 1.0, "efi_max": 1, "efi_avg": 1.0, "trees": 600, "groups_in": 600, "refused": 0,
-                "seconds": 0.1, "cpu_seconds": 0.1} for t in s.tasks(setting, 1, False)}
-    heads = s.headlines(setting, 1, rows)
-    assert heads == headlines.multicast([dict(r, pattern=headlines.RANDOM_1 if r["pattern"].startswith("random:2000")
-                                              else headlines.RANDOM_4 if r["pattern"].startswith("random:1000")
-                                              else r["pattern"]) for t, r in rows.items()
-                                         if t.algo != "cmr4lms-dynamic/group"])
-    assert sum(h.model is None for h in heads) == 0
-
-
 def test_the_report_shows_each_papers_search_table_a_newer_run_first(tmp_path) -> None:
     from dcnlab.report import write as report
 

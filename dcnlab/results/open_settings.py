@@ -130,6 +130,9 @@ MERGE_RULE = ("Data flows each of which consists of key-value pairs can be aggre
 
 SETTINGS: tuple[OpenSetting, ...] = (
     # -- 001: C-MR4LMS ------------------------------------------------------------------------------------
+    # Pre-registered from the text alone (the first value; the note's first sentence is the argument, or says
+    # "simplest reading" where the text gives no ground); every other value the text admits runs as a
+    # sensitivity reading, one setting at a time (dcnlab reproduce search 001, dcnlab.reproduce.multicast.search).
     OpenSetting(
         "001", "join-order", "the order in which a grid pattern's groups (its lines) join",
         ("xyz", "zyx", "shuffle"), "xyz",
@@ -137,44 +140,74 @@ SETTINGS: tuple[OpenSetting, ...] = (
         "divided by 2-D and 3-D grids, and processes also join groups at random; the order in which a grid's groups "
         "join is not given.)",
         "§4.1", random=("shuffle",),
-        note="xyz: every x-line, then y, then z (the order the grid is built); zyx: z-lines first; shuffle: a "
-             "random order (a draw). Pattern syntax: AxBxC:order=zyx, AxBxC:order=shuffle:seed=S."),
+        note="Pre-registered, the simplest reading (the text gives no order): xyz, every x-line, then y, then z, "
+             "the order in which the text itself lists a grid's groups and their layers ('1個用于行通信的子通信域以及1個用于列通信的子通信域'; "
+             "'layerx,layery,layerz分別對應x,y,z軸方向上的多播組', §3.1). zyx: z-lines first; shuffle: a random order "
+             "(a draw, seeds 1-5). Pattern syntax: AxBxC:order=zyx, AxBxC:order=shuffle:seed=S."),
     OpenSetting(
         "001", "random-1ppn-groups", "the number of groups of the random 1-ppn patterns",
         ("1000", "2000", "5000"), "1000",
         "例如1 000個隨機多播組模式下僅剩下32個多播組 (the only size of a random pattern the text gives: 1,000 random groups, at 4 "
         "processes per terminal; the sizes of the 1-process random patterns are not given)",
         "§4.3.2",
-        note="1,000 follows the one size the paper names (its 4-ppn pattern); C-MR4LMS's max EFI (the "
-             "paper's 69) grows with the number of groups."),
+        note="Pre-registered: 1,000, because it is the one size the text gives a random pattern, and it meets "
+             "what §4.2.1 says of the 1-ppn random patterns ('多播組的個數已經超過了不沖突的生成樹的個數': more groups than "
+             "the 512 spanning trees). 2,000 and 5,000: larger patterns, sensitivity readings."),
     OpenSetting(
         "001", "random-seed", "the draw of the random patterns (which processes join which group)",
         ("draws",), "draws",
         "還測試了進程隨機加入某個多播組的通信模式 (processes join a group at random; no seed and no pattern is given)",
         "§4.1", random=("draws",),
-        note="Always a draw: every setting runs the random patterns with seeds 1..D (D draws, 3 by default), "
-             "each figure a range over the draws and the median judged; the reproduction runs seeds 1..5 "
-             "and judges the mean over them with its standard error."),
+        note="Always a draw: every setting runs the random patterns (and a shuffled join order) with seeds 1-5, "
+             "the reproduction's draws; a figure from them is the mean with its standard error over the 5 draws, "
+             "and a claim that deviates on any draw deviates."),
     OpenSetting(
         "001", "dynamic-root-candidates", "the root candidates of C-MR4LMS-dynamic",
         ("tn", "group"), "tn",
         "如果多播組內各成員的最近公共祖先位于L3層,則頂層網絡中板tnid內每個L3交換機都可以做樹根.從中選擇哪個做樹根實際上有2種策略 ... "
         "二是將所有L3交換機都作為備選樹根,從中選擇1個合適的做樹根(優先選擇負載低的) (if the members' lowest common ancestor is at L3, every L3 switch "
-        "of TN tnid can be the root; the dynamic variant takes them all as candidates and prefers the least loaded; "
-        "the load is not defined)",
+        "of TN tnid can be the root; the dynamic variant takes them all as candidates and prefers the least loaded)",
         "the paragraph before Fig. 6", searched=False,
-        note="Not open: the text states the candidates (the L3 switches of TN tnid, 'tn'). Its max TFI 1 on "
-             "64×32×16 and 32×32×32 is impossible under that rule (BOUNDS); 'group' (every TN of the TN "
-             "group) is our extension, measured beside it (cmr4lms-dynamic/group)."),
+        contradicts=(("group", "§4.3.1",
+                      "這表明通過選擇同一TN內的不同L3交換機做樹根可以避免一些不必要的合并操作 (this shows that choosing different L3 "
+                      "switches of the same TN as roots avoids some needless merges)"),),
+        note="Pre-registered: tn, the L3 switches of TN tnid, because the text names them twice (the paragraph "
+             "before Fig. 6 and §4.3.1). 'group' (every TN of the TN group) contradicts §4.3.1; it is measured "
+             "beside it as our extension (cmr4lms-dynamic/group), never a reading of the paper."),
     OpenSetting(
-        "001", "mr4lms-merge", "MR4LMS's merge: which groups are 'similar', and the table scope",
+        "001", "dynamic-load", "the load by which C-MR4LMS-dynamic prefers a root",
+        ("groups-rooted",), "groups-rooted",
+        "從中選擇1個合適的做樹根(優先選擇負載低的) (choose a suitable one as the root, preferring a low load; the load is not "
+        "defined)", "the paragraph before Fig. 6", searched=False,
+        note="Pre-registered, the simplest reading (the text defines no load): the number of groups whose trees "
+             "are rooted at the switch, ties to the formula's root (dcnlab.controller.multicast.cmr4lms). No other "
+             "reading is implemented, so none runs as a sensitivity reading."),
+    OpenSetting(
+        "001", "mr4lms-merge", "MR4LMS's merge ('similar' groups) and the scope of its table",
         ("any-color/link", "same-color/link", "any-color/switch", "same-color/switch"), "any-color/link",
-        "而當n個相似的多播組無條目號可用時,就將它們合并到一起共用同一棵多播樹 (when n similar groups have no entry number left, they are merged to "
-        "share one tree; 'similar' is not defined)",
-        "§1 (MR4LMS, ref. [15])", searched=False,
-        note="Measured reading by reading on the 1,000 random groups (reproduce/multicast/readings.py, "
-             "1.5-8 minutes each): too costly for the cross product. The per-switch table contradicts the "
-             "paper's 'MR4LMS never merges' at 1 ppn (33-34 groups under one L0 at 1 ppn)."),
+        "而當n個相似的多播組無條目號可用時,就將它們合并到一起共用同一棵多播樹 ... 采用合并算法,將多個多播組合并成1個多播組,從而降低對多播組顏色數的需求 (when "
+        "n similar groups have no entry number left, they are merged to share one tree ... the merge makes several "
+        "groups one group, lowering the number of colors needed; 'similar' is not defined)",
+        "§1 (MR4LMS, ref. [15])",
+        contradicts=tuple((v, "§1", "MR4LMS工作原理為:只要多個多播組不經過同一條鏈路,就盡量共用同一個多播表條目號 (MR4LMS: as long as "
+                           "groups do not cross the same link, they share one entry number; one table per switch "
+                           "forbids that to trees crossing one switch on different links)")
+                          for v in ("any-color/switch", "same-color/switch")),
+        note="Pre-registered: any-color/link, because the merged groups become '1個多播組' (one group) and a group "
+             "is placed by MR4LMS's two methods, which try every color; entries are per link, as MR4LMS shares an "
+             "entry number between groups that cross no common link. same-color/link (a merged group keeps the "
+             "color of its groups) is the sensitivity reading; the per-switch tables contradict §1."),
+    OpenSetting(
+        "001", "efi-average", "the links the average EFI is taken over",
+        ("used-links", "all-links"), "used-links",
+        "最大EFI及平均EFI反映了各鏈路上多播樹的數量,一定程度上代表了多播路由算法的均衡程度 (max and average EFI reflect the number of "
+        "multicast trees on each link and, to a degree, how balanced the routing is; the links averaged over are not "
+        "given)", "§4.2",
+        note="Pre-registered: used-links, the switch-to-switch links that carry a group, because §4.2.1 explains "
+             "MR4LMS's higher average EFI on 2-D patterns by its using only some TNs ('僅使用了部分頂層網絡中板,進而導致連接L1交換機與"
+             "L2交換機的那些鏈路上EFI指數偏大'): over every link of the fabric the same trees give the same average wherever "
+             "they are rooted. all-links: every switch-to-switch link of the fabric. Both count a group once on each "
+             "link its tree crosses (Definition 5: '經過該鏈路的多播組個數', the groups, not the trees)."),
     # -- 000: M2 --------------------------------------------------------------------------------------------
     # Pre-registered from the text alone (the first value; the note's first sentence is the argument, or says
     # "simplest reading" where the text gives no ground); every other value runs as a sensitivity reading, one

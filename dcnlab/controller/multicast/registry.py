@@ -11,7 +11,7 @@ multicast table entries per port (C). A user's routers are found by the entry po
 
 **Built-ins** (C-MR4LMS (Chen et al.) and its baselines): ``cmr4lms-fixed``, ``cmr4lms-dynamic`` (roots among the TN's top switches, as the
 paper says), ``cmr4lms-dynamic/group`` (our extension: every TN of the TN group), ``mr4lms`` and
-``mr4lms-strict`` (:mod:`.baselines`), ``opensm``, ``global``. Only C-MR4LMS has dual trees
+``mr4lms-same-color`` and ``mr4lms-strict`` (:mod:`.baselines`), ``opensm``, ``global``. Only C-MR4LMS has dual trees
 (``dual=True``) and incremental entry tracking.
 """
 
@@ -49,6 +49,8 @@ REGISTRY.add("cmr4lms-dynamic", _cmr4lms("dynamic"), "C-MR4LMS, dynamic roots am
 REGISTRY.add("cmr4lms-dynamic/group", _cmr4lms("dynamic"),
              "C-MR4LMS, dynamic roots among every TN of the TN group (our extension)", scope="group")
 REGISTRY.add("mr4lms", lambda h, colors: MR4LMSLike(h, colors), "MR4LMS-like: load-ordered roots, merging")
+REGISTRY.add("mr4lms-same-color", lambda h, colors: MR4LMSLike(h, colors, merge="same-color"),
+             "MR4LMS-like, a merged group keeps its color (001's sensitivity reading of its merge)")
 REGISTRY.add("mr4lms-strict", lambda h, colors: MR4LMSLike(h, colors, merge="same-color", scope="switch"),
              "MR4LMS-like, same-color merges and one table per switch")
 REGISTRY.add("opensm", OpenSMLike, "OpenSM-like: one table entry (MLID) per group, refusal when full")

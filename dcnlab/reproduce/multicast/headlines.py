@@ -27,7 +27,56 @@ MC_CMR = ("cmr4lms-fixed", "cmr4lms-dynamic")
 BIG_4 = "100x50x26:ppn=4"
 
 
-def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "") -> list[Headline]:
+NULL_CASE = "the null case: MR4LMS is C-MR4LMS (C-MR4LMS-fixed's rows stand for all three algorithms)"
+FALSIFIERS = {
+    "C-MR4LMS-fixed max TFI 7 on 64×32×16 (1 ppn, Fig. 9)":
+        "a router that ignores the table limit (one entry per group, no merge: max TFI 1)",
+    "C-MR4LMS-dynamic max TFI 1 on 64×32×16 (1 ppn, Fig. 9)": "C-MR4LMS-fixed passed off as the dynamic variant (7)",
+    "C-MR4LMS-fixed max TFI 6 on 32×32×32 (1 ppn, Fig. 9)":
+        "a router that ignores the table limit (one entry per group, no merge: max TFI 1)",
+    "C-MR4LMS-dynamic max TFI 1 on 32×32×32 (1 ppn, Fig. 9)": "C-MR4LMS-fixed passed off as the dynamic variant (6)",
+    "After merging C-MR4LMS keeps at least 512 groups, all when fewer (§4.3)":
+        "the global broadcast tree passed off as C-MR4LMS (every group merged into 1 tree)",
+    "MR4LMS keeps only 32 of 1,000 random groups (4 ppn, §4.3)": "C-MR4LMS-fixed passed off as MR4LMS (512 kept)",
+    "MR4LMS max TFI 168 on 100×50×26 (4 ppn, §4.3)": "C-MR4LMS-fixed passed off as MR4LMS (max TFI 20)",
+    "MR4LMS average TFI 1.1 on 100×50×26 (4 ppn, §4.3)":
+        "the global broadcast tree passed off as MR4LMS (every group on one tree; a router that never merges, 1.0, "
+        "passes the ±10%)",
+    "C-MR4LMS up to 94% faster than MR4LMS (100×50×26, 4 ppn: < 35 s vs > 575 s; Fig. 10(f))": NULL_CASE,
+    "C-MR4LMS computes 100×50×26 (4 ppn) in under 35 s (Fig. 10(f))":
+        "C-MR4LMS-fixed wasting 5 ms of CPU per join (8,900 joins: 45 s)",
+    "MR4LMS never merges with 1 ppn: max TFI 1 on every pattern (§4.3)":
+        "C-MR4LMS-fixed passed off as MR4LMS (it merges: max TFI 7 on 64×32×16)",
+    "C-MR4LMS max TFI 1 on 181×181 and 100×327 (fewer than 512 groups; §4.3)":
+        "C-MR4LMS-fixed with a quarter of the table (C = 8: 128 spanning trees for 362 and 427 groups)",
+    "Fixed and dynamic: equal max TFI above 1 on 25×50×26 and random (1 ppn, §4.3)":
+        "a router that ignores the table limit as both variants (no merge: max TFI 1, not above 1)",
+    "MR4LMS max TFI 1, C-MR4LMS above 1 on 256×32×16, 128×32×32 (4 ppn, §4.3)": NULL_CASE,
+    "C-MR4LMS lower max and average EFI than MR4LMS on 2-D patterns (1 ppn, §4.2)": NULL_CASE + " (a tie is not lower)",
+    "MR4LMS clearly better on random patterns: lower max EFI than C-MR4LMS (1 ppn, §4.2)":
+        NULL_CASE + " (a tie is not lower)",
+    "C-MR4LMS better on random patterns: lower max EFI than MR4LMS (4 ppn, §4.2)": NULL_CASE + " (a tie is not lower)",
+    "C-MR4LMS max EFI 69 on random patterns (1 ppn, §4.2)":
+        "the global broadcast tree passed off as C-MR4LMS (every group on every link: max EFI 1,000)",
+    "C-MR4LMS max EFI at most 88 higher than MR4LMS's (§4.2)": NULL_CASE + " (0 higher)",
+    "C-MR4LMS max EFI at most 594 lower than MR4LMS's (§4.2)": NULL_CASE + " (0 lower)",
+    "C-MR4LMS max TFI at most 25 higher than MR4LMS's (§4.3)": NULL_CASE + " (0 higher)",
+    "C-MR4LMS max TFI at most 148 lower than MR4LMS's (§4.3)": NULL_CASE + " (0 lower)",
+}
+"""Per headline, its falsifier in one phrase: a deliberately wrong mechanism or input that
+``tests/test_falsifiers_001.py`` feeds through the same pipeline (the paper-scale workloads, the routers,
+:func:`multicast` and the report's one verdict rule), and that must be judged ``deviates`` (or ``flat``); for a
+comparison, the null case first (X is Y)."""
+
+
+EFI_AVERAGE = "used-links"
+"""The pre-registered reading of 001's open setting ``efi-average`` (:mod:`dcnlab.results.open_settings`): the average
+EFI over the switch-to-switch links that carry a group (``efi_avg``); ``all-links`` reads ``efi_avg_all``."""
+EFI_KEYS = {"used-links": "efi_avg", "all-links": "efi_avg_all"}
+
+
+def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "", efi_average: str = EFI_AVERAGE,
+              depends: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> list[Headline]:
     """C-MR4LMS's headlines from ``reproduce multicast``'s rows (``multicast.json``'s ``rows``).
 
     The random patterns are draws (a row's ``draw``, its seed; none: draw 1). Every headline is computed on
@@ -41,16 +90,61 @@ def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "") -> list[H
     patterns") is so taken per draw and averaged: the paper states one number per kind of random pattern,
     i.e. the maximum on one pattern of that kind, so the quantity is a per-draw statistic and the mean over
     draws estimates it; the maximum over R draws would be a statistic of R patterns, which grows with R and has
-    no standard error."""
+    no standard error.
+
+    ``efi_average``: the reading of the open setting ``efi-average`` (:data:`EFI_KEYS`). ``depends``: statement
+    -> the readings of an open setting that flip its verdict (:func:`dcnlab.reproduce.multicast.search.flips`);
+    None reads them from the committed sensitivity table (``dcnlab/results/search_tables/001.json``), ``{}``
+    marks none (the sensitivity run itself). A headline a reading flips is marked ``depends_on`` that setting and
+    judged again by the report's rule; its figure stays the pre-registered setting's."""
     from dcnlab.reproduce.multicast.model import at_draw, draws_of, is_random
 
     rows = list(rows or [])
     draws = draws_of(rows)
     if len(draws) < 2:
-        return _multicast(rows, why)
-    per = [_multicast(at_draw(rows, d), why) for d in draws]
-    grids = _multicast([r for r in rows if not is_random(r["pattern"])], why)
-    return [_over_draws(list(hs), g, draws) for *hs, g in zip(*per, grids)]
+        heads = _multicast(rows, why, efi_average)
+    else:
+        heads = over_draws({d: at_draw(rows, d) for d in draws}, [r for r in rows if not is_random(r["pattern"])],
+                           why, efi_average)
+    return mark(heads, depends)
+
+
+def over_draws(per: Mapping[int, Sequence[Mapping[str, Any]]], fixed: Sequence[Mapping[str, Any]], why: str = "",
+               efi_average: str = EFI_AVERAGE) -> list[Headline]:
+    """The headlines of several draws (``per``: draw -> that draw's rows), each judged over the draws
+    (:func:`_over_draws`); ``fixed``: the rows no draw changes (a headline that reads only them, and is the same on
+    every draw, is that one figure)."""
+    draws = sorted(per)
+    each = [_multicast(per[d], why, efi_average) for d in draws]
+    grids = _multicast(fixed, why, efi_average)
+    return [_over_draws(list(hs), g, draws) for *hs, g in zip(*each, grids)]
+
+
+def mark(heads: Sequence[Headline], depends: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
+         ) -> list[Headline]:
+    """``heads`` with each headline a sensitivity reading flips marked ``depends on <setting>`` (the readings and
+    their verdicts and figures in its reading) and judged again by the report's rule (a verdict a reading decides
+    holds at 3 seeds, :func:`dcnlab.results.summary.verdict`); the figure stays the pre-registered setting's."""
+    from dataclasses import replace
+
+    if depends is None:
+        from dcnlab.reproduce.multicast.search import flips
+        from dcnlab.results.open_settings import stored_search
+
+        depends = flips(stored_search("001"))
+    out = []
+    for h in heads:
+        rows = depends.get(h.statement)
+        if not rows or h.model is None:
+            out.append(h)
+            continue
+        from dcnlab.reproduce.multicast.search import phrase
+
+        names = ", ".join(dict.fromkeys(str(r["setting"]) for r in rows))
+        out.append(replace(h, depends_on=names, model_verdict=None, verdict="", stability="",
+                           reading=(h.reading + "; " if h.reading else "") + f"depends on {phrase(rows)}; the "
+                           "figure is the pre-registered setting's"))
+    return out
 
 
 def _over_draws(heads: list[Headline], grids: Headline, draws: list[int]) -> Headline:
@@ -73,8 +167,9 @@ def _over_draws(heads: list[Headline], grids: Headline, draws: list[int]) -> Hea
                    stability="")
 
 
-def _multicast(rows: Sequence[Mapping[str, Any]], why: str = "") -> list[Headline]:
-    """The headlines of one draw (``rows``: one row per pattern and algorithm)."""
+def _multicast(rows: Sequence[Mapping[str, Any]], why: str = "", efi_average: str = EFI_AVERAGE) -> list[Headline]:
+    """The headlines of one draw (``rows``: one row per pattern and algorithm; ``efi_average``: which average EFI
+    the comparison of 2-D patterns reads, :data:`EFI_KEYS`)."""
 
     def get(pattern: str, algo: str) -> Mapping[str, Any] | None:
         return next((r for r in rows if r["pattern"] == pattern and r["algo"] == algo), None)
@@ -98,10 +193,11 @@ def _multicast(rows: Sequence[Mapping[str, Any]], why: str = "") -> list[Headlin
         group = val(pattern, "cmr4lms-dynamic/group", "tfi_max")
         out.append(missing(Headline("001", f"C-MR4LMS-dynamic max TFI 1 on {pattern.replace('x', '×')} (1 ppn, Fig. 9)",
                                     1, val(pattern, "cmr4lms-dynamic", "tfi_max"), unit="groups per tree", kind="count",
-                                    plot=MC_PLOT_1, inconsistent=dynamic_bound(pattern),
+                                    plot=MC_PLOT_1,
                                     reading="dynamic variant with the paper's root candidates (top switches of one "
-                                            "TN)" + (f"; with every TN of the TN group (our extension) {group}"
-                                                     if group is not None else "")),
+                                            "TN)" + (f"; {bound}" if (bound := dynamic_bound(pattern)) else "")
+                                            + (f"; with every TN of the TN group (our extension, which §4.3.1 "
+                                               f"rules out) {group}" if group is not None else "")),
                            absent((pattern, "cmr4lms-dynamic"))))
     cmr = [r for r in rows if r["algo"] in MC_CMR]
     kept = None
@@ -152,13 +248,14 @@ def _multicast(rows: Sequence[Mapping[str, Any]], why: str = "") -> list[Headlin
                                 max(small) if small else None, unit="groups per tree", kind="count", plot=MC_PLOT_1,
                                 reading=f"largest max TFI of fixed and dynamic over the {len(small)} runs"),
                        absent(("181x181", MC_CMR[0]), ("100x327", MC_CMR[0]))))
-    out += _shares_001(get, why)
+    out += _shares_001(get, why, EFI_KEYS[efi_average])
     rand = [v for a in MC_CMR if (v := val(RANDOM_1, a, "efi_max")) is not None]
     out.append(missing(Headline("001", "C-MR4LMS max EFI 69 on random patterns (1 ppn, §4.2)", 69,
                                 max(rand) if rand else None, unit="groups per link", kind="count", plot=MC_PLOT_1,
                                 reading=f"max EFI of fixed and dynamic on a random pattern ({int(RANDOM_1.split(':')[1]):,} "
-                                        "groups); the paper does not give its random patterns' sizes: "
-                                        "the size is the one dcnlab reproduce search 001 chose"),
+                                        "groups); the paper does not give its 1-ppn random patterns' sizes: the "
+                                        "size is the pre-registered one, the only size it gives a random pattern "
+                                        "(open setting random-1ppn-groups)"),
                        absent((RANDOM_1, MC_CMR[0]))))
     pats = sorted({r["pattern"] for r in rows if r["algo"] == "mr4lms"})
     for key, hi, lo, fig in (("efi_max", 88, 594, "§4.2"), ("tfi_max", 25, 148, "§4.3")):
@@ -186,22 +283,24 @@ switch of the top network midplane tnid can be the root" (the dynamic variant ch
 
 @lru_cache(maxsize=8)
 def dynamic_bound(pattern: str) -> str:
-    """Why C-MR4LMS-dynamic's max TFI 1 on ``pattern`` is impossible under the paper's own rule (its root candidates
-    are the L3 switches of TN tnid, :data:`SAME_TN_RULE`), or empty when the rule allows it: the bound
-    (:func:`dcnlab.controller.multicast.bounds.tfi_bound`, on the reproduction's fabric and colors)."""
+    """Why C-MR4LMS-dynamic's max TFI 1 on ``pattern`` is out of reach under the paper's rule (its root candidates
+    are the L3 switches of TN tnid, :data:`SAME_TN_RULE`) on our readings, or empty when they allow it: the bound
+    (:func:`dcnlab.controller.multicast.bounds.tfi_bound`, on the reproduction's fabric and colors). The bound rests
+    on our readings of what the text leaves out (the wiring, formulas (1) and (5), the placement), not on the text
+    alone, so the headline is judged ``deviates`` with the bound shown, never ``inconsistent``."""
     from dcnlab.controller.multicast.bounds import tfi_bound
     from dcnlab.reproduce.multicast.model import COLORS, SPEC
 
     bound = tfi_bound(pattern, "tn", SPEC, COLORS)
     if bound <= 1:
         return ""
-    return (f"the paper's rule (\"{SAME_TN_RULE}\": the root is one of the L3 switches of TN tnid) forces groups of "
-            f"one spanning tree that cross the same links onto one tree whatever root is chosen: max TFI is at least "
-            f"{bound} on {pattern.replace('x', '×')}, so 1 is impossible (with every TN of the TN group, our "
-            f"extension, the bound is {tfi_bound(pattern, 'group', SPEC, COLORS)})")
+    return (f"on our readings the paper's rule (\"{SAME_TN_RULE}\": the root is one of the L3 switches of TN tnid) "
+            f"forces groups of one spanning tree that cross the same links onto one tree whatever root is chosen: "
+            f"max TFI is at least {bound} on {pattern.replace('x', '×')}, so 1 is out of reach (with every TN of the "
+            f"TN group, our extension, the bound is {tfi_bound(pattern, 'group', SPEC, COLORS)})")
 
 
-def _shares_001(get: Any, why: str) -> list[Headline]:
+def _shares_001(get: Any, why: str, efi_avg: str = "efi_avg") -> list[Headline]:
     """The statements about every pattern of a kind: the share of patterns (and variants) where they hold."""
     out = []
     cases = [
@@ -216,9 +315,9 @@ def _shares_001(get: Any, why: str) -> list[Headline]:
         ("C-MR4LMS lower max and average EFI than MR4LMS on 2-D patterns (1 ppn, §4.2)", MC_PLOT_1,
          [("512x64",), ("181x181",), ("100x327",)],
          lambda p: (lambda m, c: None if m is None or not all(c) else all(
-             x["efi_max"] < m["efi_max"] and x["efi_avg"] < m["efi_avg"] for x in c))(
+             x["efi_max"] < m["efi_max"] and x[efi_avg] < m[efi_avg] for x in c))(
              get(p, "mr4lms"), [get(p, a) for a in MC_CMR])),
-        # the random patterns' statements, which the size of the 1-ppn ones decides (an open setting, searched)
+        # the random patterns' statements (the size of the 1-ppn ones is an open setting, random-1ppn-groups)
         ("MR4LMS clearly better on random patterns: lower max EFI than C-MR4LMS (1 ppn, §4.2)", MC_PLOT_1,
          [(RANDOM_1,)],
          lambda p: (lambda m, c: None if m is None or not all(c) else all(x["efi_max"] > m["efi_max"] for x in c))(
