@@ -37,7 +37,11 @@ rounds could flip:
 * **seeds**: a verdict whose figure lies within :data:`EDGE_SES` (2) standard errors of an edge of its tolerance
   or of its reference (:func:`near_edge`), or one a reading of an open setting decides (``depends_on``), holds
   only when it is the same at :data:`MIN_SEEDS` (3) seeds or more (``seeds``: the figure per seed), else it is
-  ``unstable`` (``stability`` says why);
+  ``unstable`` (``stability`` says why). A figure with no randomness is exempt (:func:`deterministic`): one with no
+  spread and no rounds (``spread`` None, ``spread_of`` empty: a deterministic model such as 002's fluid model or
+  004's counts; ``1 round`` of a random model is not one) whose seeds, where run, all gave the same figure is
+  that figure at every seed, so it holds over 3 seeds by construction; its ``depends_on`` still tells the reader
+  that a reading decides it;
 * **draws**: a figure that is the mean over random draws (``draws``: the figure per draw) states a claim about
   every draw: when one draw's figure ``deviates`` by the rule, the headline deviates (a statement about every
   pattern that fails on 1 of 5 draws is not 80% true).
@@ -105,8 +109,8 @@ from dcnlab.results.goals import (
 
 __all__ = ["COMBINED_RULE", "DIRECTIONS", "EDGE_SES", "EMULATION_GOAL_PERCENT", "FIGURE_VERDICTS", "Headline", "KINDS",
            "MIN_SEEDS", "PERCENT_POINTS", "RATIO_FRACTION", "RULE", "Summary", "VERDICTS", "combine", "count_of",
-           "counts", "difference", "read", "counts_text", "quantile", "tolerance_text", "verdict", "verdict_note",
-           "with_seeds", "worst_point", "write"]
+           "counts", "deterministic", "difference", "read", "counts_text", "quantile", "tolerance_text", "verdict",
+           "verdict_note", "with_seeds", "worst_point", "write"]
 
 KINDS = ("percent", "ratio", "count", "trend")
 PERCENT_POINTS = 3.0
@@ -133,7 +137,8 @@ RULE = (f"A percentage is reproduced within ±{PERCENT_POINTS:g} points, a ratio
         f"random draws is judged with its 95% interval (± t standard errors, t Student's for the rounds it came "
         f"from: 4.30 for 3, 2.78 for 5, shown beside it): an interval across an edge of the tolerance is 'unstable', "
         f"a trend whose interval contains its reference is 'flat'; a verdict within {EDGE_SES:g} standard errors of "
-        f"an edge, or one a reading decides, must hold at {MIN_SEEDS} seeds, else it is 'unstable'; a claim about "
+        f"an edge, or one a reading decides, must hold at {MIN_SEEDS} seeds, else it is 'unstable' (a figure with no "
+        f"randomness, the same at every seed, holds at every seed by construction); a claim about "
         f"random draws that deviates on any draw deviates. A statement about every point ('fewest', 'every', "
         f"'always', 'at every k') is judged at its worst point, the mean over the points shown beside it. "
         f"'inconsistent': two sentences of the paper contradict each other by its own arithmetic (both quoted); a "
@@ -257,7 +262,11 @@ def verdict(kind: str, paper: float | None, value: float | None, direction: str 
     when it misses. ``draws``: the figure on each random draw, where ``value`` is their mean: a claim that
     ``deviates`` on any draw deviates. ``seeds``: the figure at each seed the run was repeated at (``value``'s
     own seed among them); a verdict within :data:`EDGE_SES` standard errors of an edge, or one a reading decides
-    (``decided``), holds only when it is the same at :data:`MIN_SEEDS` seeds or more, else it is ``unstable``."""
+    (``decided``), holds only when it is the same at :data:`MIN_SEEDS` seeds or more, else it is ``unstable``.
+
+    A figure with no randomness (:func:`deterministic`: no ``spread``, no count of rounds ``n``, and every seed it
+    ran at gave the same figure) is exempt from the seeds: it is the same at every seed, so it holds at 3 seeds by construction, and a
+    reading that decides it (``decided``) is the headline's ``depends_on``, not noise."""
     first = _verdict(kind, paper, value, direction, reference, spread, n)
     if first == NOT_RUN:
         return first
@@ -265,11 +274,26 @@ def verdict(kind: str, paper: float | None, value: float | None, direction: str 
         return DEVIATES
     if first in (UNSTABLE, FLAT) or not (decided or near_edge(kind, paper, value, direction, reference, spread)):
         return first    # the noise verdicts need no more seeds
+    if deterministic(value, spread, seeds, n):
+        return first    # no randomness: the same figure at every seed
     got = [x for x in (seeds or {}).values() if _number(x) is not None]
     if len(got) < MIN_SEEDS:
         return UNSTABLE
     return first if all(_verdict(kind, paper, x, direction, reference, spread, n) == first for x in got) \
         else UNSTABLE
+
+
+def deterministic(value: float | None, spread: float | None, seeds: Mapping[str, float] | None = None,
+                  n: int | None = None) -> bool:
+    """Whether a figure has no randomness, so that the seeds rule (:func:`verdict`) cannot make it ``unstable``:
+    no ``spread`` (None) and no rounds it came from (``n`` None: a figure from a deterministic model, e.g. 002's
+    fluid model or 004's counts), and every seed it ran at (``seeds``, where given) gave the same figure. A figure
+    with a spread, one from a count of rounds (``1 round`` of a random model has no spread but is a draw), or one
+    whose seeds differ is not."""
+    v = _number(value)
+    if v is None or _number(spread) is not None or n is not None:
+        return False
+    return all(_number(x) is None or abs(float(x) - v) <= _EPS * max(1.0, abs(v)) for x in (seeds or {}).values())
 
 
 def near_edge(kind: str, paper: float | None, value: float | None, direction: str | None = None,
