@@ -148,3 +148,19 @@ def test_m2_family_trees_as_before(space):
             h.update(np.ascontiguousarray(getattr(f, attr)).astype(np.int64).tobytes())
         got[key] = [h.hexdigest()[:16], float(f.costs()[0])]
     assert got == want and len(want) == 12
+
+
+@pytest.mark.parametrize("algo", ["cmr4lms-fixed", "mr4lms", "opensm", "global"])
+def test_metrics_presence_table_counts_as_unique(algo, monkeypatch):
+    """The table entries per port counted in a presence table are the sorted-unique count's."""
+    from dcnlab.controller.multicast import metrics
+    from dcnlab.controller.multicast.planning import mapping_for, plan
+    from dcnlab.controller.multicast.workload import build_pattern
+
+    h = hierarchy_for(parse_spec("midplane:q=2,m=4,p=2,k=4,w=4,cns=16,terminals=4"))
+    wl = build_pattern(h, "random:60:seed=3", mapping_for(h, 4))
+    res = plan(h, wl, algo, 4)
+    dense = metrics.compute(h, res.trees, 0, 0.0, 4)
+    monkeypatch.setattr(metrics, "DENSE_ENTRIES", 0)
+    assert metrics.compute(h, res.trees, 0, 0.0, 4) == dense
+    assert dense.entries_per_port_max >= 1

@@ -50,6 +50,10 @@ class Metrics:
         return asdict(self)
 
 
+DENSE_ENTRIES = 1 << 26
+"""Up to this many (link, color) cells the table entries are counted in a presence table (one byte a cell)."""
+
+
 def compute(h: Hierarchy, trees: Sequence[TreeRecord], refused: int, seconds: float,
             colors: int, cpu_seconds: float = 0.0) -> Metrics:
     """Metrics of ``trees`` on ``h`` (``colors`` bounds the color values, e.g. C or the OpenSM table size)."""
@@ -64,7 +68,12 @@ def compute(h: Hierarchy, trees: Sequence[TreeRecord], refused: int, seconds: fl
     efi = np.bincount(links, weights=weights, minlength=h.num_links)
     sw = efi[h.num_hosts:]
     used = sw[sw > 0]
-    entries = np.bincount(np.unique(links * colors + tcolors) // colors, minlength=h.num_links)
+    if h.num_links * colors <= DENSE_ENTRIES:     # distinct (link, color) pairs: a presence table, no sort
+        seen = np.zeros(h.num_links * colors, bool)
+        seen[links * colors + tcolors] = True
+        entries = seen.reshape(h.num_links, colors).sum(axis=1)
+    else:
+        entries = np.bincount(np.unique(links * colors + tcolors) // colors, minlength=h.num_links)
     term_e, sw_e = entries[:h.num_hosts], entries[h.num_hosts:]
     n_ports = int((term_e > 0).sum()) + 2 * int((sw_e > 0).sum())
     tfi = np.fromiter((t.tfi for t in primary), dtype=np.int64, count=len(primary))
