@@ -62,7 +62,8 @@ def test_reproduce_writes_plots_and_json(tmp_path, capsys, monkeypatch):
     summary = json.loads(io.out)
     assert "model backend" in io.err and "BMv2: not run: --emulate off" in io.err
     assert summary["note"] == congestion_model.BACKEND_NOTE and summary["backend"] == "model"
-    assert summary["reason"] == "BMv2: not run: --emulate off" and summary["emulation"] is None
+    assert summary["reason"] == "run by dcnlab reproduce congestion" and summary["emulation"] is None
+    assert summary["emulation_why"] == "not run: --emulate off"
     names = {p.split("/")[-1] for p in summary["files"]}
     assert names == {"fig3_fairness.png", "theorem1_ratios.png", "fig5_tenants_cc.png",
                      "fig5_tenants_meter.png", "large_scale.png", "results.json", "summary.json"}
