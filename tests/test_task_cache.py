@@ -123,3 +123,27 @@ def test_keys_of_the_reproductions_tasks_do_not_depend_on_the_process():
     lines = outs[0].stdout.splitlines()
     assert len(lines) > 10 and not any(ln.endswith(" None") for ln in lines)
     assert outs[0].stdout == outs[1].stdout
+
+
+@pytest.mark.parametrize("flag,off", [([], "0"), (["--no-cache"], "1")])
+def test_reproduce_all_no_cache_turns_it_off(flag, off, tmp_path, monkeypatch):
+    """``reproduce all --no-cache``: every model task computed (the cache is off while the run runs)."""
+    from dcnlab.cli import main
+    from dcnlab.report import reproduce_all
+
+    monkeypatch.setenv(cache.OFF_ENV, "0")
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def run(*args, **kwargs):
+        seen.append(cache.enabled())
+        raise Stop
+
+    monkeypatch.setattr(reproduce_all, "run", run)
+    try:
+        main(["reproduce", "all", "--smoke", "--emulate", "off", "--out", str(tmp_path / "out"), *flag])
+    except Stop:
+        pass
+    assert seen == [off == "0"]

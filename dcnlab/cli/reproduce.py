@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -31,6 +32,8 @@ def cmd_reproduce_all(args: argparse.Namespace) -> int:
     for m in reproduce_all.PARTS:
         output_dir(str(out / m), "--out")
     mode = "smoke" if args.smoke else ("quick" if args.quick else "full")
+    if args.no_cache:       # the model tasks' stored results (dcnlab.sweep.cache) are not used
+        os.environ["DCNLAB_NO_CACHE"] = "1"
     done = reproduce_all.run(out, mode, args.emulate, args.workers, args.cluster, args.seed)
     return _print_run(args, done, out / "report.md")
 
@@ -125,6 +128,8 @@ def add_all_parser(sub: argparse._SubParsersAction) -> None:
     add_cluster_option(p, "model tasks and readings")
     p.add_argument("--seed", type=seed(), help="base seed of the random draws (default: each command's, "
                                                "aggregation 1, cist 0)")
+    p.add_argument("--no-cache", action="store_true", help="compute every model task again (default: a task whose "
+                   "result is stored for the same code and arguments is not run again; DCNLAB_NO_CACHE=1 likewise)")
     p.add_argument("--json", action="store_true", help="print one JSON object (run, headlines, files)")
     p.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_reproduce_all)
