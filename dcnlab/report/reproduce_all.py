@@ -37,7 +37,7 @@ from typing import Any
 from dcnlab.report.parts import PartRun
 from dcnlab.report.write import write_report
 from dcnlab.reproduce import registry
-from dcnlab.reproduce.protocol import MODES, Outcome, Reproduction, Run, execute, write_summary
+from dcnlab.reproduce.protocol import MODES, Outcome, Reproduction, Run, Task, execute, write_summary
 from dcnlab.results.summary import Headline
 
 log = logging.getLogger(__name__)
@@ -77,8 +77,15 @@ def running_text(parts: Sequence[PartRun], slots: Sequence[tuple[int, int]], don
     return ", ".join(running)
 
 
+def schedule(tasks: Sequence[Sequence[Task]]) -> list[tuple[int, int]]:
+    """The order to run every part's ``tasks`` in, as (part, task) indices: tasks running a user's code first (a
+    plug-in that fails does so at once), then the longest first (by their cost estimates)."""
+    return sorted(((pi, ti) for pi, ts in enumerate(tasks) for ti in range(len(ts))),
+                  key=lambda s: (not tasks[s[0]][s[1]].user, -tasks[s[0]][s[1]].seconds))
+
+
 def run_model(parts: list[PartRun], n_workers: int, run: Run, bar: Any, cluster: Any = None) -> None:
-    """Every part's tasks in one fan-out (longest first) on ``n_workers`` processes or a Dask ``cluster``
+    """Every part's tasks in one fan-out (a user's code first, then the longest first) on ``n_workers`` processes or a Dask ``cluster``
     (:func:`dcnlab.sweep.pool.fan_out`); each part is finished as soon as its last task is, its results
     in the order of its tasks (so that its averages add up in the same order wherever the tasks ran)."""
     from dcnlab.sweep import cache, pool
@@ -87,8 +94,7 @@ def run_model(parts: list[PartRun], n_workers: int, run: Run, bar: Any, cluster:
     reps = [p.reproduction for p in parts]
     # pool.fan_out, stored results first (DCNLAB_NO_CACHE=1: none); a user's code named by a string: none
     fan_out = pool.fan_out if any(r.user_code for r in reps) else cache.fan_out
-    slots = sorted(((pi, ti) for pi, p in enumerate(parts) for ti in range(len(p.tasks))),
-                   key=lambda s: -parts[s[0]].tasks[s[1]].seconds)
+    slots = schedule([p.tasks for p in parts])
     got: list[dict[int, Any]] = [{} for _ in parts]
     done: set[int] = set()
     eta = ETA([parts[pi].tasks[ti].seconds for pi, ti in slots], n_workers)

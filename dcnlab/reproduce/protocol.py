@@ -58,6 +58,9 @@ class Task:
     kind: str
     arg: Any
     seconds: float
+    user: bool = False
+    """Whether it runs a user's code (``--algo``): such tasks start first, so a plug-in that fails on its first
+    task ends the run at once instead of after dcnlab's own tasks."""
 
 
 @dataclass(frozen=True)

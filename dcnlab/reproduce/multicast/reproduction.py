@@ -74,8 +74,8 @@ class Multicast(Reproduction):
 
         runs = (mm.tasks_for(mode != "full", self._option("algo") or ()) if self.command is not None
                 and mode != "smoke" else multicast_tasks(mode))
-        return [Task(t.algo, t, MC_SECONDS.get((t.algo, t.pattern), 1.5 if "ppn=4" in t.pattern else 0.4))
-                for t in runs]
+        return [Task(t.algo, t, MC_SECONDS.get((t.algo, t.pattern), 1.5 if "ppn=4" in t.pattern else 0.4),
+                     user=t.algo not in mm.ALGOS) for t in runs]
 
     def finish(self, out: Path, run: Run, tasks: Sequence[Task], results: Sequence[Any]) -> Finished:
         from dcnlab.reproduce.multicast import reproduce as mm_reproduce
