@@ -255,7 +255,7 @@ def test_reproduce_search_refuses_a_paper_without_a_search_in_one_line(capsys) -
     assert len(err) == 1 and "nothing to search" in err[0]
 
 
-def test_000_search_judges_the_reproductions_rounds_and_its_default_is_the_chosen_setting() -> None:
+def test_000_sensitivity_judges_the_reproductions_rounds_and_its_default_is_the_preregistered_setting() -> None:
     from dcnlab.reproduce.aggregation import model as am
     from dcnlab.reproduce.aggregation import search_000
 
@@ -264,8 +264,9 @@ def test_000_search_judges_the_reproductions_rounds_and_its_default_is_the_chose
     assert search_000.SIZE_POINTS == plans["000-size"].points
     k_sweep = os_.chosen("000")["k-sweep"]      # the reproduction runs the chosen sweep's points
     assert plans["000-k"].points == (search_000.TABLE_1 if k_sweep == "2..6" else search_000.K_POINTS)
-    assert am.DEFAULT_SETTING_000 == os_.chosen("000")
-    assert set(am.DEFAULT_SETTING_000) == {o.name for o in os_.searched("000")}
+    pre = {o.name: o.candidates[0] for o in os_.searched("000")}     # fixed from the text, never by a count
+    assert am.DEFAULT_SETTING_000 == os_.chosen("000") == pre
+    assert os_.stored_search("000")["preregistered"] and search_000.Search000.preregistered
 
 
 # -- 002, 003, 004 ---------------------------------------------------------------------------------------------
@@ -343,8 +344,8 @@ def test_003_default_is_the_chosen_setting_and_the_reproduction_runs_it() -> Non
 
     chosen = os_.chosen("003")
     assert chosen is not None, "003's search table is committed (dcnlab/results/search_tables/003.json)"
-    assert am.DEFAULT_SETTING_003 == chosen
-    assert set(chosen) == {o.name for o in os_.searched("003")}
+    assert am.DEFAULT_SETTING_003 == chosen == {o.name: o.candidates[0] for o in os_.searched("003")}
+    assert os_.stored_search("003")["preregistered"]
     # the Steiner-based trees of the chosen reading, on the round's own members
     res = am._task("003-k", 2, 0, 1)[3]
     space, senders, receivers = __import__("dcnlab.reproduce.aggregation.search_003", fromlist=["x"])._members("003-k", 2, 0)

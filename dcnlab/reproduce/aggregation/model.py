@@ -5,8 +5,8 @@ Parts (``dcnlab reproduce aggregation --only ...``):
 * ``003-k``: 60x60 shuffles on BCube(6,k), k = 2..8 (003 §5.2, Fig. 4, Table 1).
 * ``003-size``: shuffles m = n = 50..1500 on BCube(8,5) (003 §5.3, Fig. 5).
 * ``003-delta``: m = n = 250 and 1000 on BCube(8,5), aggregation ratio 0..1 (003 §5.4, Fig. 6).
-* ``000-k``: incasts of 120 senders on BCube(6,k), k = 2..6 (000 §5.2, Fig. 5, Table 1's columns; the setup's
-  2..8 is the other reading of :data:`DEFAULT_SETTING_000`).
+* ``000-k``: incasts of 120 senders on BCube(6,k), k = 2..8 (000 §5.1-5.2, Fig. 5; Table 1's columns 2..6 are the
+  other reading of :data:`DEFAULT_SETTING_000`).
 * ``000-size``: incasts of 100..4000 senders on BCube(4,8) (000 §5.3, Fig. 6).
 * ``gap``: every heuristic against the exact optimum (MILP) on BCubes of at most 64 servers.
 
@@ -60,26 +60,30 @@ PAPER = {
     "gap": {},
 }
 """Saving vs no aggregation (003) or M2's data reduction vs IRS-based (000), in percent."""
-DEFAULT_SETTING_000 = {"irs-baseline": "no-intra", "average": "mean-of-points", "sender-sweep": "100..4000",
-                       "k-sweep": "2..8"}
-"""000's open settings (:mod:`dcnlab.results.open_settings`) as the reproduction runs them: the setting
-``dcnlab reproduce search 000`` chose, 6 of 11 statements holding at once (IRS as 000 describes it, each point the
-same, every sender count, the setup's k = 2..8; with 003's intra-stage step 5 of 11 hold at most). Its 3% and 19%
-need different IRS readings: each is judged on its own, the pair shown beside (``headlines_000.pair_000``). A test checks that they are the same; the search table is in
-``dcnlab/results/search_tables/000.json`` and in ``reproduce all``'s report). ``irs-baseline`` picks the IRS
-trees the headlines compare M2 with (both readings are scored every round, :func:`_incast_round`); ``k-sweep``
-the points of 000-k; ``average`` is 000's one averaging rule (:func:`incast_overall`) and ``sender-sweep`` the
-points averaged. The waiting time's model is no setting: 000 gives none, every model's figure is shown."""
-DEFAULT_SETTING_003 = {"steiner-baseline": "kmb", "delta-reading": "curve-mean", "average": "by-traffic",
-                       "counting": "distinct"}
-"""003's open settings (:mod:`dcnlab.results.open_settings`) as the reproduction runs them: the setting
-``dcnlab reproduce search 003`` chose, 19 of 26 statements holding at once (the runner-up counts aggregating servers
-summed over the trees: as many hold). A test checks that they are the same; the search table is in
-``dcnlab/results/search_tables/003.json`` and in ``reproduce all``'s report). ``steiner-baseline``: the
-Steiner-based trees, one per receiver as 003 §5.1 says (:mod:`dcnlab.controller.aggregation.steiner_readings`;
-:func:`_shuffle_round` builds them); ``delta-reading``: Fig. 6's curve as one saving against the existing method
-(§5.4); ``average``: 003's one averaging rule, Fig. 4(a) and Fig. 5 alike (:func:`shuffle_overall`);
-``counting``: aggregating servers as distinct servers or summed over the receivers' trees."""
+def _preregistered(paper: str) -> dict[str, str]:
+    from dcnlab.results.open_settings import searched
+
+    return {o.name: o.candidates[0] for o in searched(paper)}
+
+
+DEFAULT_SETTING_000 = _preregistered("000")
+"""000's open settings (:mod:`dcnlab.results.open_settings`) as the reproduction runs them: the pre-registered
+reading of each, fixed from 000's text alone before any result (IRS as 000 describes it, each point of a sweep
+weighing the same, every sender count m = 100..4000, the setup's k = 2..8; the sentences and arguments are in
+``open_settings``, a test checks that they are the same). ``irs-baseline`` picks the IRS trees the headlines compare
+M2 with (both readings are scored every round, :func:`_incast_round`); ``k-sweep`` the points of 000-k;
+``average`` is 000's one averaging rule (:func:`incast_overall`) and ``sender-sweep`` the points averaged. Every
+other reading runs as a sensitivity reading (``dcnlab reproduce search 000``, ``search_tables/000.json``). The
+waiting time's model is no setting: 000 gives none, so its model rows are not judged."""
+DEFAULT_SETTING_003 = _preregistered("003")
+"""003's open settings (:mod:`dcnlab.results.open_settings`) as the reproduction runs them: the pre-registered
+reading of each, fixed from 003's text alone before any result (a test checks that they are the same).
+``steiner-baseline``: the Steiner-based trees, one KMB tree per receiver as 003 §5.1 says
+(:mod:`dcnlab.controller.aggregation.steiner_readings`; :func:`_shuffle_round` builds them); ``delta-reading``:
+Fig. 6's curve averaged over δ, against the existing method (§5.4); ``average``: 003's one averaging rule, each
+point the same, Fig. 4(a) and Fig. 5 alike (:func:`shuffle_overall`); ``counting``: aggregating servers as distinct
+servers. Every other reading runs as a sensitivity reading (``dcnlab reproduce search 003``,
+``search_tables/003.json``)."""
 K_POINTS_000 = tuple(range(2, 7)) if DEFAULT_SETTING_000["k-sweep"] == "2..6" else tuple(range(2, 9))
 
 
