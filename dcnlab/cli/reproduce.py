@@ -1,6 +1,7 @@
 """``dcnlab reproduce all`` (every reproduction in one run and one report, :mod:`dcnlab.report.reproduce_all`),
 ``dcnlab reproduce NAME`` for an installed reproduction plug-in (:func:`add_plugin_parsers`) and ``dcnlab reproduce
-search`` (the settings the papers leave open, :mod:`dcnlab.report.search`): their parsers and what they print."""
+search`` (the sensitivity run over the settings the papers leave open, :mod:`dcnlab.report.search`): their parsers
+and what they print."""
 
 from __future__ import annotations
 
@@ -71,14 +72,14 @@ def run_alone(rep: Reproduction, args: argparse.Namespace, out_option: str, plan
 
 
 def _print_run(args: argparse.Namespace, done: reproduce_all.AllRun, see: Path) -> int:
-    from dcnlab.report.write import table_lines
+    from dcnlab.report.write import depends_lines, table_lines
 
     heads, run = done.heads, done.run
     if args.json:
         print(json.dumps({"run": run, "headlines": [h.to_json() for h in heads], **counts(heads),
                           "files": [str(f) for f in done.files]}))
     else:
-        print("\n".join(table_lines(heads)))
+        print("\n".join(table_lines(heads) + depends_lines(heads)))
         print(f"\n{counts_text(heads)}; {done.wall:.0f} s on {done.where} (model {done.model_seconds:.0f} s); "
               f"BMv2: {run['emulation_why']}")
         for f in done.files:
@@ -97,7 +98,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     searchable = settings_search.SEARCHABLE
     bad = [p for p in args.papers if p not in searchable]
     if bad:
-        why = " (nothing to search: its statements are theorems no open setting changes)" if bad[0] in NOTHING_TO_SEARCH else ""
+        why = (" (nothing to search: its settings are pre-registered and their other readings run inside its own "
+               "reproduction)" if bad[0] in NOTHING_TO_SEARCH else "")
         raise UserError(f"reproduce search: paper {quote(bad[0])} has no search{why}; valid: {', '.join(searchable)}")
     out = output_dir(args.out, "--out")
     papers = args.papers or list(searchable)
@@ -136,13 +138,18 @@ def add_all_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def add_search_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("search", help="the settings the papers leave open: one per paper, the one under which most "
-                                      "of its statements hold at once (a table per paper)",
-                       description="For each paper with a search, runs every candidate of the settings its text "
-                                   "leaves open (dcnlab/results/open_settings.py), counts the statements that hold "
-                                   "at once under each, and prints the table; writes OUT/PAPER.json.")
+    p = sub.add_parser("search", help="sensitivity of each paper's verdicts to the settings it leaves open: every "
+                                      "admissible reading against the pre-registered one (a table per paper)",
+                       description="For each paper with a sensitivity run, runs its pre-registered setting (each "
+                                   "open setting's value fixed from the paper's text alone, "
+                                   "dcnlab/results/open_settings.py) and every other admissible reading of one "
+                                   "setting at a time, the rest pre-registered; prints each reading's verdicts "
+                                   "beside the pre-registered setting's (a headline a reading flips 'depends on' "
+                                   "that setting; the counts are the pre-registered setting's) and writes "
+                                   "OUT/PAPER.json. No count of statements that hold chooses a setting.")
     p.add_argument("papers", nargs="*", metavar="PAPER",
-                   help=f"papers to search (default: every one with a search: {', '.join(settings_search.SEARCHABLE)})")
+                   help=f"papers to run (default: every one with a sensitivity run: "
+                        f"{', '.join(settings_search.SEARCHABLE)})")
     p.add_argument("--quick", action="store_true", help="the reproduction's quick scale")
     p.add_argument("--draws", type=ranged(int, 1, 9), default=settings_search.DRAWS,
                    help=f"draws of a random setting (default {settings_search.DRAWS}; the median is judged)")

@@ -1,7 +1,11 @@
-"""``dcnlab reproduce search [PAPER ...]``: one setting per paper, the one under which most statements hold.
+"""``dcnlab reproduce search [PAPER ...]``: the sensitivity of each paper's verdicts to the settings it leaves open.
 
-The settings a paper leaves open are data (:mod:`dcnlab.results.open_settings`). For each paper
-with a searcher (:data:`SEARCHERS`), the search
+The settings a paper leaves open are data (:mod:`dcnlab.results.open_settings`), each pre-registered from the
+paper's text alone. A searcher with ``preregistered = True`` (every one of dcnlab's papers) runs the pre-registered
+setting and every other admissible reading of one setting at a time, the rest pre-registered
+(:func:`one_at_a_time`, :data:`SENSITIVITY_RULE`): no count chooses the setting, and a headline a reading flips is
+marked ``depends on <setting>`` by its reproduction. What follows is the older count-based search, kept only for a
+searcher without ``preregistered`` (a user's); for it the search
 
 * builds every candidate setting: the cross product of the candidates of its searched settings (a value the
   paper's text rules out, :attr:`OpenSetting.contradicts`, is never one: it is listed with its sentence);

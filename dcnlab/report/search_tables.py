@@ -150,16 +150,15 @@ def mark_full_run(heads: Sequence[Any], out: Path | None = None) -> int:
 
 
 SEARCH_INTRO = ("The settings each paper leaves open (dcnlab/results/open_settings.py, each with the sentence that "
-                "leaves it open) were searched once per paper (dcnlab reproduce search). The method: a reading that "
-                "contradicts the paper's text is never a candidate (it is listed as 'not a candidate' with the "
-                "paper's sentence, and measured among the readings above); what the paper uses once (an averaging "
-                "rule, a way of counting, a baseline) is one setting for the whole paper; under each candidate, the "
-                "number of the paper's statements that hold at the same time is counted (a random setting is run "
-                "over several draws and its median draw judged, with the same verdict rule as the headlines: spread, "
-                "worst point, inconsistent pairs); the setting with the most is chosen, ties going to the reading the "
-                "text supports best (each list's order), then to the deterministic one. The paper's figures never "
-                "enter the choice beyond that count. The chosen setting (*) is the reproduction's default; the "
-                "runner-up (2) is the next in that order.")
+                "leaves it open) are pre-registered from the paper's text alone: the reading the text supports best, "
+                "with its sentence and argument, or the simplest reading where the text gives no ground; no result, "
+                "count of statements that hold, or figure of the paper chose them. A reading that contradicts the "
+                "text is never run as one (it is listed with the paper's sentence). Every other admissible reading "
+                "ran as a sensitivity reading, one setting at a time with the rest pre-registered (dcnlab reproduce "
+                "search), judged by the same verdict rule as the headlines; the tables below show each reading's "
+                "verdicts beside the pre-registered setting's. A headline whose verdict some reading flips is marked "
+                "'depends on <setting>' in the headline table, with those readings; its figure, its verdict and the "
+                "headline counts are the pre-registered setting's.")
 
 
 def settings_text(paper: str, chosen: Mapping[str, str] | None = None, width: int = 100) -> str:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dcnlab.results.goals import Z95, legend_lines
+from dcnlab.results.goals import legend_lines
 from dcnlab.results.open_settings import METHOD
 from dcnlab.results.outputs import writing
 from dcnlab.results.summary import (
@@ -19,6 +20,7 @@ from dcnlab.results.summary import (
     RULE,
     Headline,
     counts_text,
+    quantile,
 )
 
 if TYPE_CHECKING:
@@ -27,14 +29,21 @@ if TYPE_CHECKING:
     from dcnlab.results.papers import Paper
     from dcnlab.results.readings import Reading
 
+TABLE_NOTES = ("A verdict marked 'depends on <setting>' is one that another admissible reading of that open setting "
+               "flips (the readings and their verdicts beside it): its figure and verdict are the pre-registered "
+               "reading's. 'falsifier': the deliberately wrong mechanism, input or model that, fed through the same "
+               "pipeline and rule, must be judged 'deviates' (or 'flat'); the tests run each (tests/test_falsifiers*.py).")
+
 READINGS_INTRO = ("For each headline that deviates, every reading of the paper's text was implemented as a named "
                   "variant and measured at the paper's setting (quick runs: fewer rounds). The reading marked * is "
-                  "the one the reproduction uses (the search's choice); a reading marked x is one the paper's text "
+                  "the one the reproduction uses (the pre-registered reading); a reading marked x is one the paper's text "
                   "rules out, shown with its figure and the sentence that rules it out, never a candidate; 'holds' "
                   "applies the verdict rule to that reading's figure.")
 
 MAX_TABLE_STATEMENT = 36
 """Characters of a headline's statement in the printed table (the table stays within 100 columns)."""
+MAX_TABLE_WIDTH = 100
+"""Columns of the printed table (a ``depends on`` line under a row is cut to it)."""
 SHORT_FIGURE_VERDICT = {"reproduced": "yes", "trend": "trend", "unstable": "unstab.", "flat": "flat", "deviates": "no",
                         "inconsistent": "incons.", "not run": "not run", "not judged": "n/j",
                         None: "–"}
@@ -95,7 +104,7 @@ def model_text(h: Headline) -> str:
     worst point lies and the mean over the points (``-5.1% at k=3; mean 2.28%``)."""
     text = value_text(h, h.model)
     if h.model is not None and h.spread:
-        text += f" ±{value_text(h, Z95 * h.spread).rstrip('%')}"
+        text += f" ±{value_text(h, quantile(h.spread_n) * h.spread).rstrip('%')}"
     if h.worst_at is not None and h.points and len(h.points) > 1:
         text += f" at {h.over + '=' if h.over and h.over not in h.worst_at else ''}{h.worst_at}"
         if h.mean is not None:
@@ -127,6 +136,46 @@ def verdict_text(h: Headline) -> str:
     return f"{h.verdict} ({'; '.join(notes)})" if notes else h.verdict
 
 
+def depends_text(h: Headline) -> str:
+    """``depends on threshold (12: deviates); cct-denominator (1062: deviates)``: the open setting whose readings
+    flip the headline's verdict, with those readings (from ``depends_on``, or the reading's own ``depends on ...;``
+    where ``depends_on`` names only the setting); empty when no reading flips it."""
+    if not h.depends_on:
+        return ""
+    m = re.search(r"depends on (.+?); the figure", h.reading or "")
+    first = h.depends_on.split(",")[0].split(" (")[0].strip()
+    return f"depends on {m.group(1) if m and first in m.group(1) else h.depends_on}"
+
+
+def table_verdict_text(h: Headline) -> str:
+    """The verdict in the headline tables: :func:`verdict_text` with :func:`depends_text` among its notes."""
+    notes = [n for n in (h.note, full_run_note(h), depends_text(h)) if n]
+    return f"{h.verdict} ({'; '.join(notes)})" if notes else h.verdict
+
+
+Falsifiers = dict[tuple[str, str], str]
+"""(paper id, statement) -> the headline's falsifier in one phrase."""
+
+
+def falsifiers_of(reps: Sequence[Reproduction]) -> Falsifiers:
+    """Every headline's falsifier in one phrase, from each reproduction's
+    :meth:`~dcnlab.reproduce.protocol.Reproduction.falsifiers` (keyed by statement or ``"<paper>: <statement>"``)."""
+    out: Falsifiers = {}
+    for rep in reps:
+        for key, phrase in (rep.falsifiers() or {}).items():
+            paper, _, statement = key.partition(": ")
+            if paper in rep.paper_ids and statement:
+                out[(paper, statement)] = phrase
+            else:
+                out.update({(p, key): phrase for p in rep.paper_ids})
+    return out
+
+
+def falsifier_text(h: Headline, found: Falsifiers) -> str:
+    """The headline's falsifier in one phrase, or ``–`` when its reproduction names none."""
+    return found.get((h.seed, h.statement)) or "–"
+
+
 def full_run_note(h: Headline) -> str:
     """``full run: deviates`` where a quick run's verdict differs from the full run's (empty otherwise)."""
     differs = h.full_run and h.model_verdict not in (None, "not run") and h.full_run != h.model_verdict
@@ -141,10 +190,27 @@ def table_lines(heads: Sequence[Headline]) -> list[str]:
     lines = [f"{'pap':<{p}}{'headline':<{w}} {'paper':>10} {'model':>9} {'holds':<7} {'BMv2':>9} {'holds':<7} verdict",
              "-" * (w + p + 56)]
     for h in heads:
-        lines.append(f"{h.seed:<{p}}{_short(h.statement, w):<{w}} {_short(paper_text(h), 10):>10} "
+        statement = f"{DEPENDS_MARK} {h.statement}" if h.depends_on else h.statement
+        lines.append(f"{h.seed:<{p}}{_short(statement, w):<{w}} {_short(paper_text(h), 10):>10} "
                      f"{value_text(h, h.model):>9} {SHORT_FIGURE_VERDICT[h.model_verdict]:<7} "
                      f"{value_text(h, h.emulation):>9} {SHORT_FIGURE_VERDICT[h.emulation_verdict]:<7} {h.verdict}")
     return lines
+
+
+DEPENDS_MARK = "(d)"
+"""Before a headline in the printed table: a reading of an open setting flips its verdict (:func:`depends_lines`)."""
+
+
+def depends_lines(heads: Sequence[Headline]) -> list[str]:
+    """Under the printed table, one line per headline marked :data:`DEPENDS_MARK`: its paper, its statement (cut)
+    and ``depends on <setting> (<reading>: <verdict>, ...)``, within 100 columns."""
+    marked = [h for h in heads if h.depends_on]
+    if not marked:
+        return []
+    out = [f"{DEPENDS_MARK} another reading of an open setting flips the verdict (shown: the pre-registered one's)"]
+    for h in marked:
+        out.append(_short(f"  {h.seed} {_short(h.statement, 40)}: {depends_text(h)}", MAX_TABLE_WIDTH))
+    return out
 
 
 def _md_cell(text: str) -> str:
@@ -227,14 +293,16 @@ def report_md(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], ru
              "## BMv2", "", f"`--emulate {run['emulate']}`: {run['emulation_why']}.", ""]
     lines += [f"- {p.mechanism}: {p.emulation_why}" + ("" if p.emulation_ok is not False else " (checks FAILED)")
               for p in parts]
-    lines += ["", "## Headlines", "", COMBINED_RULE, "",
-              "| paper | headline | paper's figure | model | BMv2 | unit | model vs BMv2 | tolerance | model verdict | "
-              "BMv2 verdict | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += ["", "## Headlines", "", COMBINED_RULE + " " + TABLE_NOTES, "",
+              "| paper | headline | paper's figure | model | BMv2 | unit | model vs BMv2 | falsifier | tolerance | "
+              "model verdict | BMv2 verdict | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    found = falsifiers_of([p.reproduction for p in parts])
     for h in heads:
         lines.append(f"| {h.seed} | {_md_cell(h.statement)} | {_md_cell(paper_text(h))} | {_md_cell(model_text(h))} | "
-                     f"{value_text(h, h.emulation)} | {_md_cell(h.unit)} | {diff_text(h)} | {_md_cell(h.tolerance)} | "
+                     f"{value_text(h, h.emulation)} | {_md_cell(h.unit)} | {diff_text(h)} | "
+                     f"{_md_cell(falsifier_text(h, found))} | {_md_cell(h.tolerance)} | "
                      f"{figure_verdict_text(h.model_verdict)} | {figure_verdict_text(h.emulation_verdict)} | "
-                     f"**{h.verdict}**{verdict_text(h)[len(h.verdict):]} |")
+                     f"**{h.verdict}**{_md_cell(table_verdict_text(h)[len(h.verdict):])} |")
     pairs = model_vs_bmv2(heads)
     lines += ["", "## Model against BMv2", "",
               f"Every headline with both figures; the goal is agreement within {EMULATION_GOAL_PERCENT:g}% of the model's."
@@ -302,20 +370,23 @@ def report_html(out: Path, parts: Sequence[PartRun], heads: Sequence[Headline], 
             f"<h2>BMv2</h2><p><code>--emulate {e(run['emulate'])}</code>: {e(run['emulation_why'])}.</p><ul>"]
     body += [f"<li>{e(p.mechanism)}: {e(p.emulation_why)}{'' if p.emulation_ok is not False else ' (checks FAILED)'}"
              f"</li>" for p in parts]
-    body.append(f"</ul><h2>Headlines</h2><p>{e(COMBINED_RULE)}</p><div class=scroll><table class=headlines>"
-                "<tr><th>paper</th><th>headline</th>"
-                "<th>paper's figure</th><th>model</th><th>BMv2</th><th>unit</th><th>model vs BMv2</th><th>tolerance</th>"
+    body.append(f"</ul><h2>Headlines</h2><p>{e(COMBINED_RULE + ' ' + TABLE_NOTES)}</p><div class=scroll>"
+                "<table class=headlines><tr><th>paper</th><th>headline</th>"
+                "<th>paper's figure</th><th>model</th><th>BMv2</th><th>unit</th><th>model vs BMv2</th>"
+                "<th>falsifier</th><th>tolerance</th>"
                 "<th>model verdict</th><th>BMv2 verdict</th><th>verdict</th></tr>")
+    found = falsifiers_of([p.reproduction for p in parts])
 
     def cls(v: str | None) -> str:
         return "" if v is None else v.replace(" ", "-")
 
     for h in heads:
-        note = (f"<br><span class=note>{e(verdict_text(h)[len(h.verdict):].strip(' ()'))}</span>"
-                if verdict_text(h) != h.verdict else "")
+        note = (f"<br><span class=note>{e(table_verdict_text(h)[len(h.verdict):].strip()[1:-1])}</span>"
+                if table_verdict_text(h) != h.verdict else "")
         body.append(f"<tr><td>{e(h.seed)}</td><td>{e(h.statement)}</td><td class=num>{e(paper_text(h))}</td>"
                     f"<td class=num>{e(model_text(h))}</td><td class=num>{e(value_text(h, h.emulation))}</td>"
-                    f"<td>{e(h.unit)}</td><td class=num>{e(diff_text(h))}</td><td>{e(h.tolerance)}</td>"
+                    f"<td>{e(h.unit)}</td><td class=num>{e(diff_text(h))}</td>"
+                    f"<td class=note>{e(falsifier_text(h, found))}</td><td>{e(h.tolerance)}</td>"
                     f"<td class='{cls(h.model_verdict)}'>{e(figure_verdict_text(h.model_verdict))}</td>"
                     f"<td class='{cls(h.emulation_verdict)}'>{e(figure_verdict_text(h.emulation_verdict))}</td>"
                     f"<td class='verdict {cls(h.verdict)}'>{e(h.verdict)}{note}</td></tr>")
