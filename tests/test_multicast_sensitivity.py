@@ -9,7 +9,8 @@ from typing import Any
 from dcnlab.report import search as ss
 from dcnlab.reproduce.multicast import headlines
 from dcnlab.reproduce.multicast import model as mm
-from dcnlab.reproduce.multicast.search import Search001, flips
+from dcnlab.reproduce.multicast.search import Search001
+from dcnlab.reproduce.multicast.sensitivity import flips
 from dcnlab.results import open_settings as os_
 from dcnlab.results import summary
 

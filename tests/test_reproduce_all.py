@@ -134,7 +134,7 @@ def test_bad_out_is_refused_before_work(capsys, tmp_path):
 
 
 def test_quick_plan_keeps_every_point_of_the_full_run():
-    from dcnlab.reproduce.aggregation import reproduction as aggregation
+    from dcnlab.reproduce.aggregation import run_plans as aggregation
     from dcnlab.reproduce.multicast import reproduction as multicast
 
     quick, full = aggregation.aggregation_plans("quick"), aggregation.aggregation_plans("full")

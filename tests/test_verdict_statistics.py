@@ -231,10 +231,10 @@ def test_000_starred_reading_is_the_headlines_figure(monkeypatch):
     the intra-stage step at seed 0: 4.88% against the headline's 12.03%)."""
     from dcnlab.reproduce.aggregation import model as am
     from dcnlab.reproduce.aggregation import readings_000 as r0
-    from dcnlab.reproduce.aggregation import reproduction
+    from dcnlab.reproduce.aggregation import run_plans
 
     small = {"000-k": am.Plan("000-k", (2, 3), 2)}
-    monkeypatch.setattr(reproduction, "aggregation_plans", lambda mode: small)
+    monkeypatch.setattr(run_plans, "aggregation_plans", lambda mode: small)
     r0._sweep.cache_clear()
     try:
         mean, _, rounds, _ = r0._sweep("000-k", True, 1)

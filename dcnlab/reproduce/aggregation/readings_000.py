@@ -30,7 +30,7 @@ over the receiver's k+1 links, the best multipath case) and ``reduce-bound`` (th
 
 Members are drawn as ``dcnlab reproduce aggregation`` draws them (same seeds, its default seed :data:`SEED`),
 against the IRS it runs (``DEFAULT_SETTING_000``'s ``irs-baseline``), over its points and rounds
-(``reproduction.aggregation_plans``: 100 on BCube(6,k), 10 per point on BCube(4,8)), so the starred reading is the
+(``run_plans.aggregation_plans``: 100 on BCube(6,k), 10 per point on BCube(4,8)), so the starred reading is the
 headline's figure. ``quick``: ``reproduce all --quick``'s plan (every point of the full run, fewer rounds on
 BCube(4,8)), the run these readings are part of, so there too the starred reading is the headline's figure.
 """
@@ -44,6 +44,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from dcnlab.reproduce.aggregation import run_plans
 from dcnlab.results.readings import Reading
 
 SEED = 1
@@ -89,9 +90,7 @@ def _sweep(part: str, quick: bool, workers: int) -> tuple[dict[int, dict[str, fl
     from dcnlab.controller.aggregation import engine
     from dcnlab.sweep.pool import run_all
 
-    from dcnlab.reproduce.aggregation.reproduction import aggregation_plans
-
-    plan = aggregation_plans("quick" if quick else "full")[part]    # reproduce all's points and rounds
+    plan = run_plans.aggregation_plans("quick" if quick else "full")[part]    # reproduce all's points and rounds
     points, rounds = tuple(plan.points), plan.rounds
     n, k_of = (6, None) if part == "000-k" else (4, 8)
     tasks = [(n, (p if k_of is None else k_of), (120 if k_of is None else p), (SEED, PART[part], p, rnd))

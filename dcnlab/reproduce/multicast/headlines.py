@@ -18,6 +18,7 @@ from typing import Any
 
 from dcnlab.reproduce.multicast.model import RANDOM_1PPN as RANDOM_1
 from dcnlab.reproduce.multicast.model import RANDOM_4PPN as RANDOM_4
+from dcnlab.reproduce.multicast.sensitivity import flips, phrase
 from dcnlab.results.summary import Headline, missing
 
 # -- 001: reproduce multicast ----------------------------------------------------------------------------------
@@ -93,7 +94,7 @@ def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "", efi_avera
     no standard error.
 
     ``efi_average``: the reading of the open setting ``efi-average`` (:data:`EFI_KEYS`). ``depends``: statement
-    -> the readings of an open setting that flip its verdict (:func:`dcnlab.reproduce.multicast.search.flips`);
+    -> the readings of an open setting that flip its verdict (:func:`dcnlab.reproduce.multicast.sensitivity.flips`);
     None reads them from the committed sensitivity table (``dcnlab/results/search_tables/001.json``), ``{}``
     marks none (the sensitivity run itself). A headline a reading flips is marked ``depends_on`` that setting and
     judged again by the report's rule; its figure stays the pre-registered setting's."""
@@ -128,7 +129,6 @@ def mark(heads: Sequence[Headline], depends: Mapping[str, Sequence[Mapping[str, 
     from dataclasses import replace
 
     if depends is None:
-        from dcnlab.reproduce.multicast.search import flips
         from dcnlab.results.open_settings import stored_search
 
         depends = flips(stored_search("001"))
@@ -138,8 +138,6 @@ def mark(heads: Sequence[Headline], depends: Mapping[str, Sequence[Mapping[str, 
         if not rows or h.model is None:
             out.append(h)
             continue
-        from dcnlab.reproduce.multicast.search import phrase
-
         names = ", ".join(dict.fromkeys(str(r["setting"]) for r in rows))
         out.append(replace(h, depends_on=names, model_verdict=None, verdict="", stability="",
                            reading=(h.reading + "; " if h.reading else "") + f"depends on {phrase(rows)}; the "

@@ -9,7 +9,8 @@ setting at a time** with the rest pre-registered: the join orders ``zyx`` (``yx`
 2,000 and 5,000 random groups; MR4LMS's merge keeping the color (``mr4lms-same-color``); the average over every
 switch-to-switch link. Nothing is chosen by how many statements hold: the verdicts and counts are the
 pre-registered setting's, and a statement whose verdict changes under a reading depends on that setting
-(:func:`flips`; the headlines carry it, :func:`dcnlab.reproduce.multicast.headlines.multicast`).
+(:func:`dcnlab.reproduce.multicast.sensitivity.flips`; the headlines carry it,
+:func:`dcnlab.reproduce.multicast.headlines.multicast`).
 
 Each setting is judged as ``dcnlab reproduce multicast`` judges it: the tasks of the full reproduction's paper
 algorithms (C-MR4LMS fixed and dynamic, MR4LMS-like) on every pattern, the random patterns (and a shuffled join
@@ -26,9 +27,10 @@ Besides, the bound of :data:`dcnlab.results.open_settings.BOUNDS`: the dynamic v
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping
 from typing import Any
 
+from dcnlab.reproduce.multicast import headlines as mh
 from dcnlab.reproduce.multicast import model as mm
 from dcnlab.results.summary import Headline
 
@@ -38,7 +40,6 @@ ALGOS = ("cmr4lms-fixed", "cmr4lms-dynamic", "mr4lms")
 MERGES = {"any-color/link": "mr4lms", "same-color/link": "mr4lms-same-color"}
 """The readings of ``mr4lms-merge`` the text admits -> the algorithm that runs in MR4LMS's place."""
 BOUND_PATTERNS = ("64x32x16", "32x32x32")
-SKIP = ("not run", "not judged")
 
 
 class Search001:
@@ -53,15 +54,13 @@ class Search001:
     def _runs(self, setting: Mapping[str, str]) -> dict[int, list[tuple[str, str, str, int]]]:
         """Draw -> (pattern as the headlines know it, algorithm as they know it, task pattern, order and draw) of
         every run of ``setting``."""
-        from dcnlab.reproduce.multicast import headlines
-
         order = setting["join-order"]
         r1 = f"random:{setting['random-1ppn-groups']}"
         out: dict[int, list[tuple[str, str, str, int]]] = {}
         for d in range(1, mm.DRAWS + 1):
             runs: list[tuple[str, str, str, int]] = [(p, p, order, d if order == "shuffle" else 1)
                                                      for p in GRIDS_1 + GRIDS_4]
-            runs += [(headlines.RANDOM_1, r1, mm.JOIN_ORDER, d), (headlines.RANDOM_4, mm.RANDOM_4PPN, mm.JOIN_ORDER, d)]
+            runs += [(mh.RANDOM_1, r1, mm.JOIN_ORDER, d), (mh.RANDOM_4, mm.RANDOM_4PPN, mm.JOIN_ORDER, d)]
             out[d] = runs
         return out
 
@@ -99,12 +98,10 @@ class Search001:
         return out
 
     def headlines(self, setting: Mapping[str, str], draw: int, results: Mapping[Hashable, Any]) -> list[Headline]:
-        from dcnlab.reproduce.multicast import headlines
-
         per = self.rows(setting, results)
         fixed = [r for r in per[1] if not mm.is_random(r["pattern"])] if setting["join-order"] != "shuffle" else []
-        heads = headlines.over_draws(per, fixed, efi_average=setting["efi-average"])
-        return headlines.mark(heads, {})
+        heads = mh.over_draws(per, fixed, efi_average=setting["efi-average"])
+        return mh.mark(heads, {})
 
     def extra(self, results: Mapping[Hashable, Any], quick: bool) -> dict[str, Any]:
         from dcnlab.results.open_settings import BOUNDS
@@ -125,42 +122,6 @@ class Search001:
         return {"bounds": [{"statement": b.statement, "figure": b.figure, "rule": b.rule, "reading": b.reading,
                             "how": b.how, "patterns": list(BOUND_PATTERNS), "bound": both(tn), "ours": both(ours),
                             "reading_bound": both(group), "reading_figure": both(reading)}]}
-
-
-def flips(data: Mapping[str, Any] | None) -> dict[str, list[dict[str, Any]]]:
-    """Statement -> the sensitivity readings under which its verdict differs from the pre-registered setting's,
-    each ``{"setting", "value", "verdict", "figure", "spread", "base"}``, from a sensitivity run's table (empty for
-    a table that is no sensitivity run). A figure not run or not judged under either is no flip."""
-    if not data or not data.get("preregistered"):
-        return {}
-    chosen = data["chosen"]
-    base = next((c for c in data["candidates"] if c["setting"] == chosen), None)
-    if base is None:
-        return {}
-    pre = {s["statement"]: s for s in base["statements"]}
-    out: dict[str, list[dict[str, Any]]] = {}
-    for c in data["candidates"]:
-        changed = [k for k, v in c["setting"].items() if chosen.get(k) != v]
-        if len(changed) != 1:
-            continue
-        for s in c["statements"]:
-            b = pre.get(s["statement"])
-            if b is None or s["verdict"] in SKIP or b["verdict"] in SKIP or s["verdict"] == b["verdict"]:
-                continue
-            out.setdefault(s["statement"], []).append(
-                {"setting": changed[0], "value": c["setting"][changed[0]], "verdict": s["verdict"],
-                 "figure": s["median"], "spread": s.get("spread"), "base": b["verdict"]})
-    return out
-
-
-def phrase(rows: Sequence[Mapping[str, Any]]) -> str:
-    """``join-order (zyx: deviates, 2661)``: the settings and the readings that flip a verdict."""
-    by: dict[str, list[str]] = {}
-    for r in rows:
-        fig = r["figure"]
-        by.setdefault(str(r["setting"]), []).append(
-            f"{r['value']}: {r['verdict']}" + (f", {fig:.4g}" if isinstance(fig, (int, float)) else ""))
-    return "; ".join(f"{name} ({', '.join(vals)})" for name, vals in by.items())
 
 
 def tfi_bound(pattern: str, scope: str = "tn", spec: str = mm.SPEC, colors: int = mm.COLORS) -> int:
