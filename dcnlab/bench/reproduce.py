@@ -9,7 +9,7 @@ machine; the wall time is the machine's of the moment (its load average is print
 here: the parts' outputs (plots, JSON), the readings, the CIST construction timing that runs alone
 afterwards and BMv2.
 
-The goal (issue 39) is on 2 idle cores: ``reproduce all --quick`` within :data:`GOALS` ``["quick"]`` seconds of
+The goal is on 2 idle cores: ``reproduce all --quick`` within :data:`GOALS` ``["quick"]`` seconds of
 wall time for the model parts, the full model run within :data:`GOALS` ``["full"]``. The wall time on 2 idle
 cores is estimated from the tasks' CPU seconds, scheduled longest first on 2 workers as the pool does (a
 list-scheduling makespan, plus the workers' warm-up), and judged ``ok`` or ``MISS`` (:func:`dcnlab.results.
