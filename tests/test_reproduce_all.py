@@ -198,7 +198,7 @@ def test_report_rows_of_model_only_and_bmv2_only(run):
     assert "| ±10% | reproduced | deviates | **model only** |" in md
     assert "| ±10% | deviates | reproduced | **BMv2 only** |" in md
     assert ("2 headlines: 0 reproduced, 1 model only, 1 BMv2 only, 0 trend, 0 unstable, 0 flat, 0 deviates, "
-            "0 inconsistent, 0 not run.") in md
+            "0 inconsistent, 0 not run, 0 not judged.") in md
     page = report.report_html(out, [], [fifo, other], runinfo)
     assert "<td class='verdict model-only'>model only</td>" in page
     lines = report.table_lines([fifo, other])
@@ -208,12 +208,14 @@ def test_report_rows_of_model_only_and_bmv2_only(run):
 
 def test_units_name_what_ran(run):
     """A headline's unit is the quantity's and names the points that ran (the smoke run has k = 2, 3
-    on BCube(6,k)), not the full run's."""
+    on BCube(6,k)), not the full run's. A trend is the least-squares slope over every point, so
+    its unit is per step of the sweep over the points that ran (it was the last point minus the first)."""
     heads = summary.read(run[1] / "summary.json").headlines
     units = {h.statement: h.unit for h in heads}
-    assert units["Aggregation servers fall with k for unicast (Fig. 5(b))"] == "servers, k=3 minus k=2"
-    assert units["The savings grow with m = n on BCube(8,5) (Fig. 5)"] == "points, m=n=100 minus m=n=50"
-    assert not [h.statement for h in heads if "k=8" in h.unit]
+    assert units["Aggregation servers fall with k for unicast (Fig. 5(b))"] == "servers per k, slope over k = 2..3"
+    assert units["The savings grow with m = n on BCube(8,5) (Fig. 5)"] == (
+        "points per 100 of m = n, slope over m=n = 50..100")
+    assert not [h.statement for h in heads if re.search(r"\bk ?= ?(\d+\.\.)?8\b", h.unit)]
     assert units["C-MR4LMS max EFI 69 on random patterns (1 ppn, §4.2)"] == "groups per link"
     assert units["CCT rate limit: IRD 20.48 µs limits one QP to 100 Mb/s (Fig. 4)"] == "Mb/s"
     assert not [h.statement for h in heads if h.unit in ("", "EFI", "TFI")]
