@@ -41,19 +41,31 @@ def points(p: Mapping[str, Any] | None, key: str, method: str) -> list[float]:
 
 def spread(p: Mapping[str, Any] | None, key: str) -> dict[str, Any]:
     """``spread`` and ``spread_of`` of the overall figure ``key`` of part ``p`` (its standard error over the rounds,
-    :func:`dcnlab.reproduce.aggregation.model.summarise`), as Headline keyword arguments."""
-    se = ((p or {}).get("overall_se") or {}).get(key)
-    return {"spread": se, "spread_of": rounds_text(int(p.get("rounds") or 0))} if p and se is not None else {}
+    :func:`dcnlab.reproduce.aggregation.model.summarise`), as Headline keyword arguments. A figure from one round
+    has no standard error but is still a draw of a random model: its ``spread_of`` says ``1 round``, so the
+    3-seed rule (:func:`dcnlab.results.summary.deterministic`) does not take it for a figure without randomness."""
+    if not p:
+        return {}
+    se = (p.get("overall_se") or {}).get(key)
+    n = int(p.get("rounds") or 0)
+    if se is not None:
+        return {"spread": se, "spread_of": rounds_text(n)}
+    return {"spread_of": rounds_text(n)} if n else {}
 
 
 def replicated(p: Mapping[str, Any] | None, figure: Any) -> dict[str, Any]:
     """``spread`` and ``spread_of`` of a figure computed from ``p``'s points (a function of a getter,
-    :class:`dcnlab.results.spread.Rounds`)."""
+    :class:`dcnlab.results.spread.Rounds`); from one round, no spread but ``spread_of`` ``1 round`` (as
+    :func:`spread`)."""
     if not p:
         return {}
     r = Rounds(p["points"])
-    se = r.se(figure) if r else None
-    return {"spread": se, "spread_of": rounds_text(r.count())} if se is not None else {}
+    if not r:
+        return {}
+    se, n = r.se(figure), r.count()
+    if se is not None:
+        return {"spread": se, "spread_of": rounds_text(n)}
+    return {"spread_of": rounds_text(n)} if n else {}
 
 
 def slope_over(p: Mapping[str, Any] | None, key: str, method: str, rounds_key: str | None = None,
