@@ -1,35 +1,44 @@
-"""The settings each paper leaves open, as data, and the method that chooses among them (written once here; the
-report prints :data:`METHOD`).
+"""The settings each paper leaves open, as data, and the method that fixes them (written once here; the report
+prints :data:`METHOD`).
 
 A reproduction has to fix things its paper never states: the size of a random pattern, the order in which groups
-join, which variant of an under-specified baseline runs, a counting window. Fixing each one arbitrarily, or picking
-per headline whatever matches, makes the verdicts meaningless; so does picking, one level up, the setting whose
-figures lie closest to the paper's. The method (:mod:`dcnlab.report.search`, ``dcnlab reproduce search``):
+join, which variant of an under-specified baseline runs, a counting window, a marking rate. Fixing each one
+arbitrarily, or picking per headline whatever matches, makes the verdicts meaningless; so does picking, one level
+up, the setting under which the most statements hold, which is closeness to the paper by another name. The method:
 
-1. every open setting of a paper is listed here, with the sentence that leaves it open and its candidate values,
-   **the reading the text supports best first**; what a paper uses once is one setting for the whole paper (one
-   averaging rule for every "on average" of the paper, one way of counting, one baseline);
-2. **a reading that contradicts the paper's text is never a candidate**: it stays among the values (and among
-   the readings of :mod:`dcnlab.results.readings`, with its figure), labelled ``contradicts §x: "<the paper's
-   sentence>"`` (:attr:`OpenSetting.contradicts`), and the search never runs it;
-3. the search runs the cross product of the candidates and counts, under each, how many of the paper's
-   statements (its headlines, ``dcnlab/reproduce/<mechanism>/headlines.py``) hold **at the same time**; a value
-   that is a draw (an order, a seed) is run over several draws, the median draw judged, the range shown;
-4. **one setting per paper** is chosen: the one under which the most statements hold. The choice never looks at
-   the paper's figures beyond that count: ties go to the reading the text supports best (the earliest values of
-   the lists, the first setting's first), then to the deterministic setting;
-5. the reproduction's defaults are the chosen setting (``tests/test_open_settings.py`` checks it), and
-   ``dcnlab reproduce all``'s report shows, per paper, the search table, the chosen setting and the runner-up
-   (the next in that order), and the readings dropped as contradicting the text with their sentences.
+1. **pre-registered readings.** Every open setting of a paper is listed here with the sentence that leaves it open
+   (:attr:`OpenSetting.sentence`, :attr:`OpenSetting.where`) and its admissible readings, **the pre-registered
+   reading first**: the reading the paper's text supports best, fixed from the text alone before any result is
+   seen, its one-line argument the first sentence of :attr:`OpenSetting.note`; where the text gives no ground at
+   all, the simplest reading, declared as such. No outcome, count of holding statements or figure of the paper
+   enters the choice. What a paper uses once is one setting for the whole paper (one averaging rule for every
+   "on average", one way of counting, one baseline), and the paper's model and BMv2 experiment run the same
+   setting (where BMv2 cannot, the report says so and runs the model at BMv2's setting beside it).
+   :func:`preregistered` gives it; the reproductions' defaults are it (``tests/test_open_settings.py`` checks it);
+2. **a reading that contradicts the paper's text is never run as one**: it stays among the values (and among the
+   readings of :mod:`dcnlab.results.readings`, with its figure), labelled ``contradicts §x: "<the paper's
+   sentence>"`` (:attr:`OpenSetting.contradicts`);
+3. **the other readings are a sensitivity analysis, not a search.** ``dcnlab reproduce search`` (a searcher with
+   ``preregistered = True``, :func:`dcnlab.report.search.one_at_a_time`) runs the pre-registered setting, then
+   every other admissible reading **one setting at a time** with the rest pre-registered; a value that is a
+   draw (an order, a seed) runs over the reproduction's draws, with its spread. The committed table
+   (``search_tables/<paper>.json``, :func:`stored_search`) gives per headline and reading the figure and the
+   verdict; a headline whose verdict some reading flips is marked ``depends on <setting>`` with the readings that
+   flip it, keeps the pre-registered figure, and is judged again by the report's rule (a verdict a reading
+   decides holds only at 3 seeds, else ``unstable``);
+4. **the headline counts are those of the pre-registered readings only**: nothing is chosen by how many
+   statements hold under a reading, and the report prints each paper's sensitivity table beside them, with
+   the readings dropped as contradicting the text and their sentences.
 
-Where a paper's figure is impossible under its own stated rule, :data:`BOUNDS` names the rule, and the
-search computes the bound and the figure of the reading that does give it; such a statement's verdict is
-``inconsistent`` (:mod:`dcnlab.results.goals`).
+Where a paper's figure is impossible under a rule, :data:`BOUNDS` names the rule and how the bound is computed,
+and the sensitivity run computes the bound and the figure of the reading that gives it. A bound that rests on our
+readings is shown beside a ``deviates`` verdict; ``inconsistent`` (:mod:`dcnlab.results.goals`) is kept for a
+contradiction that follows from the paper's text alone.
 
-Settings that are listed but not searched (``searched=False``) say why in ``note`` (too costly for the
-search, already measured reading by reading in :mod:`dcnlab.results.readings`, or a quantity the paper gives
-no model for, whose headline shows every model's figure). :data:`NOTHING_TO_SEARCH` names the papers none of
-whose open settings can change a statement, and why.
+Settings that are listed but not varied (``searched=False``) say why in ``note`` (not open, a draw every
+setting runs over, too costly, already measured reading by reading in :mod:`dcnlab.results.readings`, or a
+quantity the paper gives no model for, whose headline is not judged). :data:`NOTHING_TO_SEARCH` names the papers
+whose other readings run elsewhere, and where.
 """
 
 from __future__ import annotations
@@ -59,13 +68,14 @@ METHOD = ("Every setting a paper leaves open is listed with the sentence that le
 
 @dataclass(frozen=True)
 class OpenSetting:
-    """One setting a paper leaves open, and the candidate values the search tries."""
+    """One setting a paper leaves open: its readings, the pre-registered one first, the others sensitivity readings."""
 
     paper: str
     name: str
     what: str
     values: tuple[str, ...]
-    """Candidates, the reading the text supports best first (ties in the search go to earlier values)."""
+    """The readings, the pre-registered one first (fixed from the text alone; the note's first sentence argues
+    it), then the other readings the text admits, which run as sensitivity readings."""
     default: str
     """What the reproduction ran before its first search."""
     sentence: str
@@ -78,7 +88,7 @@ class OpenSetting:
     note: str = ""
     contradicts: tuple[tuple[str, str, str], ...] = ()
     """Values the paper's text rules out, each as (value, section, the paper's sentence that rules it out): never
-    a candidate of the search, still measured among the readings."""
+    pre-registered nor run as a sensitivity reading, still measured among the readings."""
 
     def __post_init__(self) -> None:
         if self.paper not in PAPERS:
@@ -99,7 +109,8 @@ class OpenSetting:
 
     @property
     def candidates(self) -> tuple[str, ...]:
-        """The values the search may choose: those the text does not rule out, in list order."""
+        """The admissible readings: the values the text does not rule out, in list order (the first is the
+        pre-registered one)."""
         ruled_out = {v for v, _, _ in self.contradicts}
         return tuple(v for v in self.values if v not in ruled_out)
 
@@ -544,6 +555,7 @@ def stored_search(paper: str) -> dict[str, Any] | None:
 
 
 def chosen(paper: str) -> dict[str, str] | None:
-    """The setting the committed search chose for ``paper`` (name -> value), or None without a search."""
+    """The pre-registered setting of ``paper``'s committed sensitivity table (its base, name -> value), or None
+    without a table."""
     s = stored_search(paper)
     return dict(s["chosen"]) if s else None
