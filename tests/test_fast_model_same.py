@@ -126,7 +126,8 @@ def test_m2_family_memo_is_the_same_trees(part, point):
 M2_GOLDEN = json.loads((Path(__file__).parent / "fixtures" / "m2_family_golden.json").read_text())
 """Digests of M2-, MIB- and MC-based trees (node, tree, parent, level, sender) and their cost, written by
 ``mib.py`` of commit 4780fb0 (before its routes, groups and clustering were made cheaper): 7 BCubes, 2 draws,
-both routing orders."""
+both routing orders; BCube(6,7), (6,8), (4,8) at 4,000 senders and (5,3) by ``mib.py`` of commit 3d04f01 (before
+the groups and branch owners were compiled, :mod:`dcnlab.controller.aggregation.mib_kernels`)."""
 
 
 @pytest.mark.parametrize("space", sorted({"|".join(k.split("|")[:3]) for k in M2_GOLDEN}))

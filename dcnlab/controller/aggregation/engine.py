@@ -1653,7 +1653,10 @@ def kmb_forest(space: LabelSpace, receivers: np.ndarray, senders: np.ndarray) ->
 
 
 def warm_up() -> None:
-    """Compile (or load from the on-disk cache) every kernel, on a tiny BCube of each digit kind."""
+    """Compile (or load from the on-disk cache) every kernel, on a tiny BCube of each digit kind, and M2's."""
+    from dcnlab.controller.aggregation import mib_kernels
+
+    mib_kernels.warm_up()
     for n, k in ((4, 1), (3, 1)):
         sp = LabelSpace(n, k)
         s = np.array([1, 5, 6], np.int64)

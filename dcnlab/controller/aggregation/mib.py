@@ -35,12 +35,12 @@ how many relay servers are added. Labels are relative to the receiver (receiver 
 
 from __future__ import annotations
 
-import heapq
 import itertools
 from collections.abc import Iterable
 
 import numpy as np
 
+from dcnlab.controller.aggregation import mib_kernels
 from dcnlab.controller.aggregation.forest import Forest, ForestBuilder
 from dcnlab.controller.aggregation.labels import LabelSpace
 
@@ -202,16 +202,8 @@ def branch_owner(space: LabelSpace, rel: np.ndarray) -> list[int]:
 
 
 def _branch_owner(space: LabelSpace, rel: np.ndarray) -> list[int]:
-    related = related_senders(space, rel)
-    layer = space.layer(rel)
-    owner = [-1] * rel.shape[0]
-    best: list[tuple[int, int, int]] = [(-1, 0, 0)] * rel.shape[0]
-    for a, members in enumerate(related):
-        rank = (int(layer[a]), len(members), -int(rel[a]))
-        for x in members:
-            if rank > best[x]:
-                best[x], owner[x] = rank, a
-    return owner
+    rel = np.asarray(rel, dtype=np.int64)
+    return mib_kernels.branch_owner(rel, space.digits(rel), space.pow).tolist()
 
 
 def _cluster_merge(b: _Builder, members: Iterable[int], root: int) -> None:
@@ -220,9 +212,9 @@ def _cluster_merge(b: _Builder, members: Iterable[int], root: int) -> None:
     active = set(members)
     if not active:
         return
-    root_dig = space.digits(root)
+    root_dig = np.array([b.digit(root, d) for d in range(space.K)], dtype=np.int64)
     xs = np.fromiter(active, np.int64, len(active))
-    rl = dict(zip(xs.tolist(), np.count_nonzero(space.digits(xs) != root_dig, axis=1).tolist()))
+    rl = dict(zip(xs.tolist(), mib_kernels.differing(xs, root_dig, space.pow, space.n).tolist()))
     for t in range(max(rl.values()) - 1, 0, -1):
         cand = sorted(x for x in active if rl[x] >= t + 1)
         if len(cand) < 2:
@@ -240,46 +232,23 @@ def _cluster_merge(b: _Builder, members: Iterable[int], root: int) -> None:
     b.route_all(active, root)
 
 
+_COMBOS: dict[tuple[int, int], np.ndarray] = {}
+"""The ``t``-digit subsets of ``K`` digits in ``itertools.combinations`` order, per ``(K, t)``."""
+
+
 def _greedy_groups(space: LabelSpace, cand: np.ndarray, root_dig: np.ndarray,
                    t: int) -> list[tuple[list[int], tuple[int, ...]]]:
     """Disjoint groups of ``cand`` sharing non-root values on ``t`` digits, largest first (Alg. 2).
 
-    Returns (member positions, shared digits) per group. Keys are (digit subset, values); one packed
-    sort over all subsets finds them, and a lazy heap recounts a key when members were taken."""
-    K, n = space.K, space.n
-    dig = space.digits(cand)
-    differs = dig != root_dig
-    combos = np.array(list(itertools.combinations(range(K), t)), dtype=np.int64)   # (S, t)
-    valid = differs[:, combos].all(axis=2).T                                         # (S, c)
-    code = (dig[:, combos] * (n ** np.arange(t, dtype=np.int64))).sum(axis=2).T      # (S, c)
-    s_idx, c_idx = np.nonzero(valid)
-    if s_idx.shape[0] < 2:
-        return []
-    key = s_idx * n ** t + code[s_idx, c_idx]
-    order = np.lexsort((c_idx, key))
-    key, c_idx = key[order], c_idx[order]
-    cut = np.flatnonzero(np.diff(key)) + 1
-    heads = np.r_[0, cut]
-    sizes = np.diff(np.r_[heads, key.shape[0]])
-    big = np.flatnonzero(sizes >= 2)
-    if big.shape[0] == 0:
-        return []
-    heap = [(-int(sizes[g]), int(key[heads[g]]), int(g)) for g in big]
-    heapq.heapify(heap)
-    taken = np.zeros(cand.shape[0], dtype=bool)
-    out: list[tuple[list[int], tuple[int, ...]]] = []
-    while heap:
-        neg, k, g = heapq.heappop(heap)
-        group = c_idx[heads[g]:heads[g] + sizes[g]]
-        grp = group[~taken[group]]
-        if grp.shape[0] < 2:
-            continue
-        if grp.shape[0] < -neg:
-            heapq.heappush(heap, (-grp.shape[0], k, g))
-            continue
-        taken[grp] = True
-        out.append((grp.tolist(), tuple(int(d) for d in combos[k // n ** t])))
-    return out
+    Returns (member positions, shared digits) per group. Keys are (digit subset, values); the compiled
+    :func:`.mib_kernels.greedy_groups` sorts them once over all subsets and recounts a key, in a lazy heap, when
+    members were taken."""
+    combos = _COMBOS.get((space.K, t))
+    if combos is None:
+        combos = _COMBOS[(space.K, t)] = np.array(list(itertools.combinations(range(space.K), t)), dtype=np.int64)
+    members, offsets, subsets = mib_kernels.greedy_groups(cand, space.pow, root_dig, combos, space.n)
+    mem, off = members.tolist(), offsets.tolist()
+    return [(mem[off[g]:off[g + 1]], tuple(combos[s].tolist())) for g, s in enumerate(subsets.tolist())]
 
 
 def m2_family(space: LabelSpace, receiver: int, senders: np.ndarray, algorithm: str, order: str = "highest"
