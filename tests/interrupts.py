@@ -15,7 +15,10 @@ from typing import Any
 
 
 def sigint_default() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    """The signals a test sends at their defaults in the child, whatever the test run inherited (a suite started
+    under ``nohup`` ignores SIGHUP, and dcnlab rightly keeps an ignored SIGHUP ignored)."""
+    for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
 
 
 def popen(*argv: str, **kw: Any) -> subprocess.Popen:
