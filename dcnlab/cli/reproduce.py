@@ -67,8 +67,41 @@ def run_alone(rep: Reproduction, args: argparse.Namespace, out_option: str, plan
     if printed is None:
         return _print_run(args, done, out / "summary.json")
     text, status = printed
+    if "differ_from_full_run" in done.run:      # a quick run: its verdicts against the full run's, as every command
+        from dcnlab.report.write import full_run_note
+
+        if not getattr(args, "json", False):
+            text = "\n".join([text, *full_run_lines(done)])
+        elif text.startswith("{"):
+            text = json.dumps({**json.loads(text), "differ_from_full_run": [
+                {"paper": h.seed, "statement": h.statement, "verdict": h.model_verdict, "full_run": h.full_run}
+                for h in done.heads if full_run_note(h)]}, default=str)
     print(text)
     return status
+
+
+def full_run_lines(done: reproduce_all.AllRun) -> list[str]:
+    """Under a quick run's table: how many of its verdicts differ from the full run's (the pre-registered row of
+    each paper's sensitivity table, :func:`dcnlab.report.search_tables.full_run_verdicts`), each with its mark
+    ``full run: <verdict>``, and the papers with no full run to compare with."""
+    from dcnlab.report.write import MAX_TABLE_WIDTH, full_run_note
+
+    if "differ_from_full_run" not in done.run:
+        return []
+    heads = done.heads
+    known = {h.seed for h in heads if h.full_run}
+    judged = [h for h in heads if h.full_run and h.model_verdict not in (None, "not run")]
+    lines = ["", f"{done.run['differ_from_full_run']} of {len(judged)} quick model verdicts differ from the full "
+                 "run's (each paper's", "sensitivity table, its pre-registered row):"]
+    for h in heads:
+        if full_run_note(h):
+            mark = f": {h.model_verdict} ({full_run_note(h)})"
+            w = max(20, MAX_TABLE_WIDTH - len(h.seed) - 3 - len(mark))
+            lines.append(f"  {h.seed} {h.statement if len(h.statement) <= w else h.statement[:w - 1] + '…'}{mark}")
+    missing = sorted({h.seed for h in heads} - known)
+    if missing:
+        lines.append(f"no full run to compare with: {', '.join(missing)}")
+    return lines
 
 
 def _print_run(args: argparse.Namespace, done: reproduce_all.AllRun, see: Path) -> int:
@@ -79,7 +112,7 @@ def _print_run(args: argparse.Namespace, done: reproduce_all.AllRun, see: Path) 
         print(json.dumps({"run": run, "headlines": [h.to_json() for h in heads], **counts(heads),
                           "files": [str(f) for f in done.files]}))
     else:
-        print("\n".join(table_lines(heads) + depends_lines(heads)))
+        print("\n".join(table_lines(heads) + depends_lines(heads) + full_run_lines(done)))
         print(f"\n{counts_text(heads)}; {done.wall:.0f} s on {done.where} (model {done.model_seconds:.0f} s); "
               f"BMv2: {run['emulation_why']}")
         for f in done.files:

@@ -285,13 +285,21 @@ def run(out: Path, mode: str, emulate: str, workers: int | None, cluster_address
     parts = plan_parts(mode, out, seed)
     facts, found, model_seconds, bad, where = run_parts(parts, mode, emulate, workers, cluster_address, seed, True,
                                                         "reproduce all")
+    mark_quick(parts, mode, facts, out / "search")
     heads = collect(parts)
-    if mode != "full":  # the full run's verdict of each statement (the committed searches), marked where it differs
-        from dcnlab.report.search_tables import mark_full_run
-
-        facts["differ_from_full_run"] = mark_full_run(heads, out / "search")
     files = write_report(out, parts, heads, facts, found)
     return AllRun(facts, heads, files, bad, where, facts["wall_seconds"], model_seconds)
+
+
+def mark_quick(parts: Sequence[PartRun], mode: str, facts: dict[str, Any], newer: Path | None = None) -> None:
+    """In a quick (or smoke) run, each part's ``summary.json`` marked with the full run's verdict of each statement
+    (``full_run``: the pre-registered row of its paper's sensitivity table, the committed one or a newer one in
+    ``newer``, :func:`dcnlab.report.search_tables.mark_summary`); ``facts["differ_from_full_run"]``: how many quick
+    verdicts differ. ``reproduce all`` and every ``reproduce NAME`` (:func:`run_one`) mark so."""
+    if mode != "full":
+        from dcnlab.report.search_tables import mark_summary
+
+        facts["differ_from_full_run"] = sum(mark_summary(p.out / "summary.json", newer) for p in parts)
 
 
 def run_one(rep: Reproduction, out: Path, mode: str, emulate: str, workers: int | None,
@@ -307,6 +315,7 @@ def run_one(rep: Reproduction, out: Path, mode: str, emulate: str, workers: int 
                                                     f"reproduce {rep.name}", planned)
     part = parts[0]
     facts["emulation_why"] = part.emulation_why
+    mark_quick(parts, mode, facts)
     heads = sorted(summary.read(part.out / "summary.json").headlines, key=lambda h: h.seed)
     files = list(dict.fromkeys([*part.files, part.out / "summary.json"]))
     run = Run(mode, seed, facts["workers"], part.seconds, f"dcnlab reproduce {rep.name}", facts["cluster"])

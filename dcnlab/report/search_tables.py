@@ -123,15 +123,26 @@ def stored_tables(out: Path | None = None) -> dict[str, dict[str, Any]]:
     return found
 
 
+def preregistered_row(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The row of a paper's sensitivity table run under the pre-registered setting
+    (:func:`dcnlab.results.open_settings.preregistered`: every setting the row names at its pre-registered value,
+    whatever row ``chosen`` names or the counts of statements that hold), or None when the table has no such row."""
+    from dcnlab.results.open_settings import preregistered
+
+    pre = preregistered(data["paper"])
+    return next((c for c in data["candidates"] if all(pre.get(n, v) == v for n, v in c["setting"].items())), None)
+
+
 def full_run_verdicts(out: Path | None = None) -> dict[tuple[str, str], str]:
-    """(paper, statement) -> the model verdict of the statement under the chosen setting of each paper's search at
-    the full scale (the committed tables, or newer ones in ``out``): what a quick run's verdicts are compared with."""
+    """(paper, statement) -> the model verdict of the statement in the full run of the current code's setting: the
+    pre-registered row of each paper's sensitivity table at the full scale (the committed tables, or newer ones in
+    ``out``; a quick table is no full run): what a quick run's verdicts are compared with. 004 has no table
+    (:data:`~dcnlab.results.open_settings.NOTHING_TO_SEARCH`), so no full run to compare with."""
     found: dict[tuple[str, str], str] = {}
     for paper, data in stored_tables(out).items():
         if data.get("quick"):
             continue
-        chosen = next((c for c in data["candidates"] if c["setting"] == data["chosen"]), None)
-        for st in (chosen or {}).get("statements", []):
+        for st in (preregistered_row(data) or {}).get("statements", []):
             found[(paper, st["statement"])] = st["verdict"]
     return found
 
@@ -146,6 +157,24 @@ def mark_full_run(heads: Sequence[Any], out: Path | None = None) -> int:
         if v is not None:
             h.full_run = v
             differ += v != h.model_verdict and h.model_verdict != "not run"
+    return differ
+
+
+def mark_summary(path: Path, out: Path | None = None) -> int:
+    """Mark the headlines of a quick run's ``summary.json`` at ``path`` with the full run's verdicts
+    (:func:`mark_full_run`; ``out``: newer tables) and rewrite it, ``differ_from_full_run`` the count of quick
+    verdicts that differ: what every quick ``reproduce`` command does, ``reproduce all`` per part."""
+    from dcnlab.results import summary
+    from dcnlab.results.outputs import writing
+
+    data = json.loads(path.read_text())
+    heads = summary.read(path).headlines
+    differ = mark_full_run(heads, out)
+    for rec, h in zip(data["headlines"], heads):
+        rec["full_run"] = h.full_run
+    data["differ_from_full_run"] = differ
+    with writing(path, "--out"):
+        path.write_text(json.dumps(data, indent=1) + "\n")
     return differ
 
 
