@@ -153,3 +153,14 @@ def test_reproduce_all_marks_each_parts_summary_by_the_same_code_path(tmp_path):
     assert facts == {"differ_from_full_run": 1}         # the newer table knows only `held`, and says deviates
     heads = reproduce_all.collect(parts)
     assert [(h.statement, h.full_run) for h in heads] == [(missed, None), (held, "deviates")]
+
+
+def test_a_paper_without_a_full_run_is_named_not_marked():
+    """004 has no sensitivity table (its settings are pre-registered, nothing to search): its quick verdicts have
+    no full run to compare with, and the command says so instead of marking nothing silently."""
+    missed, _, _ = _statements()
+    heads = [Headline("002", missed, 3.4, 3.4), Headline("004", "every instance has k CISTs", 100, 50)]
+    assert search_tables.mark_full_run(heads) == 1 and heads[1].full_run is None
+    done = reproduce_all.AllRun({"differ_from_full_run": 1}, heads, [], [], "here", 0.0, 0.0)
+    lines = reproduce_cli.full_run_lines(done)
+    assert lines[1].startswith("1 of 1 quick model verdicts differ") and lines[-1] == "no full run to compare with: 004"
