@@ -89,6 +89,8 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("bench", "multicast"): (Example("bench multicast", "long"),),
     ("bench", "congestion"): (Example("bench congestion", "long"),),
     ("bench", "cist"): (Example("bench cist", "long"),),
+    ("bench", "reproduce"): (Example("bench reproduce", "long"),
+                             Example("bench reproduce --full --workers 2 --json", "long")),
 }
 
 NOTES = {"emulation": "  (root, BMv2 and p4c)"}
