@@ -78,6 +78,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     (:func:`dcnlab.cli.reproduce.run_alone`)."""
     from dcnlab.cli.reproduce import run_alone
     from dcnlab.reproduce.congestion.reproduction import REPRODUCTION
+    from dcnlab.results.outputs import output_dir
 
     # before --out is touched: --emulate on without BMv2 must leave it as it was
     bmv2, why = emulate.bmv2_plan(args, "congestion", reproduce.bmv2_missing)
@@ -87,6 +88,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if bmv2 and len(policies) > 1:
         raise UserError(f"--algo: the BMv2 experiment runs (c) under one policy; given {len(policies)} (the model "
                         f"parts run each: add --emulate off)")
+    output_dir(args.out, "--out")      # a bad --out is the one line of the error, before the notes
     print(f"{model.BACKEND_NOTE}; BMv2: {why}", file=sys.stderr)
     if bmv2:
         print(model.BMV2_NOTE, file=sys.stderr)
