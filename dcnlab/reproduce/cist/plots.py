@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dcnlab.controller.registry import short_name as plugin_label
-from dcnlab.reproduce.cist.model import short_spec
 from dcnlab.topos.errors import UserError
 
 if TYPE_CHECKING:
@@ -76,6 +75,8 @@ def plot_model(cases: list[dict[str, Any]], path: Path) -> None:
     from matplotlib.lines import Line2D
 
     from dcnlab.figures import plotcheck, plotstyle
+    from dcnlab.reproduce.cist.model import short_spec     # it parses its sweep's fabrics when imported: not at
+    #                                                         every dcnlab start (test_plan_input_order)
 
     plt = plotstyle.pyplot()
     cases = [c for c in cases if c.get("sweep")] or cases[:1]    # the survival instances (model.SURVIVAL_SPECS)
