@@ -1,5 +1,5 @@
 """Every quick ``dcnlab reproduce NAME``, not only ``reproduce all --quick``, marks the verdicts that differ from the
-full run's (issue 38, §5): the runner (:func:`dcnlab.report.reproduce_all.run_one`) gives each headline ``full_run``,
+full run's: the runner (:func:`dcnlab.report.reproduce_all.run_one`) gives each headline ``full_run``,
 the verdict of its statement in the pre-registered row of its paper's committed sensitivity table, in the command's
 ``summary.json`` and under its printed table. A fake reproduction of paper 002 runs through the real runner."""
 
