@@ -146,3 +146,14 @@ def test_a_ptf_whose_table_cannot_be_read_still_refuses_dcnlabs_options(tmp_path
         with pytest.raises(ptf_options.PtfOptionError, match="is set by dcnlab"):
             ptf_options.given(words, script)
     assert ptf_options.given(["--no-such-option", "--log-f", "x", "T.One"], script) == {"--log-file"}
+
+
+def test_a_directory_name_too_long_to_look_up_is_one_line(tmp_path):
+    """``os.stat`` raises ENAMETOOLONG for a 300-character name, which ``Path.is_dir`` does not swallow: the
+    command printed that traceback (exit 70) instead of refusing the directory."""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "dcnlab", "ptf", "x" * 300, "--program=../x"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.count("\n") == 1 and "not a valid path (name too long)" in r.stderr

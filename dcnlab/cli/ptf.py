@@ -35,6 +35,14 @@ def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+def _is_dir(path: Path) -> bool:
+    """``path.is_dir()``, False where the name itself cannot be looked up (ENAMETOOLONG raises there)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
 def resolve(args: argparse.Namespace) -> tuple[Path, Path, Path, list[str]]:
     """(program, tests, the directory the tests run in, PTF's own words) from the command line; creates nothing."""
     from dcnlab.cli.run import check_program
@@ -53,7 +61,7 @@ def resolve(args: argparse.Namespace) -> tuple[Path, Path, Path, list[str]]:
                         "--program FILE.p4 and --tests DIR")
     given, words = words[0], words[1:]
     d = Path(given).absolute()  # as `dcnlab lab DIR`: the shell expands ~, a name like ~0 is a name
-    if not d.is_dir():
+    if not _is_dir(d):
         raise UserError(f"directory {quote(given, 200)} {file_problem(d) or 'is not a directory'}; valid: an "
                         f"exercise directory with its P4 program and a ptf/ directory of tests")
     program = lab_program(d, args.program)
