@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pytest
 
+from dcnlab.emu.preflight import root_is_mount_point
+
 PROJECT = Path(__file__).resolve().parent.parent
 INSIDE = "/dcnlab-in-chroot"
 NEEDS = ("unshare", "chroot", "mount", "mnexec", "nsenter")
@@ -34,7 +36,11 @@ NEEDS = ("unshare", "chroot", "mount", "mnexec", "nsenter")
 pytestmark = [pytest.mark.netns,
               pytest.mark.skipif(os.geteuid() != 0, reason="needs root"),
               pytest.mark.skipif(any(shutil.which(t) is None for t in NEEDS),
-                                 reason=f"needs {', '.join(t for t in NEEDS if shutil.which(t) is None)}")]
+                                 reason=f"needs {', '.join(t for t in NEEDS if shutil.which(t) is None)}"),
+              # these tests make a chroot of their own with unshare --mount --propagation private, which a machine
+              # whose / is no mount point (already a chroot, as tests/test_netns_chroot.py runs the suite) refuses
+              pytest.mark.skipif(not root_is_mount_point(), reason="/ is not a mount point (already in a chroot): "
+                                 "cannot make a mount namespace for a chroot of its own")]
 
 _SCRIPT = r"""
 set -eu
