@@ -14,7 +14,8 @@ def test_reproduce_quick_json(capsys, tmp_path):
     out, _ = capsys.readouterr()
     assert rc == 0
     data = json.loads(out)
-    assert set(data) == {"model", "scaling", "emulation", "emulation_why", "ok"} and data["ok"] is True
+    assert set(data) == {"model", "scaling", "emulation", "emulation_why", "ok", "differ_from_full_run"}
+    assert data["ok"] is True and data["differ_from_full_run"] == []     # 004 has no committed full run
     assert data["emulation"] == [] and data["emulation_why"] == "not run: --emulate off"
     specs = [c["spec"] for c in data["model"]]
     assert specs[0] == "dragonfly:p=1,a=4,h=2,arrangement=relative" and len(specs) == 43   # 42 of the sweep + D(8,4)

@@ -69,8 +69,12 @@ def test_every_entry_point_names_an_object_of_the_package():
 
     project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
     groups = project["entry-points"]
-    assert set(groups) == {"dcnlab.multicast", "dcnlab.aggregation", "dcnlab.congestion", "dcnlab.cist"}
-    for group in groups.values():
+    assert set(groups) == {"dcnlab.multicast", "dcnlab.aggregation", "dcnlab.congestion", "dcnlab.cist",
+                           "dcnlab.reproductions"}
+    from dcnlab.reproduce.protocol import Reproduction
+    for label, group in groups.items():
         for value in group.values():
             module, _, name = value.partition(":")
-            assert callable(getattr(importlib.import_module(module), name))
+            obj = getattr(importlib.import_module(module), name)
+            # an algorithm is a callable (or a class); a reproduction is one Reproduction object
+            assert isinstance(obj, Reproduction) if label == "dcnlab.reproductions" else callable(obj)
