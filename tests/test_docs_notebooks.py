@@ -32,8 +32,14 @@ def run_notebook(path: Path, tmp_path: Path):
 
     nb = nbformat.read(path, as_version=4)
     km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
-    NotebookClient(nb, km=km, timeout=GUARD, allow_errors=True,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    try:
+        NotebookClient(nb, km=km, timeout=GUARD, allow_errors=True,
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+    finally:
+        # a client given its kernel manager does not own the kernel and leaves it running (it stayed, idle, until
+        # the whole suite ended): stop what this test started
+        if km.has_kernel:
+            km.shutdown_kernel(now=True)
     errors = [f"cell {i}: {o.ename}: {o.evalue}" for i, c in enumerate(nb.cells) for o in c.get("outputs", [])
               if o.output_type == "error"]
     return nb, errors
