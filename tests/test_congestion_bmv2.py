@@ -264,9 +264,11 @@ def test_fairness_with_cc_after_the_newcomer_settles(bed):
     index of the mean rates 0.997-0.999 (the model: 0.989 and 1.000); the window from E's start instead
     measured 0.78-0.81 (the model 0.853: E's start transient). With Algorithm 1's reset timer (the default)
     the model gives 0.925 and 0.9992 (E comes down more slowly: a BECN restarts the timer) and BMv2 measured
-    0.87 and 0.9968 at load 3.6. So slowest/fastest >= 0.85 and Jain >= 0.99 on BMv2, and the model's
-    slowest/fastest >= 0.9."""
-    cfg = replace(CFG, phase_a=3.0, settle_a=1.0)
+    0.87 and 0.9968 at load 3.6. At 002's pre-registered marking (threshold level 15, every eligible packet
+    marked) the newcomer settles more slowly: with 3-s phases the model gave 0.874, so the test runs the
+    experiment's own 6-s phases, where the model gives 0.963 and BMv2 measured 0.924 and 0.9989 (load about 8).
+    So slowest/fastest >= 0.85 and Jain >= 0.99 on BMv2, and the model's slowest/fastest >= 0.9."""
+    cfg = replace(CFG, settle_a=1.0)
     plan = bp.fairness_plan(cfg, "cc")
 
     def check(run):
