@@ -52,7 +52,20 @@ Construction = Callable[[str, int, int], Callable[[], Any]]
 
 def count_instructions(fn: Callable[[], Any]) -> int:
     """Bytecode instructions ``fn()`` executes, in every Python frame it opens (module docstring). A tracer
-    already set (a debugger, coverage) is put back afterwards."""
+    already set (a debugger, coverage) is put back afterwards.
+
+    On Python 3.12+ ``sys.settrace`` runs on ``sys.monitoring``: ``f_trace_opcodes`` set at a frame's call event
+    instruments its code object from the next call (or generator resume) on, so a function's first traced call
+    gave no opcode events (3.13: 269 instructions, then 2,494 on every later run of the same step). ``fn`` is
+    therefore run once traced and uncounted first (a warm-up; the steps have no side effects), and counted on
+    the second run, where every code object it reaches is instrumented."""
+    if sys.version_info >= (3, 12):
+        _traced(fn)
+    return _traced(fn)
+
+
+def _traced(fn: Callable[[], Any]) -> int:
+    """The opcode events of one traced run of ``fn()``."""
     n = 0
 
     def tracer(frame: Any, event: str, arg: Any) -> Any:
