@@ -46,8 +46,10 @@ def fan_out(fn: Callable[..., R], tasks: Sequence[tuple[Any, ...]], n: int) -> I
             try:
                 result = fut.result()
             except BrokenProcessPool:
-                workers = _workers(pool)
+                workers, manager = _workers(pool), getattr(pool, "_executor_manager_thread", None)
                 stop_processes(workers.values())
+                if manager is not None:     # it reaps the workers too: until it is done, an exit code read here
+                    manager.join()          # may still be None (its waitpid got the status, ours ECHILD)
                 raise WorkerDied(_who_died(fn, tasks, started, workers)) from None
             yield futures[fut], result
         finished = True
