@@ -22,15 +22,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from waiting import wait_until
 
 from dcnlab.emu import netns
 from dcnlab.emu.cleanup import tagged
 from dcnlab.emu.hostcmds import HostCommandError, HostCommands
 from dcnlab.emu.hosts import enter_prefix
 from dcnlab.emu.options import NetOptions
+from dcnlab.emu.preflight import root_is_mount_point
 from dcnlab.emu.rundir import TAG_VAR
 from dcnlab.topos.errors import UserError
-from waiting import wait_until
 
 pytestmark = [pytest.mark.netns, pytest.mark.timeout(120)]
 
@@ -193,6 +194,8 @@ def test_more_hosts_than_run_at_once(tmp_path, ns, run_id):
     assert (tmp_path / "commands-.._odd_name.log").is_file()
 
 
+@pytest.mark.skipif(not root_is_mount_point(), reason="/ is not a mount point (a chroot entered without mount --bind "
+                    "DIR DIR): the emulation refuses to start hosts there (dcnlab.emu.preflight.NO_MOUNT_POINT)")
 def test_the_emulations_prefix_enters_the_process_namespace(tmp_path, ns, run_id):
     """The emulation enters a Mininet host with :func:`~dcnlab.emu.hosts.enter_prefix` (``nsenter --net --mount
     --root`` into the host shell's pid, in this directory): the commands run in that process's network namespace,
