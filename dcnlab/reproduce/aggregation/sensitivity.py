@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from dcnlab.results import sensitivity
 from dcnlab.results.summary import Headline
 
 PAPERS = ("000", "003")
@@ -23,29 +24,8 @@ SKIP = ("not run", "not judged")
 
 
 def flips(data: Mapping[str, Any] | None) -> dict[str, list[dict[str, Any]]]:
-    """statement -> the readings under which its verdict differs from the pre-registered setting's, each
-    ``{"setting", "value", "verdict", "figure", "base"}`` (empty for a table that is no sensitivity run)."""
-    if not data or not data.get("preregistered"):
-        return {}
-    cands = data["candidates"]
-    chosen = data["chosen"]
-    base = next((c for c in cands if c["setting"] == chosen), None)
-    if base is None:
-        return {}
-    pre = {s["statement"]: s for s in base["statements"]}
-    out: dict[str, list[dict[str, Any]]] = {}
-    for c in cands:
-        changed = [k for k, v in c["setting"].items() if chosen.get(k) != v]
-        if len(changed) != 1:
-            continue
-        for s in c["statements"]:
-            b = pre.get(s["statement"])
-            if b is None or s["verdict"] in SKIP or b["verdict"] in SKIP or s["verdict"] == b["verdict"]:
-                continue
-            out.setdefault(s["statement"], []).append(
-                {"setting": changed[0], "value": c["setting"][changed[0]], "verdict": s["verdict"],
-                 "figure": s["median"], "base": b["verdict"]})
-    return out
+    """statement -> the readings that flip its verdict (:func:`dcnlab.results.sensitivity.flips`)."""
+    return sensitivity.flips(data)
 
 
 def phrase(rows: Sequence[Mapping[str, Any]]) -> str:

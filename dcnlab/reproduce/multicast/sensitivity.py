@@ -7,34 +7,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from dcnlab.results import sensitivity
+
 SKIP = ("not run", "not judged")
 """Verdicts that are no verdict: a figure not run or not judged under a reading flips nothing."""
 
 
 def flips(data: Mapping[str, Any] | None) -> dict[str, list[dict[str, Any]]]:
-    """Statement -> the sensitivity readings under which its verdict differs from the pre-registered setting's,
-    each ``{"setting", "value", "verdict", "figure", "spread", "base"}``, from a sensitivity run's table (empty for
-    a table that is no sensitivity run). A figure not run or not judged under either is no flip."""
-    if not data or not data.get("preregistered"):
-        return {}
-    chosen = data["chosen"]
-    base = next((c for c in data["candidates"] if c["setting"] == chosen), None)
-    if base is None:
-        return {}
-    pre = {s["statement"]: s for s in base["statements"]}
-    out: dict[str, list[dict[str, Any]]] = {}
-    for c in data["candidates"]:
-        changed = [k for k, v in c["setting"].items() if chosen.get(k) != v]
-        if len(changed) != 1:
-            continue
-        for s in c["statements"]:
-            b = pre.get(s["statement"])
-            if b is None or s["verdict"] in SKIP or b["verdict"] in SKIP or s["verdict"] == b["verdict"]:
-                continue
-            out.setdefault(s["statement"], []).append(
-                {"setting": changed[0], "value": c["setting"][changed[0]], "verdict": s["verdict"],
-                 "figure": s["median"], "spread": s.get("spread"), "base": b["verdict"]})
-    return out
+    """statement -> the readings that flip its verdict (:func:`dcnlab.results.sensitivity.flips`)."""
+    return sensitivity.flips(data, spread=True)
 
 
 def phrase(rows: Sequence[Mapping[str, Any]]) -> str:
