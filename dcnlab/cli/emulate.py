@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from dcnlab.cli.argtypes import ranged
 from dcnlab.cli.errors import UserError
 
 MODES = ("auto", "on", "off")
@@ -93,6 +94,21 @@ def emulate_option(p: argparse.ArgumentParser, bmv2: str, was: str = "", aliases
                             f"notice: {'; '.join(old)}")
     for flag, value in aliases:
         group.add_argument(flag, action=_Alias, value=value, help=argparse.SUPPRESS)
+    bmv2_runs_option(p)
+
+
+MAX_BMV2_RUNS = 100
+"""The most runs ``--bmv2-runs`` asks for."""
+
+
+def bmv2_runs_option(p: argparse.ArgumentParser) -> None:
+    """``--bmv2-runs N`` (1..:data:`MAX_BMV2_RUNS`): how many times the BMv2 experiments run, their figures the
+    mean over the runs with its standard error (:mod:`dcnlab.results.runs`); default 3 in a full run, 1 with
+    --quick. Every ``reproduce`` command has it, beside ``--emulate``."""
+    p.add_argument("--bmv2-runs", type=ranged(int, 1, MAX_BMV2_RUNS), metavar="N",
+                   help="run each BMv2 experiment N times (run 1 in the output directory, run i in its bmv2-run-i/); "
+                        "each BMv2 figure is the mean over the runs with its standard error, judged with its 95%% "
+                        "interval (default: 3 in a full run, 1 with --quick)")
 
 
 def bmv2_plan(args: argparse.Namespace, command: str, missing: Callable[[], list[str]] | None = None

@@ -35,7 +35,7 @@ def cmd_reproduce_all(args: argparse.Namespace) -> int:
     mode = "smoke" if args.smoke else ("quick" if args.quick else "full")
     if args.no_cache:       # the model tasks' stored results (dcnlab.sweep.cache) are not used
         os.environ["DCNLAB_NO_CACHE"] = "1"
-    done = reproduce_all.run(out, mode, args.emulate, args.workers, args.cluster, args.seed)
+    done = reproduce_all.run(out, mode, args.emulate, args.workers, args.cluster, args.seed, args.bmv2_runs)
     return _print_run(args, done, out / "report.md")
 
 
@@ -61,7 +61,7 @@ def run_alone(rep: Reproduction, args: argparse.Namespace, out_option: str, plan
     out = output_dir(out_option, "--out")
     mode = "smoke" if getattr(args, "smoke", False) else ("quick" if args.quick else "full")
     done = reproduce_all.run_one(rep, out, mode, args.emulate, args.workers, args.cluster,
-                                 getattr(args, "seed", None), planned)
+                                 getattr(args, "seed", None), planned, getattr(args, "bmv2_runs", None))
     assert done.outcome is not None
     printed = rep.printed(done.outcome, bool(getattr(args, "json", False)))
     if printed is None:

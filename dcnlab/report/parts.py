@@ -31,6 +31,10 @@ class PartRun:
     emulation_ok: bool | None = None
     emulation_lines: list[str] = field(default_factory=list)
     emulation_files: list[Path] = field(default_factory=list)
+    emulation_runs: dict[str, Any] = field(default_factory=dict)
+    """What each run of its BMv2 experiment measured (:attr:`~dcnlab.reproduce.protocol.Emulation.data`), by run
+    (``"1"``, ``"2"``, ...), the runs that gave figures: their headlines are combined
+    (:func:`dcnlab.results.runs.combine_runs`)."""
     rep: Reproduction | None = None
     """The reproduction as its command configured it (None: the registry's, by ``mechanism``)."""
 

@@ -38,6 +38,8 @@ from dcnlab.report.parts import PartRun
 from dcnlab.report.write import write_report
 from dcnlab.reproduce import registry
 from dcnlab.reproduce.protocol import MODES, Outcome, Reproduction, Run, Task, execute, write_summary
+from dcnlab.results.outputs import writing
+from dcnlab.results.runs import BMV2_RUNS, combine_runs, run_dir, runs_text
 from dcnlab.results.summary import Headline
 
 log = logging.getLogger(__name__)
@@ -137,8 +139,21 @@ def measure_alone(parts: list[PartRun], run: Run) -> None:
 
 
 def write_part_summary(part: PartRun, quick: bool) -> Path:
-    """(Re)write the part's ``summary.json`` with its BMv2 results, or the reason it has none."""
-    return write_summary(part.reproduction, part.out, part.model, part.emulation, part.emulation_why, quick)
+    """(Re)write the part's ``summary.json`` with its BMv2 results, or the reason it has none; where its BMv2
+    experiment gave figures in several runs, each run's headlines combined (:func:`dcnlab.results.runs.combine_runs`:
+    each BMv2 figure the mean over the runs with its standard error, and each run's figure)."""
+    rep = part.reproduction
+    if len(part.emulation_runs) < 2:
+        return write_summary(rep, part.out, part.model, part.emulation, part.emulation_why, quick)
+    from dcnlab.results import summary
+
+    # every run's headlines read the model's files in the part's directory (out), with that run's BMv2 figures
+    heads = combine_runs({r: rep.headlines(part.out, part.model, data) for r, data in part.emulation_runs.items()})
+    with writing(part.out, "--out"):
+        return summary.write(part.out / "summary.json", rep.paper_ids, heads, True, part.emulation_why,
+                             mechanism=rep.name, quick=quick,
+                             bmv2_runs={r: run_dir(int(r)) for r in part.emulation_runs},
+                             **rep.summary_extra(part.model, part.emulation))
 
 
 def emulation_plan(mode: str, missing: Callable[[], list[str]] | None = None) -> tuple[bool, str]:
@@ -160,31 +175,65 @@ NO_EXPERIMENT = "no BMv2 experiment"
 """Why a reproduction without a BMv2 experiment has no BMv2 figures."""
 
 
-def emulate_all(parts: list[PartRun], emulate_on: bool, emu_why: str, quick: bool, bar: Any) -> list[str]:
-    """Each part's BMv2 experiment (when ``emulate_on``), one after the other; the parts that failed."""
+def bmv2_runs(mode: str, asked: int | None = None) -> int:
+    """How many times each BMv2 experiment runs: ``asked`` (``--bmv2-runs N``, N >= 1), else
+    :data:`~dcnlab.results.runs.BMV2_RUNS` in a full run and 1 in a quick one (or a smoke test); ``ValueError`` for
+    an ``asked`` below 1."""
+    if asked is None:
+        return BMV2_RUNS if mode == "full" else 1
+    if isinstance(asked, bool) or not isinstance(asked, int) or asked < 1:
+        raise ValueError(f"--bmv2-runs {asked!r}; valid: an integer of 1 or more")
+    return asked
+
+
+def emulate_all(parts: list[PartRun], emulate_on: bool, emu_why: str, quick: bool, bar: Any, runs: int = 1
+                ) -> list[str]:
+    """Each part's BMv2 experiment (when ``emulate_on``), one after the other, ``runs`` times each (run 1 into the
+    part's directory, run ``i`` into its ``bmv2-run-<i>/``, :func:`dcnlab.results.runs.run_dir`), one progress line
+    per run; the parts where a run failed (the other runs still run)."""
     failures: list[str] = []
     for p in parts:
         p.emulation_why = emu_why if p.reproduction.has_emulation else NO_EXPERIMENT
         if not emulate_on or not p.reproduction.has_emulation:
             continue
-        bar.set_postfix(f"{p.mechanism} on BMv2")
-        t1 = time.perf_counter()
+        whys: list[str] = []
+        oks: list[bool] = []
+        lines: list[str] = []
+        p.emulation_runs = {}
+        for i in range(1, runs + 1):
+            tag = "BMv2" if runs == 1 else f"BMv2 run {i} of {runs}"
+            bar.set_postfix(f"{p.mechanism} on {tag}")
+            t1 = time.perf_counter()
 
-        def say(msg: str, m: str = p.mechanism) -> None:
-            bar.write(f"  {m} (BMv2): {msg}")
+            def say(msg: str, m: str = f"{p.mechanism} ({tag})") -> None:
+                bar.write(f"  {m}: {msg}")
 
-        try:
-            em = p.reproduction.emulate(p.out, quick, say)
-            p.files += em.files
-            p.emulation_files = list(em.files)
-            p.emulation, p.emulation_why, p.emulation_ok, p.emulation_lines = em.data, em.why, em.ok, em.lines
-        except Exception as e:      # one broken emulation must not lose the others and the report
-            log.exception("%s on BMv2", p.mechanism)
-            p.emulation, p.emulation_ok = None, False
-            p.emulation_why = f"failed on BMv2: {type(e).__name__}: {e}"
-            failures.append(p.mechanism)
-        bar.update()
-        bar.write(f"{p.mechanism} (BMv2): {time.perf_counter() - t1:.0f} s; {p.emulation_why}")
+            try:
+                out = p.out / run_dir(i) if i > 1 else p.out
+                if i > 1:
+                    with writing(out, "--out"):
+                        out.mkdir(exist_ok=True)
+                em = p.reproduction.emulate(out, quick, say)
+                p.files += em.files
+                p.emulation_files += em.files
+                if em.data is not None:
+                    p.emulation_runs[str(i)] = em.data
+                why, ok = em.why, em.ok
+                lines += em.lines if i == 1 else ["", f"BMv2 run {i} of {runs} ({out}/):", *em.lines]
+            except Exception as e:      # one broken emulation must not lose the others and the report
+                log.exception("%s on %s", p.mechanism, tag)
+                why, ok = f"failed on {tag}: {type(e).__name__}: {e}", False
+                if p.mechanism not in failures:
+                    failures.append(p.mechanism)
+            whys.append(why)
+            oks.append(ok)
+            bar.update()
+            bar.write(f"{p.mechanism} ({tag}): {time.perf_counter() - t1:.0f} s; {why}")
+        p.emulation = next(iter(p.emulation_runs.values()), None)
+        p.emulation_ok = all(oks)
+        p.emulation_why = whys[0] if runs == 1 else (f"{runs_text(runs)}: "
+                                                     + "; ".join(f"run {i}: {w}" for i, w in enumerate(whys, 1)))
+        p.emulation_lines = lines
     return failures
 
 
@@ -238,17 +287,19 @@ class AllRun:
 
 
 def run_parts(parts: list[PartRun], mode: str, emulate: str, workers: int | None, cluster_address: str | None,
-              seed: int | None, readings: bool, desc: str, planned: tuple[bool, str] | None = None
-              ) -> tuple[dict[str, Any], list[Any], float, list[str], str]:
+              seed: int | None, readings: bool, desc: str, planned: tuple[bool, str] | None = None,
+              runs: int | None = None) -> tuple[dict[str, Any], list[Any], float, list[str], str]:
     """The parts' model tasks on the pool or the Dask cluster at ``cluster_address``, with ``readings`` their
     readings, the work they time alone, the BMv2 experiments as ``emulate`` (auto, on, off) says (``planned``:
-    whether they run and why, as the command decided it, :func:`emulation_plan` by default), and their
-    ``summary.json``: (the run's facts, the readings, the model's seconds, the parts whose BMv2 failed, where)."""
+    whether they run and why, as the command decided it, :func:`emulation_plan` by default), each ``runs`` times
+    (None: :func:`bmv2_runs` of the mode), and their ``summary.json``: (the run's facts, the readings, the model's
+    seconds, the parts whose BMv2 failed, where)."""
     from dcnlab.sweep import pool
     from dcnlab.sweep.progress import Progress
 
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}; valid: {', '.join(MODES)}")
+    n_runs = bmv2_runs(mode, runs)
     quick = mode != "full"
     emulate_on, emu_why = planned or emulation_plan(emulate)
     with pool.connect(cluster_address) as cluster:     # before the work: an unreachable scheduler fails at once
@@ -258,33 +309,35 @@ def run_parts(parts: list[PartRun], mode: str, emulate: str, workers: int | None
         runinfo = Run(mode, seed, n_workers, 0.0, f"dcnlab {desc}", cluster.address if cluster is not None else None)
         fns = readings_modules(parts) if readings and mode != "smoke" else {}
         emulating = [p for p in parts if p.reproduction.has_emulation] if emulate_on else []
-        total = sum(len(p.tasks) for p in parts) + len(emulating) + len(fns)
+        total = sum(len(p.tasks) for p in parts) + len(emulating) * n_runs + len(fns)
         with Progress(total, desc, unit="task") as bar:
             run_model(parts, n_workers, runinfo, bar, cluster)
             model_seconds = time.perf_counter() - t0
             found = run_readings(fns, quick, n_workers, bar)     # their fan-outs run on the cluster too
             readings_seconds = time.perf_counter() - t0 - model_seconds
             measure_alone(parts, runinfo)
-            failures = emulate_all(parts, emulate_on, emu_why, quick, bar)
+            failures = emulate_all(parts, emulate_on, emu_why, quick, bar, n_runs)
     for p in parts:
         write_part_summary(p, quick)
     wall = time.perf_counter() - t0
     facts = {"mode": mode, "emulate": emulate, "workers": n_workers,
              "cluster": cluster.address if cluster is not None else None, "wall_seconds": round(wall, 1),
              "model_seconds": round(model_seconds, 1), "readings_seconds": round(readings_seconds, 1), "seed": seed,
-             "emulation_why": emu_why, "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cpus": os.cpu_count()}
+             "emulation_why": emu_why, "bmv2_runs": n_runs, "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cpus": os.cpu_count()}
     bad = failures or [p.mechanism for p in parts if p.emulation_ok is False]
     return facts, found, model_seconds, bad, where
 
 
 def run(out: Path, mode: str, emulate: str, workers: int | None, cluster_address: str | None,
-        seed: int | None) -> AllRun:
+        seed: int | None, runs: int | None = None) -> AllRun:
     """Every reproduction in one run into ``out`` (its part directories checked by the caller): the model parts on
     the pool or the Dask cluster at ``cluster_address``, the readings, the BMv2 experiments as ``emulate``
-    (auto, on, off) says, the part summaries and the report."""
+    (auto, on, off) says, each ``runs`` times (None: :func:`bmv2_runs` of the mode), the part summaries and the
+    report."""
+    bmv2_runs(mode, runs)       # a bad count: before any work
     parts = plan_parts(mode, out, seed)
     facts, found, model_seconds, bad, where = run_parts(parts, mode, emulate, workers, cluster_address, seed, True,
-                                                        "reproduce all")
+                                                        "reproduce all", runs=runs)
     mark_quick(parts, mode, facts, out / "search")
     heads = collect(parts)
     files = write_report(out, parts, heads, facts, found)
@@ -303,16 +356,19 @@ def mark_quick(parts: Sequence[PartRun], mode: str, facts: dict[str, Any], newer
 
 
 def run_one(rep: Reproduction, out: Path, mode: str, emulate: str, workers: int | None,
-            cluster_address: str | None, seed: int | None, planned: tuple[bool, str] | None = None) -> AllRun:
+            cluster_address: str | None, seed: int | None, planned: tuple[bool, str] | None = None,
+            runs: int | None = None) -> AllRun:
     """One reproduction alone (``dcnlab reproduce NAME``; ``rep`` as its command configured it,
     :meth:`~dcnlab.reproduce.protocol.Reproduction.configure`), its outputs and ``summary.json`` in ``out``, as
     ``reproduce all`` writes them in ``OUT/NAME/`` (no readings, no report); ``planned``: whether its BMv2 part
-    runs and why, as the command decided it. What it gave is :attr:`AllRun.outcome`."""
+    runs and why, as the command decided it; ``runs``: how many times (None: :func:`bmv2_runs` of the mode).
+    What it gave is :attr:`AllRun.outcome`."""
     from dcnlab.results import summary
 
+    bmv2_runs(mode, runs)       # a bad count: before any work
     parts = plan_parts(mode, out, seed, [rep], alone=True)
     facts, _, model_seconds, bad, where = run_parts(parts, mode, emulate, workers, cluster_address, seed, False,
-                                                    f"reproduce {rep.name}", planned)
+                                                    f"reproduce {rep.name}", planned, runs)
     part = parts[0]
     facts["emulation_why"] = part.emulation_why
     mark_quick(parts, mode, facts)

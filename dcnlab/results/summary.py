@@ -483,6 +483,9 @@ class Headline:
     stability: str = ""
     """Why the verdict is ``unstable`` though its interval lies on one side of every edge, or which draw failed
     (derived)."""
+    emulation_runs: dict[str, float] | None = None
+    """BMv2's figure in each run of its experiment, by run (``"1"``, ``"2"``, ...), where it ran more than once:
+    ``emulation`` is their mean, ``emulation_spread`` their standard error (:mod:`dcnlab.results.runs`)."""
 
     def __post_init__(self) -> None:
         self.paper, self.model, self.emulation = _number(self.paper), _number(self.model), _number(self.emulation)
