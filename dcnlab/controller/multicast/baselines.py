@@ -70,7 +70,6 @@ from dcnlab.controller.multicast.tree import (
     TreeState,
     add_counts,
     shape,
-    tree_links,
 )
 from dcnlab.topos.errors import UserError
 
@@ -170,7 +169,8 @@ class MR4LMSLike(_Bulk):
         self._full = (1 << colors) - 1
         self._arr = np.zeros(h.num_links, np.uint64 if colors <= 64 else object)
         """The colors in use on every link (bit masks by link id), kept by :meth:`_install`."""
-        self._top: list[tuple[np.ndarray, np.ndarray]] | None = None
+        self._roots: dict[int, tuple[list[tuple[int, int]], dict[tuple[int, int], int], list[_Parts]]] = {}
+        """Per root level (:meth:`_roots_at`): the candidates in node order, their indices, their up-link parts."""
         self._own = np.full((h.num_links, colors), -1, np.int32) if colors <= 64 else None
         self._owner: dict[int, int] = {}
         """The tree using (link, color): ``_own[link, color]``, or beyond 64 colors ``_owner[link * C + color]``;
@@ -178,13 +178,16 @@ class MR4LMSLike(_Bulk):
         self._la: dict[int, np.ndarray] = {}
         """Every tree's links as an array (tree id -> link ids)."""
         self._trees: dict[int, TreeState] = {}
-        self._load: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
+        """The trees by id; a tree's links are :attr:`_la`'s (its ``links`` stay empty)."""
+        self._load: dict[tuple[int, int], np.ndarray] = {}
+        """Per candidate class, the trees rooted at every candidate (in :meth:`_roots_at`'s node order)."""
         self._per_color = [0] * colors
         self._tids = itertools.count()
         self.merges = 0
 
     def trees(self) -> list[TreeRecord]:
-        return [t.record() for t in self._trees.values()]
+        return [TreeRecord(t.tid, t.color, t.tnid, t.x, t.level, t.root_key, tuple(sorted(t.groups)),
+                           frozenset(self._la[t.tid].tolist()), t.plane) for t in self._trees.values()]
 
     def add_group(self, mgid: int, hosts: Iterable[int]) -> bool:
         members = frozenset(hosts)
@@ -202,21 +205,47 @@ class MR4LMSLike(_Bulk):
         """Root candidates at ``level`` shared by every virtual group with this key there."""
         return (level, 0 if level == self.h.top else key)
 
-    def _candidates(self, level: int, key: int) -> list[tuple[int, int]]:
-        """Common ancestors at ``level`` as (tnid, x), least loaded first (ties in node order)."""
-        h = self.h
-        if level == 0:
-            return [(0, 0)]
-        load = self._load.get(self._class(level, key))
-        if load is None:
-            if level == 1:
+    def _roots_at(self, level: int) -> tuple[list[tuple[int, int]], dict[tuple[int, int], int], list[_Parts]]:
+        """The common ancestors at ``level`` as (tnid, x) in node order, their indices, and per level below
+        ``level`` the up-link parts of every candidate (cached): the up-links of a level depend only on the L1
+        index (level 0), the TN (middle levels) or the top switch (the last level), so candidates share parts;
+        ``(first, step, part)``: part ``i``'s up-link of key ``k`` is ``first[i] + k * step[i]``, candidate ``c``
+        uses part ``part[c]``."""
+        r = self._roots.get(level)
+        if r is None:
+            h = self.h
+            if level == 0:
+                cands = [(0, 0)]
+            elif level == 1:
                 cands = [(g * h.p, 0) for g in range(h.m)]
             elif level == h.top:
                 cands = [(t, x) for t in range(h.num_tns) for x in range(h.w)]
             else:
                 cands = [(t, 0) for t in range(h.num_tns)]
-            load = self._load[self._class(level, key)] = dict.fromkeys(cands, 0)
-        return sorted(load, key=load.__getitem__)
+            parts: list[_Parts] = []
+            for lv in range(level):
+                seen: dict[tuple[int, ...], int] = {}
+                ab: list[tuple[int, int]] = []
+                which = []
+                for tn, x in cands:
+                    pk = (tn // h.p,) if lv == 0 else (tn,) if lv < h.top - 1 else (tn, x)
+                    i = seen.get(pk)
+                    if i is None:
+                        i = seen[pk] = len(ab)
+                        ab.append(h.affine(lv, tn, x))
+                    which.append(i)
+                parts.append((np.array([a for a, _ in ab], np.int64), np.array([b for _, b in ab], np.int64),
+                              np.array(which, np.int64)))
+            r = self._roots[level] = (cands, {c: i for i, c in enumerate(cands)}, parts)
+        return r
+
+    def _load_of(self, level: int, key: int) -> np.ndarray:
+        """Trees rooted at every candidate of the class of (``level``, ``key``), in node order."""
+        cls = self._class(level, key)
+        load = self._load.get(cls)
+        if load is None:
+            load = self._load[cls] = np.zeros(len(self._roots_at(level)[0]), np.int64)
+        return load
 
     def _root(self, tree: TreeState) -> tuple[tuple[int, int], tuple[int, int]]:
         h = self.h
@@ -261,57 +290,62 @@ class MR4LMSLike(_Bulk):
         h, C = self.h, self.colors
         fixed: int | None = None          # merge="same-color": the color a merged group is bound to
         strict_sw = self.scope == "switch"
+        cnts, level = _shape(h, hosts)
         while True:
-            cnts, level = _shape(h, hosts)
             key = next(iter(cnts[level])) if level < h.top else 0
-            probe = _MaskProbe(self, hosts, cnts, level, exclude)
-            cands = self._candidates(level, key)
+            harr = np.fromiter(hosts, np.int64, len(hosts))
+            probe = _MaskProbe(self, harr, cnts, level)
+            cands, _, parts = self._roots_at(level)
+            # candidates by increasing load, ties in node order (a stable sort); the first is the least loaded
+            load = self._load_of(level, key) if level else None
+            first = int(np.argmin(load)) if load is not None else 0
             sw_excl: dict[str, int] = {}
             if strict_sw:
                 for tid in exclude:
                     bit = 1 << self._trees[tid].color
                     for sw in self._sw_of[tid]:
                         sw_excl[sw] = sw_excl.get(sw, 0) | bit
-            swp = _SwitchProbe(self, cnts, level, cands[0], sw_excl) if strict_sw else None
+            swp = _SwitchProbe(self, cnts, level, cands[first], sw_excl) if strict_sw else None
             used = functools.partial(self._used, probe, swp, cands)
             found = None
             if fixed is not None:
                 bit = 1 << fixed
-                hit = next((i for i in range(len(cands)) if not used(i) & bit), None)
+                hit = next((i for i in _by_load(load) if not used(i) & bit), None)
                 if hit is not None:
                     found = (*cands[hit], fixed)
             elif 0 in self._per_color:
-                for i, (tn, x) in enumerate(cands):
+                for i in _by_load(load):
                     free = ~used(i) & self._full
                     if free:
-                        found = (tn, x, (free & -free).bit_length() - 1)
+                        found = (*cands[i], (free & -free).bit_length() - 1)
                         break
-            elif swp is None and level == h.top:
-                load = self._load[self._class(level, key)]      # cands' order: the loads sorted stably
-                order = np.argsort(np.fromiter(load.values(), np.int64, len(load)), kind="stable")
-                masks_arr = probe.top_masks(order, self._top_affine())
+            elif swp is None:
+                # every candidate's colors at once; the lowest color free on some candidate, on the least
+                # loaded such candidate (the first in node order among equals)
+                masks_arr = probe.all_masks(parts, len(cands))
                 free = ~int(np.bitwise_and.reduce(masks_arr)) & self._full
-                if free:        # the lowest color free on some candidate, on the first such candidate
+                if free:
                     color = (free & -free).bit_length() - 1
-                    hit = int(np.flatnonzero((masks_arr & self._bit(color)) == 0)[0])
+                    ok = np.flatnonzero((masks_arr & self._bit(color)) == 0)
+                    hit = int(ok[np.argmin(load[ok])]) if load is not None else int(ok[0])
                     found = (*cands[hit], color)
             else:
-                masks = [used(i) for i in range(len(cands))]
+                order = _by_load(load)
+                masks = [used(i) for i in order]
                 for color in range(C):
                     bit = 1 << color
-                    hit = next((i for i, m in enumerate(masks) if not m & bit), None)
+                    hit = next((order[j] for j, m in enumerate(masks) if not m & bit), None)
                     if hit is not None:
                         found = (*cands[hit], color)
                         break
             if found is not None:
-                self._install(groups, hosts, exclude, cnts, level, *found)
+                self._install(groups, hosts, probe.links(harr, found[0], found[1]), exclude, cnts, level, *found)
                 return
             # merge with the trees that use the least-contended color on the least-loaded root's tree
-            tn, x = cands[0]
+            tn, x = cands[first]
             per_color: list[set[int]] = [set() for _ in range(C)]
             own = self._owner
-            links = tree_links(h, hosts, cnts, level, tn, x)
-            la = np.fromiter(links, np.int64, len(links))
+            la = probe.links(harr, tn, x)
             ms = probe.arr[la]
             m = _or(ms)
             while m:        # each color's owners, added in the links' order
@@ -335,42 +369,36 @@ class MR4LMSLike(_Bulk):
                 pick = fixed
             conf = per_color[pick]
             self.merges += 1
-            for tid in conf:
+            for tid in conf:       # the virtual group takes the tree's members; its colors no longer count
                 tree = self._trees[tid]
                 groups |= tree.groups
                 add_counts(hosts, tree.hosts)
+                for c, tc in zip(cnts, tree.cnts):
+                    add_counts(c, tc)
+                self._arr[self._la[tid]] &= ~self._bit(tree.color)
+            level = next((lv for lv, c in enumerate(cnts) if len(c) == 1), h.top)
             exclude |= conf
 
-    def _top_affine(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per level below the top, ``(first, step)`` of the up-links of every top-level root (tnid, x), in
-        the order of :meth:`_candidates` before sorting (tnid-major, then x)."""
-        if self._top is None:
-            h = self.h
-            self._top = []
-            for lv in range(h.top):     # below the top-1 level the up-links depend on the TN only: x = 0
-                ab = [h.affine(lv, t, x) for t in range(h.num_tns) for x in range(h.w if lv == h.top - 1 else 1)]
-                self._top.append((np.array([a for a, _ in ab], np.int64), np.array([b for _, b in ab], np.int64)))
-        return self._top
-
-    def _install(self, groups: set[int], hosts: dict[int, int], exclude: set[int], cnts: list[dict[int, int]],
-                 level: int, tn: int, x: int, color: int) -> None:
+    def _install(self, groups: set[int], hosts: dict[int, int], la: np.ndarray, exclude: set[int],
+                 cnts: list[dict[int, int]], level: int, tn: int, x: int, color: int) -> None:
+        """The tree of ``hosts`` rooted at (tn, x) in ``color`` (its links ``la``) replaces the trees ``exclude``
+        (whose colors :meth:`_place` already cleared from :attr:`_arr`)."""
         h, C = self.h, self.colors
         for tid in exclude:
             old = self._trees.pop(tid)
             bit = 1 << old.color
-            self._arr[self._la.pop(tid)] &= ~self._bit(old.color)
+            del self._la[tid]
             for sw in self._sw_of.pop(tid, ()):
                 self._swmask[sw] &= ~bit
                 del self._swowner[(sw, old.color)]
             cls, cand = self._root(old)
             if old.level:
-                self._load[cls][cand] -= 1
+                self._load[cls][self._roots_at(old.level)[1][cand]] -= 1
             self._per_color[old.color] -= 1
-        links = tree_links(h, hosts, cnts, level, tn, x)
-        tree = TreeState(h, next(self._tids), color, tn, x, hosts, groups, 0, (cnts, level, links))
+        tree = TreeState(h, next(self._tids), color, tn, x, hosts, groups, 0, (cnts, level, set()))
         self._trees[tree.tid] = tree
         bit = 1 << color
-        la = self._la[tree.tid] = np.fromiter(links, np.int64, len(links))
+        self._la[tree.tid] = la
         self._arr[la] |= self._bit(color)
         if self._own is not None:
             self._own[la, color] = tree.tid
@@ -385,7 +413,7 @@ class MR4LMSLike(_Bulk):
         self._per_color[color] += 1
         cls, cand = self._root(tree)
         if level:
-            self._load[cls][cand] += 1
+            self._load[cls][self._roots_at(level)[1][cand]] += 1
         for mgid in groups:
             self._tree_of[mgid] = tree.tid
 
@@ -432,6 +460,15 @@ def _shape(h: Hierarchy, hosts: dict[int, int]) -> tuple[list[dict[int, int]], i
     return cnts, next((lv for lv, c in enumerate(cnts) if len(c) == 1), h.top)
 
 
+_Parts = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""``(first, step, part)`` of one level's up-links over a root level's candidates (:meth:`MR4LMSLike._roots_at`)."""
+
+
+def _by_load(load: np.ndarray | None) -> list[int]:
+    """Candidate indices by increasing load, ties in node order (one candidate when there is no load)."""
+    return np.argsort(load, kind="stable").tolist() if load is not None else [0]
+
+
 def _or(masks: np.ndarray) -> int:
     """OR of an array of color masks (0 when empty)."""
     return int(np.bitwise_or.reduce(masks)) if len(masks) else 0
@@ -439,23 +476,28 @@ def _or(masks: np.ndarray) -> int:
 
 class _MaskProbe:
     """Colors in use on candidate trees of one virtual group, ignoring the trees being merged into it:
-    :attr:`arr` is the owner's masks by link id with those trees' colors cleared."""
+    :attr:`arr` is the owner's masks by link id, from which :meth:`MR4LMSLike._place` cleared those trees' colors."""
 
     SMALL = 8
     """Below this many keys a level's part is ORed in Python (a numpy call costs more)."""
 
-    def __init__(self, owner: MR4LMSLike, hosts: dict[int, int], cnts: list[dict[int, int]], level: int,
-                 exclude: set[int]) -> None:
+    def __init__(self, owner: MR4LMSLike, hosts: np.ndarray, cnts: list[dict[int, int]], level: int) -> None:
+        """``hosts``: the members' terminals (their links) as an array."""
         self.h, self.cnts, self.level = owner.h, cnts, level
-        arr = owner._arr
-        if exclude:
-            arr = arr.copy()
-            for tid in exclude:
-                arr[owner._la[tid]] &= ~owner._bit(owner._trees[tid].color)
-        self.arr = arr
-        self.base = _or(arr[np.fromiter(hosts, np.int64, len(hosts))])     # the terminal links' colors
+        self.arr = arr = owner._arr
+        self.base = _or(arr[hosts])     # the terminal links' colors
         self.parts: dict[tuple[int, ...], int] = {}
         self._keys: dict[int, np.ndarray] = {}
+
+    def links(self, hosts: np.ndarray, tn: int, x: int) -> np.ndarray:
+        """Every link of the tree rooted at (tn, x) (:func:`~dcnlab.controller.multicast.tree.tree_links` as an
+        array): the terminal links ``hosts``, then each level's up-links."""
+        h = self.h
+        out = [hosts]
+        for lv in range(self.level):
+            first, step = h.affine(lv, tn, x)
+            out.append(first + self.keys(lv) * step)
+        return np.concatenate(out)
 
     def keys(self, lv: int) -> np.ndarray:
         """The members' keys at level ``lv`` as an array (cached)."""
@@ -476,23 +518,17 @@ class _MaskProbe:
             m |= part
         return m
 
-    def top_masks(self, order: np.ndarray, top: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-        """:meth:`tree_mask` of every candidate of a top-level group at once, candidate ``tn * w + x`` in the
-        order ``order``: per level, the up-links of all (tn, x) in one numpy gather from :attr:`arr` and one
-        OR-reduction. Same values as :meth:`tree_mask`, several times faster when every colour is in use."""
-        h, arr = self.h, self.arr
-        per_tn = np.full(h.num_tns, self.base, arr.dtype)
-        masks = np.zeros(h.num_tns * h.w, arr.dtype)
-        for lv, (first, step) in enumerate(top):
+    def all_masks(self, parts: list[_Parts], n: int) -> np.ndarray:
+        """:meth:`tree_mask` of all ``n`` candidates at once (in node order; ``parts`` from
+        :meth:`MR4LMSLike._roots_at`): per level, the up-links of every distinct part in one numpy gather from
+        :attr:`arr` and one OR-reduction.  Same values as :meth:`tree_mask`."""
+        arr = self.arr
+        masks = np.full(n, self.base, arr.dtype)
+        for lv, (first, step, which) in enumerate(parts):
             keys = self.keys(lv)
-            if len(keys):
-                part = np.bitwise_or.reduce(arr[first[:, None] + keys[None, :] * step[:, None]], axis=1)
-                if lv == h.top - 1:
-                    masks |= part
-                else:
-                    per_tn |= part
-        masks |= np.repeat(per_tn, h.w)
-        return masks[order]
+            part = np.bitwise_or.reduce(arr[first[:, None] + keys[None, :] * step[:, None]], axis=1)
+            masks |= part if len(part) == n else part[which]
+        return masks
 
     def _part(self, lv: int, tn: int, x: int) -> int:
         """OR of the masks of the level-``lv`` up-links of the tree rooted at (tn, x): the hot loop of MR4LMS

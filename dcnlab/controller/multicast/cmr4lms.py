@@ -127,7 +127,8 @@ class CMR4LMS:
         self.plane = plane or 0
         self.track_entries = track_entries
         self.record_ops = record_ops or track_entries
-        self._owner: dict[int, int] = {}
+        self._own: dict[int, dict[int, int]] = {}
+        """Per color in use, the tree using each link (link id -> tree id); empty when no tree is left."""
         self._trees: dict[int, TreeState] = {}
         self._members: dict[int, set[int]] = {}
         self._tree_of: dict[int, int] = {}
@@ -136,8 +137,14 @@ class CMR4LMS:
         self.refused: dict[int, str] = {}
 
     # -- queries ----------------------------------------------------------------
+    @property
+    def _owner(self) -> dict[int, int]:
+        """Every (link, color)'s tree as one dict by ``link * colors + color`` (a copy, for checks)."""
+        C = self.colors
+        return {lk * C + c: t for c, own in self._own.items() for lk, t in own.items()}
+
     def owner(self, link: int, color: int) -> int | None:
-        return self._owner.get(link * self.colors + color)
+        return self._own.get(color, {}).get(link)
 
     def groups(self) -> dict[int, frozenset[int]]:
         return {g: frozenset(m) for g, m in self._members.items()}
@@ -197,8 +204,8 @@ class CMR4LMS:
             return Change("join", mgid, host, tree_after=self._tree_of[mgid])
         tree = self._trees[self._tree_of[mgid]]
         added, _ = tree.links_if_added(self.h, host)
-        C, own = self.colors, self._owner
-        clash = any(own.get(lk * C + tree.color, tree.tid) != tree.tid for lk in added)
+        own = self._own.get(tree.color, {})
+        clash = any(own.get(lk, tree.tid) != tree.tid for lk in added)
         if not clash:
             ops: _Ops = {}
             self._unload(tree)
@@ -352,24 +359,25 @@ class CMR4LMS:
                             rounds=pl.rounds)
 
     def _claim(self, tid: int, color: int, links: Iterable[int], ops: _Ops) -> None:
-        C, own = self.colors, self._owner
+        own = self._own.setdefault(color, {})
         if not self.record_ops:
-            own.update({lk * C + color: tid for lk in links})
+            own.update(dict.fromkeys(links, tid))
             return
         for lk in links:
-            key = lk * C + color
-            prev = ops.get((lk, color), (own.get(key), None))[0]
-            own[key] = tid
+            prev = ops.get((lk, color), (own.get(lk), None))[0]
+            own[lk] = tid
             ops[(lk, color)] = (prev, tid)
 
     def _release(self, tree: TreeState, links: Iterable[int], ops: _Ops) -> None:
-        C, own, color = self.colors, self._owner, tree.color
+        color = tree.color
+        own = self._own.get(color, {})
         record = self.record_ops
         for lk in links:
-            key = lk * C + color
             if record:
-                ops[(lk, color)] = (ops.get((lk, color), (own.get(key), None))[0], None)
-            del own[key]
+                ops[(lk, color)] = (ops.get((lk, color), (own.get(lk), None))[0], None)
+            del own[lk]
+        if not own:
+            self._own.pop(color, None)
 
     def _rid(self, level: int, key: int, tnid: int, x: int) -> tuple[int, int, int, int]:
         """Identity of a root switch, for the dynamic variant's load."""
@@ -440,7 +448,7 @@ class _Probe:
                  new: list[set[int]] | None, level: int, color: int, exclude: set[int],
                  base: TreeState | None) -> None:
         self.h, self.keys, self.new, self.level, self.exclude = planner.h, keys, new, level, exclude
-        self.C, self.color, self.own = planner.colors, color, planner._owner
+        self.color, self.own = color, planner._own.get(color, {})
         self.base = base
         self.last = planner.h.top - 1
         self.term = self.owners(rest)
@@ -449,8 +457,10 @@ class _Probe:
         self.full: dict[tuple[int, int, int], list[int]] = {}
 
     def owners(self, links: Iterable[int]) -> set[int]:
-        C, color, own = self.C, self.color, self.own
-        return {o for lk in links if (o := own.get(lk * C + color)) is not None} - self.exclude
+        out: set[int | None] = set(map(self.own.get, links))
+        out.discard(None)
+        out -= self.exclude
+        return out  # type: ignore[return-value]
 
     def _part(self, lv: int, tn: int, x: int) -> set[int]:
         b, h = self.base, self.h
