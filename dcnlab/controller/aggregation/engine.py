@@ -277,15 +277,18 @@ def _slot(tab, bits, stamp, key):
 def _tree_flows(parent, sender, rows, deltas, traffic, root_out, order, kids, tot, top, col):
     """Cost (2 links per hop x the child's flow) and root output of one tree for every ratio in ``deltas``.
 
-    ``parent[0] == -1`` is the root. Writes ``traffic[:, col]`` and ``root_out[:, col]``."""
-    flat = True
-    for di in range(deltas.shape[0]):
+    ``parent[0] == -1`` is the root. Writes ``traffic[:, col]`` and ``root_out[:, col]``. ``tot`` and ``top``
+    hold at least ``rows x`` (the non-zero ratios) floats: one topological pass folds every ratio at once
+    (row-major, the ratios innermost, each ratio's sums in the same order as a pass of its own)."""
+    D = deltas.shape[0]
+    nd = 0
+    for di in range(D):
         if deltas[di] != 0.0:
-            flat = False
-    if flat:        # delta = 0: every hop carries one unit
-        for di in range(deltas.shape[0]):
+            nd += 1
+        else:
             traffic[di, col] = 2.0 * (rows - 1)
             root_out[di, col] = 1.0
+    if nd == 0:        # delta = 0: every hop carries one unit
         return
     for i in range(rows):
         kids[i] = 0
@@ -297,6 +300,7 @@ def _tree_flows(parent, sender, rows, deltas, traffic, root_out, order, kids, to
         if kids[i] == 0:
             order[tail] = i
             tail += 1
+    leaves = tail
     while head < tail:
         v = order[head]
         head += 1
@@ -306,30 +310,55 @@ def _tree_flows(parent, sender, rows, deltas, traffic, root_out, order, kids, to
             if kids[p] == 0:
                 order[tail] = p
                 tail += 1
-    for di in range(deltas.shape[0]):
-        dl = deltas[di]
-        if dl == 0.0:
-            traffic[di, col] = 2.0 * (rows - 1)
-            root_out[di, col] = 1.0
+    dl = np.empty(nd, np.float64)
+    keep = np.empty(nd, np.float64)
+    cost = np.zeros(nd, np.float64)
+    gb = np.empty(nd, np.float64)
+    j = 0
+    for di in range(D):
+        if deltas[di] != 0.0:
+            dl[j] = deltas[di]
+            keep[j] = 1.0 - deltas[di]
+            j += 1
+    # a leaf's flow (nothing below it: top = tot = 0) is the same at every leaf, a sender's or not
+    leaf = np.empty((2, nd), np.float64)
+    for c in range(2):
+        own = float(c)
+        for j in range(nd):
+            mx = own if own > 0.0 else 0.0
+            leaf[c, j] = keep[j] * mx + dl[j] * (own + 0.0)
+    for i in range(rows * nd):
+        tot[i] = 0.0
+        top[i] = 0.0
+    for t in range(rows):
+        v = order[t]
+        p = parent[v]
+        if p < 0:
             continue
-        for i in range(rows):
-            tot[i] = 0.0
-            top[i] = 0.0
-        cost = 0.0
-        for t in range(rows):
-            v = order[t]
-            p = parent[v]
-            if p < 0:
-                continue
+        bp = p * nd
+        if t < leaves:
+            c = 1 if sender[v] else 0
+            for j in range(nd):
+                gb[j] = leaf[c, j]
+        else:
             own = 1.0 if sender[v] else 0.0
-            mx = own if own > top[v] else top[v]
-            g = (1.0 - dl) * mx + dl * (own + tot[v])
-            cost += 2.0 * g
-            tot[p] += g
-            if g > top[p]:
-                top[p] = g
-        traffic[di, col] = cost
-        root_out[di, col] = (1.0 - dl) * top[0] + dl * tot[0]
+            bv = v * nd
+            for j in range(nd):         # two loops over the ratios, the child's row then the parent's
+                tv = top[bv + j]
+                mx = own if own > tv else tv
+                gb[j] = keep[j] * mx + dl[j] * (own + tot[bv + j])
+        for j in range(nd):
+            g = gb[j]
+            cost[j] += 2.0 * g
+            tot[bp + j] += g
+            tp = top[bp + j]
+            top[bp + j] = g if g > tp else tp
+    j = 0
+    for di in range(D):
+        if deltas[di] != 0.0:
+            traffic[di, col] = cost[j]
+            root_out[di, col] = keep[j] * top[j] + dl[j] * tot[j]
+            j += 1
 
 
 # -- IRS (003 §3.2; decisions in controller.aggregation.irs) ----------------------------------------------
@@ -887,8 +916,8 @@ def _irs_batch(receivers, senders, K, n, sh, pw, intra, deltas, bm, tab, traffic
     o_sender = np.empty(cap, np.bool_)
     order = np.empty(cap, np.int64)
     kids = np.empty(cap, np.int64)
-    tot = np.empty(cap, np.float64)
-    top = np.empty(cap, np.float64)
+    tot = np.empty(cap * deltas.shape[0], np.float64)
+    top = np.empty(cap * deltas.shape[0], np.float64)
     for b in range(receivers.shape[0]):
         _relabel(senders, receivers[b], K, n, sh, pw, x)
         rows = _irs_tree(x, K, n, sh, pw, intra, bm, tab, w, gid, pairs, o_node, o_parent, o_level, o_sender)
@@ -1037,8 +1066,8 @@ def _unicast_batch(receivers, senders, seed, K, n, sh, pw, deltas, ht, ctr, traf
     o_sender = np.empty(cap, np.bool_)
     order = np.empty(cap, np.int64)
     kids = np.empty(cap, np.int64)
-    tot = np.empty(cap, np.float64)
-    top = np.empty(cap, np.float64)
+    tot = np.empty(cap * deltas.shape[0], np.float64)
+    top = np.empty(cap * deltas.shape[0], np.float64)
     for b in range(receivers.shape[0]):
         _relabel(senders, receivers[b], K, n, sh, pw, x)
         _first_dims(seed, receivers[b], senders, x, K, n, sh, pw, first)
@@ -1518,6 +1547,71 @@ def _kmb_batch(receivers, s, ea, eb, ew, K, n, sh, pw, ht, ctr, nodes):
         nodes[b] = c
 
 
+# -- distinct links (a shuffle's detail) ----------------------------------------------------------------------
+
+@njit(cache=True)
+def _distinct(keys):
+    """Distinct values among the non-negative ``keys``: an open-addressing set at most half full."""
+    bits = _bits_for(keys.shape[0])
+    mask = (1 << bits) - 1
+    seen = np.full(1 << bits, -1, np.int64)
+    c = 0
+    for t in range(keys.shape[0]):
+        k = keys[t]
+        i = np.int64((np.uint64(k) * _SM_GOLDEN) >> np.uint64(64 - bits))
+        while seen[i] >= 0 and seen[i] != k:
+            i = (i + 1) & mask
+        if seen[i] < 0:
+            seen[i] = k
+            c += 1
+    return c
+
+
+@njit(cache=True)
+def _path_link_keys(receivers, senders, seed, K, n, sh, pw):
+    """The links ``server * K + level`` (real labels) of every drawn unicast path from each sender to each
+    receiver (:mod:`.unicast`: the first digit by :func:`_first_dims`, then the next lower ones, cyclically),
+    both ends of every hop: what :func:`dcnlab.controller.aggregation.shuffle.step_link_keys` lists."""
+    m = senders.shape[0]
+    x = np.empty(m, np.int64)
+    first = np.empty(m, np.int64)
+    keys = np.empty(2 * receivers.shape[0] * m * K + 1, np.int64)
+    c = 0
+    for b in range(receivers.shape[0]):
+        r = receivers[b]
+        _relabel(senders, r, K, n, sh, pw, x)
+        _first_dims(seed, r, senders, x, K, n, sh, pw, first)
+        for i in range(m):
+            cur = senders[i]
+            d = first[i] + 1
+            for _ in range(K):
+                d = d - 1 if d > 0 else K - 1
+                dc = _dig(cur, d, n, sh, pw)
+                dr = _dig(r, d, n, sh, pw)
+                if dc == dr:
+                    continue
+                nxt = cur + (dr - dc) * pw[d]
+                keys[c] = cur * K + d
+                keys[c + 1] = nxt * K + d
+                c += 2
+                cur = nxt
+    return keys[:c]
+
+
+def path_links(space: LabelSpace, receivers: np.ndarray, senders: np.ndarray, seed: int = 0) -> int:
+    """Distinct links over the drawn unicast paths of every (sender, receiver) pair: no aggregation's subgraph
+    (:func:`_path_link_keys`)."""
+    K, n, sh, pw = _params(space)
+    rec = np.ascontiguousarray(receivers, dtype=np.int64)
+    snd = np.ascontiguousarray(senders, dtype=np.int64)
+    return int(_distinct(_path_link_keys(rec, snd, np.uint64(seed), K, n, sh, pw)))
+
+
+def distinct(keys: np.ndarray) -> int:
+    """Distinct values among non-negative int64 ``keys``, compiled (no sort)."""
+    return int(_distinct(np.ascontiguousarray(keys, dtype=np.int64)))
+
+
 # -- Python API -----------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -1570,60 +1664,99 @@ def kmb_costs(space: LabelSpace, receivers: np.ndarray, senders: np.ndarray) -> 
     return nodes
 
 
-def _forest(space: LabelSpace, receivers: np.ndarray, parts: list[tuple[np.ndarray, ...]]) -> Forest:
-    """Concatenate per-tree rows (row 0 = root) into a :class:`Forest` with the roots first."""
-    B = len(parts)
-    node: list[np.ndarray] = [np.zeros(B, np.int64)]      # not list[ndarray[tuple[int]]] (numpy 2.2's inference)
-    tree: list[np.ndarray] = [np.arange(B, dtype=np.int64)]
-    parent: list[np.ndarray] = [np.full(B, -1, np.int64)]
-    level: list[np.ndarray] = [np.full(B, -1, np.int8)]
-    sender: list[np.ndarray] = [np.zeros(B, bool)]
-    base = B
-    for b, (o_node, o_parent, o_level, o_sender) in enumerate(parts):
-        rows = o_node.shape[0] - 1
-        node.append(o_node[1:])
-        tree.append(np.full(rows, b, np.int64))
-        p = o_parent[1:]
-        parent.append(np.where(p == 0, b, p - 1 + base))
-        level.append(o_level[1:].astype(np.int8))
-        sender.append(o_sender[1:])
-        base += rows
-    return Forest(space, np.asarray(receivers, np.int64), np.concatenate(node), np.concatenate(tree),
-                  np.concatenate(parent), np.concatenate(level), np.concatenate(sender))
+@njit(cache=True)
+def _grow(a, need):
+    """``a`` with room for at least ``need`` items (doubled, the items kept)."""
+    if need <= a.shape[0]:
+        return a
+    b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
+    b[:a.shape[0]] = a
+    return b
 
 
-def _per_tree(space: LabelSpace, receivers: np.ndarray, senders: np.ndarray, algo: str, seed: int = 0,
-              intra_stage: bool = True) -> Forest:
-    K, n, sh, pw = _params(space)
-    receivers = np.ascontiguousarray(receivers, dtype=np.int64)
-    senders = np.ascontiguousarray(senders, dtype=np.int64)
-    if algo == "kmb":
-        senders = np.sort(senders)
-        ea, eb, ew = _senders_mst(senders, K, n, sh, pw)
-    if algo == "irs":
-        pairs = _one_digit_pairs(senders, K, n, sh, pw)
+@njit(cache=True)
+def _forest_batch(algo, receivers, senders, seed, intra, ea, eb, ew, K, n, sh, pw, deltas, bm, tab, ht, ctr,
+                  traffic, root_out, nodes):
+    """Every tree of ``algo`` (0 IRS, 1 unicast, 2 KMB over sorted ``senders``) towards ``receivers``, as the
+    columns of a :class:`Forest` (roots first, then each tree's rows but its root, in order; a root's children
+    point at the root's row), with each tree's node count, traffic and root output per ratio (as the ``*_costs``
+    kernels: the same trees, one build for both)."""
     m = senders.shape[0]
+    B = receivers.shape[0]
     cap = 1 + m * K
-    sc = scratch(space, m)
+    pairs = _one_digit_pairs(senders, K, n, sh, pw) if algo == 0 else np.empty((0, 3), np.int64)
     x = np.empty(m, np.int64)
-    parts = []
-    for r in receivers.tolist():
-        o = (np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.bool_))
+    first = np.empty(m, np.int64)
+    nx = np.empty(1 << _bits_for((1 + m * K) * 3 // 4), np.int32)
+    o_node = np.empty(cap, np.int64)
+    o_parent = np.empty(cap, np.int64)
+    o_level = np.empty(cap, np.int64)
+    o_sender = np.empty(cap, np.bool_)
+    order = np.empty(cap, np.int64)
+    kids = np.empty(cap, np.int64)
+    tot = np.empty(cap * deltas.shape[0], np.float64)
+    top = np.empty(cap * deltas.shape[0], np.float64)
+    size = B * (2 + 2 * m)
+    f_node = np.zeros(size, np.int64)
+    f_tree = np.empty(size, np.int64)
+    f_parent = np.full(size, -1, np.int64)
+    f_level = np.full(size, -1, np.int8)
+    f_sender = np.zeros(size, np.bool_)
+    for b in range(B):
+        f_tree[b] = b
+    base = B
+    for b in range(B):
+        r = receivers[b]
         _relabel(senders, r, K, n, sh, pw, x)
-        if algo == "irs":
+        if algo == 0:
             w = np.zeros((20, m + 1), np.int64)
             gid = np.zeros((2 * K, m + 1), np.int64)
-            rows = _irs_tree(x, K, n, sh, pw, intra_stage, sc.bits, sc.tab, w, gid, pairs, *o)
-        elif algo == "unicast":
-            first = np.empty(m, np.int64)
-            _first_dims(np.uint64(seed), r, senders, x, K, n, sh, pw, first)
-            nx = np.empty(sc.hash.shape[0], np.int32)
-            rows = _unicast_tree(x, senders, first, K, n, sh, pw, sc.hash, sc.ctr, nx, *o)
+            rows = _irs_tree(x, K, n, sh, pw, intra, bm, tab, w, gid, pairs, o_node, o_parent, o_level, o_sender)
+        elif algo == 1:
+            _first_dims(seed, r, senders, x, K, n, sh, pw, first)
+            rows = _unicast_tree(x, senders, first, K, n, sh, pw, ht, ctr, nx, o_node, o_parent, o_level, o_sender)
         else:
             w = np.empty((11, cap), np.int64)
-            rows = _kmb_tree(r, senders, x, ea, eb, ew, K, n, sh, pw, sc.hash, sc.ctr, w, True, *o)
-        parts.append(tuple(a[:rows] for a in o))
-    return _forest(space, receivers, parts)
+            rows = _kmb_tree(r, senders, x, ea, eb, ew, K, n, sh, pw, ht, ctr, w, True,
+                             o_node, o_parent, o_level, o_sender)
+        nodes[b] = rows
+        _tree_flows(o_parent, o_sender, rows, deltas, traffic, root_out, order, kids, tot, top, b)
+        need = base + rows - 1
+        if need > f_node.shape[0]:
+            f_node = _grow(f_node, need)
+            f_tree = _grow(f_tree, need)
+            f_parent = _grow(f_parent, need)
+            f_level = _grow(f_level, need)
+            f_sender = _grow(f_sender, need)
+        for i in range(1, rows):
+            t = base + i - 1
+            f_node[t] = o_node[i]
+            f_tree[t] = b
+            p = o_parent[i]
+            f_parent[t] = b if p == 0 else p - 1 + base
+            f_level[t] = o_level[i]
+            f_sender[t] = o_sender[i]
+        base = need
+    return f_node[:base], f_tree[:base], f_parent[:base], f_level[:base], f_sender[:base]
+
+
+_ALGOS = {"irs": 0, "unicast": 1, "kmb": 2}
+
+
+def forest_costs(space: LabelSpace, receivers: np.ndarray, senders: np.ndarray, algo: str, deltas=(0.0,),
+                 seed: int = 0, intra_stage: bool = True) -> tuple[Forest, BatchCosts]:
+    """The trees of ``algo`` (``irs``, ``unicast`` or ``kmb``) towards every receiver and, from the same build,
+    what :func:`irs_costs` / :func:`unicast_costs` / :func:`kmb_costs` give (a shuffle's detail needs both)."""
+    K, n, sh, pw = _params(space)
+    rec, snd, d, traffic, root, nodes = _prepare(space, receivers, senders, deltas)
+    ea = eb = ew = np.empty(0, np.int64)
+    if algo == "kmb":
+        snd = np.sort(snd)
+        ea, eb, ew = _senders_mst(snd, K, n, sh, pw)
+    sc = scratch(space, snd.shape[0])
+    cols = _forest_batch(_ALGOS[algo], rec, snd, np.uint64(seed), intra_stage, ea, eb, ew, K, n, sh, pw, d,
+                         sc.bits, sc.tab, sc.hash, sc.ctr, traffic, root, nodes)
+    return Forest(space, rec, *cols), BatchCosts(tuple(d.tolist()), nodes, traffic, root)
 
 
 def unrelabel(space: LabelSpace, x: np.ndarray, r: np.ndarray | int) -> np.ndarray:
@@ -1639,17 +1772,17 @@ def unrelabel(space: LabelSpace, x: np.ndarray, r: np.ndarray | int) -> np.ndarr
 
 def irs_forest(space: LabelSpace, receivers: np.ndarray, senders: np.ndarray, intra_stage: bool = True) -> Forest:
     """The IRS trees themselves (same trees as :func:`dcnlab.controller.aggregation.irs.irs_forest`)."""
-    return _per_tree(space, receivers, senders, "irs", intra_stage=intra_stage)
+    return forest_costs(space, receivers, senders, "irs", intra_stage=intra_stage)[0]
 
 
 def unicast_forest(space: LabelSpace, receivers: np.ndarray, senders: np.ndarray, seed: int = 0) -> Forest:
     """The unicast-based trees (same trees as :func:`dcnlab.controller.aggregation.unicast.unicast_forest`)."""
-    return _per_tree(space, receivers, senders, "unicast", seed=seed)
+    return forest_costs(space, receivers, senders, "unicast", seed=seed)[0]
 
 
 def kmb_forest(space: LabelSpace, receivers: np.ndarray, senders: np.ndarray) -> Forest:
     """The KMB trees (same trees as :func:`dcnlab.controller.aggregation.steiner.kmb_reference`)."""
-    return _per_tree(space, receivers, senders, "kmb")
+    return forest_costs(space, receivers, senders, "kmb")[0]
 
 
 def warm_up() -> None:
@@ -1668,3 +1801,8 @@ def warm_up() -> None:
         unicast_forest(sp, r[:1], s)
         kmb_forest(sp, r[:1], s)
         unrelabel(sp, s, r[1])
+        forest_costs(sp, r, s, "irs", (0.0, 0.5))
+        forest_costs(sp, r, s, "unicast", (0.0, 0.5))
+        forest_costs(sp, r, s, "kmb")
+        path_links(sp, r, s)
+        distinct(s)

@@ -155,6 +155,25 @@ class Forest:
                 np.bincount(self.tree[self.sender], minlength=B), senders_per_tree):
             raise InvalidTree("a sender is missing from its tree")
 
+    def select(self, trees: np.ndarray) -> Forest:
+        """Trees ``trees`` (indices, in that order) as a forest of their own, laid out as if built alone: their
+        roots first, then each tree's other rows in their order here."""
+        trees = np.asarray(trees, dtype=np.int64)
+        B, T = self.trees, trees.shape[0]
+        order = np.argsort(self.tree[B:], kind="stable") + B
+        counts = np.bincount(self.tree[B:], minlength=B)
+        starts = np.cumsum(counts) - counts
+        take = counts[trees]
+        off = np.cumsum(take) - take
+        pos = np.repeat(starts[trees] - off, take) + np.arange(int(take.sum()), dtype=np.int64)
+        rows = np.concatenate([trees, order[pos]])
+        new = np.full(self.node.shape[0], -1, np.int64)
+        new[rows] = np.arange(rows.shape[0], dtype=np.int64)
+        p = self.parent[rows]
+        return Forest(self.space, self.receivers[trees], self.node[rows],
+                      np.concatenate([np.arange(T, dtype=np.int64), np.repeat(np.arange(T, dtype=np.int64), take)]),
+                      np.where(p >= 0, new[np.maximum(p, 0)], -1), self.level[rows], self.sender[rows])
+
     def tree_rows(self, b: int) -> np.ndarray:
         return np.flatnonzero(self.tree == b)
 

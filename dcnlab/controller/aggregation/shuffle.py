@@ -33,7 +33,7 @@ from dcnlab.controller.aggregation import engine
 from dcnlab.controller.aggregation.forest import Forest, run_starts
 from dcnlab.controller.aggregation.labels import LabelSpace
 from dcnlab.controller.aggregation.steiner import kmb_shuffle_costs
-from dcnlab.controller.aggregation.unicast import PathSteps, unicast_forest
+from dcnlab.controller.aggregation.unicast import PathSteps
 
 
 @dataclass(frozen=True)
@@ -213,7 +213,10 @@ def shuffle_costs(space: LabelSpace, senders: np.ndarray, receivers: np.ndarray,
         summed[name] = int(_aggregator_keys(f).shape[0])
 
     if "srs" in methods or "incast" in methods:
-        irs = engine.irs_costs(space, receivers, senders, deltas)
+        if detail:      # the trees themselves, built once: their costs, the incast subgraph and SRS's entry trees
+            irs_trees, irs = engine.forest_costs(space, receivers, senders, "irs", deltas)
+        else:
+            irs = engine.irs_costs(space, receivers, senders, deltas)
         if "incast" in methods:
             traffic["incast"] = irs.traffic.sum(axis=1).tolist()
         if "srs" in methods:
@@ -226,25 +229,28 @@ def shuffle_costs(space: LabelSpace, senders: np.ndarray, receivers: np.ndarray,
                               for i in range(len(deltas))]
             if detail:
                 links["srs"], aggregators["srs"], receiver_input["srs"], summed["srs"] = _srs_detail(
-                    space, senders, groups)
+                    space, groups, irs_trees.select(np.array([index[g.entry] for g in groups], dtype=np.int64)))
         if detail and "incast" in methods:
-            measure("incast", engine.irs_forest(space, receivers, senders))
+            measure("incast", irs_trees)
     if "unicast" in methods:
-        uni = engine.unicast_costs(space, receivers, senders, deltas, seed=seed)
+        if detail:
+            uni_trees, uni = engine.forest_costs(space, receivers, senders, "unicast", deltas, seed=seed)
+            measure("unicast", uni_trees)
+        else:
+            uni = engine.unicast_costs(space, receivers, senders, deltas, seed=seed)
         traffic["unicast"] = uni.traffic.sum(axis=1).tolist()
-        if detail:
-            measure("unicast", engine.unicast_forest(space, receivers, senders, seed=seed))
     if "kmb" in methods:
-        total = float(kmb_shuffle_costs(space, senders, receivers).sum())
-        traffic["kmb"] = [total if d == 0.0 else float("nan") for d in deltas]
         if detail:
-            measure("kmb", engine.kmb_forest(space, receivers, senders))
+            kmb_trees, kmb = engine.forest_costs(space, receivers, senders, "kmb")
+            total = float((2.0 * (kmb.nodes - 1)).sum())
+            measure("kmb", kmb_trees)
+        else:
+            total = float(kmb_shuffle_costs(space, senders, receivers).sum())
+        traffic["kmb"] = [total if d == 0.0 else float("nan") for d in deltas]
     if "none" in methods:
         traffic["none"] = [no_aggregation_cost(space, senders, receivers)] * len(deltas)
-        if detail:
-            n = receivers.shape[0]
-            _, steps = unicast_forest(space, receivers, np.repeat(np.arange(n), m), np.tile(senders, n), seed=seed)
-            links["none"] = count_distinct(step_link_keys(space, steps, receivers))
+        if detail:      # every flow on its own drawn path (:func:`step_link_keys` of :func:`.unicast.unicast_forest`)
+            links["none"] = engine.path_links(space, receivers, senders, seed=seed)
             aggregators["none"] = summed["none"] = 0
             receiver_input["none"] = float(m)
     for name, f in (forests or {}).items():
@@ -270,8 +276,7 @@ def forest_detail(f: Forest) -> tuple[int, int, float]:
 
 
 def count_distinct(keys: np.ndarray) -> int:
-    keys = np.sort(keys)
-    return int(run_starts(keys).sum()) if keys.shape[0] else 0
+    return engine.distinct(keys)
 
 
 def _link_keys(f: Forest) -> np.ndarray:
@@ -301,12 +306,9 @@ def step_link_keys(space: LabelSpace, steps: PathSteps, receivers: np.ndarray) -
     return np.concatenate([node * space.K + lv, nxt * space.K + lv])
 
 
-def _srs_detail(space: LabelSpace, senders: np.ndarray, groups: Sequence[ReceiverGroup]
-                ) -> tuple[int, int, float, int]:
+def _srs_detail(space: LabelSpace, groups: Sequence[ReceiverGroup], f: Forest) -> tuple[int, int, float, int]:
     """Links, aggregators, mean receiver input and aggregators summed over the entry trees of the SRS subgraph
-    (delta = 0)."""
-    entries = np.array([g.entry for g in groups], dtype=np.int64)
-    f = engine.irs_forest(space, entries, senders)
+    (delta = 0); ``f``: the IRS trees of the groups' entries, in the groups' order."""
     links = [_link_keys(f)]
     for g in groups:
         for r in g.members:
