@@ -179,19 +179,53 @@ def _layer(x, K, n, sh, pw, hm):
     return c
 
 
+@njit(inline="always", cache=True)
+def _unrelabel_one(x, r, K, n):
+    """Digit-wise ``x + r mod n``, one division per digit of each (by a constant where the caller's ``n`` is one)."""
+    v = 0
+    p = 1
+    for _ in range(K):
+        qx = x // n
+        qr = r // n
+        c = (x - qx * n) + (r - qr * n)
+        if c >= n:
+            c -= n
+        v += c * p
+        p *= n
+        x = qx
+        r = qr
+    return v
+
+
 @njit(cache=True)
 def _unrelabel(xs, rs, K, n, sh, pw, out):
-    """Digit-wise ``x + r mod n`` of every pair ``(xs[i], rs[i])`` (:meth:`LabelSpace.unrelabel`)."""
-    for i in range(xs.shape[0]):
-        x = xs[i]
-        r = rs[i]
-        v = 0
-        for d in range(K):
-            c = _dig(x, d, n, sh, pw) + _dig(r, d, n, sh, pw)
-            if c >= n:
-                c -= n
-            v += c * pw[d]
-        out[i] = v
+    """Digit-wise ``x + r mod n`` of every pair ``(xs[i], rs[i])`` (:meth:`LabelSpace.unrelabel`).
+
+    With ``n = 2^sh`` a carry-less word addition (as :func:`_relabel`); the papers' other ``n`` (3, 5, 6, 7)
+    divide by a constant, which compiles to a multiplication."""
+    if sh > 0:
+        hi = (_hmask(sh) << np.uint64(sh - 1)) & np.uint64((1 << (sh * K)) - 1)
+        lo = np.uint64((1 << (sh * K)) - 1) & ~hi
+        for i in range(xs.shape[0]):
+            x = np.uint64(xs[i])
+            r = np.uint64(rs[i])
+            out[i] = np.int64(((x & lo) + (r & lo)) ^ ((x ^ r) & hi))
+        return
+    if n == 6:
+        for i in range(xs.shape[0]):
+            out[i] = _unrelabel_one(xs[i], rs[i], K, 6)
+    elif n == 3:
+        for i in range(xs.shape[0]):
+            out[i] = _unrelabel_one(xs[i], rs[i], K, 3)
+    elif n == 5:
+        for i in range(xs.shape[0]):
+            out[i] = _unrelabel_one(xs[i], rs[i], K, 5)
+    elif n == 7:
+        for i in range(xs.shape[0]):
+            out[i] = _unrelabel_one(xs[i], rs[i], K, 7)
+    else:
+        for i in range(xs.shape[0]):
+            out[i] = _unrelabel_one(xs[i], rs[i], K, n)
 
 
 @njit(cache=True)
