@@ -182,13 +182,14 @@ def _grid(h: Hierarchy, pat: Pattern, mapping: SptMapping) -> Workload:
         counts = np.bincount(dl.line_layer, minlength=dl.layers)
         for j in range(dl.layers):
             infos.append((f"{DIRS[dl.direction]}/{j}", dl.method, int(counts[j])))
-        others = [DIRS[i] for i in range(len(dims)) if i != dl.direction]
+        others = [f"{DIRS[i]}=" for i in range(len(dims)) if i != dl.direction]
         shape = tuple(dims[i] for i in range(len(dims)) if i != dl.direction)
-        for line, mem in enumerate(lines.members):
-            layer_of.append(base + int(dl.line_layer[line]))
-            members.append(tuple(int(v) for v in mem))
-            coords = np.unravel_index(line, shape, order="F")
-            labels.append(f"{DIRS[dl.direction]}-line " + ",".join(f"{a}={int(c)}" for a, c in zip(others, coords)))
+        n = len(lines.members)
+        layer_of.extend((base + dl.line_layer[:n]).tolist())
+        members.extend(tuple(mem.tolist()) for mem in lines.members)
+        coords = zip(*(c.tolist() for c in np.unravel_index(np.arange(n), shape, order="F")))
+        head = f"{DIRS[dl.direction]}-line "
+        labels.extend(head + ",".join(a + str(c) for a, c in zip(others, cs)) for cs in coords)
     return join_order(_finish(pat, processes, infos, layer_of, members, labels, mapping), pat.order, pat.seed)
 
 

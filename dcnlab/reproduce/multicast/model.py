@@ -114,15 +114,16 @@ def _workload(pattern: str) -> Any:
 
 def run_task(task: Task) -> dict[str, Any]:
     """One (pattern, algorithm) at paper scale; returns its metrics as a dict."""
-    from dcnlab.controller.multicast.planning import plan
-    h, wl = _workload(run_pattern(task.pattern, task.order, task.draw))
-    result = plan(h, wl, task.algo, COLORS)     # a built-in name (cmr4lms-dynamic/group included) or a plug-in
+    from dcnlab.controller.multicast.planning import gc_paused, plan_metrics
+    with gc_paused():       # building a workload allocates many tuples and no cycles
+        h, wl = _workload(run_pattern(task.pattern, task.order, task.draw))
+    metrics = plan_metrics(h, wl, task.algo, COLORS)    # a built-in name (cmr4lms-dynamic/group included) or a plug-in
     row = {"pattern": task.pattern, "algo": task.algo, "ppn": wl.ppn, "groups_in": len(wl.groups),
            "order": task.order if not is_random(task.pattern) else "random",
            **({"draw": task.draw} if is_random(task.pattern) else {}),
            "layers": [{"label": x.label, "method": x.method, "groups": x.groups, "colors": list(x.colors)}
                       for x in wl.layers]}
-    row.update(result.metrics.as_dict())
+    row.update(metrics.as_dict())
     return row
 
 
