@@ -53,7 +53,8 @@ def reference_mr4lms(h: Hierarchy, colors: int, groups: list[tuple[int, list[int
     tids = itertools.count()
     tree_of: dict[int, int] = {}
     for mgid, members in groups:
-        gset, hosts, exclude, fixed = {mgid}, dict.fromkeys(members, 1), set(), None
+        gset, hosts, fixed = {mgid}, dict.fromkeys(members, 1), None
+        exclude: set[int] = set()
         while True:
             cnts, level = shape(h, hosts)
             key = next(iter(cnts[level])) if level < h.top else 0
@@ -203,7 +204,10 @@ def _grid_per_line(h: Hierarchy, text: str) -> Workload:
     dims = pat.dims
     processes = int(np.prod(dims))
     _fits(h, pat, processes)
-    infos, layer_of, members, labels = [], [], [], []
+    infos: list[tuple[str, str, int]] = []
+    layer_of: list[int] = []
+    members: list[tuple[int, ...]] = []
+    labels: list[str] = []
     for lines in grid_lines(dims, pat.ppn):
         dl = direction_layers(dims, lines, pat.ppn)
         base = len(infos)

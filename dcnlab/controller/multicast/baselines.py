@@ -373,10 +373,10 @@ class MR4LMSLike(_Bulk):
                 tree = self._trees[tid]
                 groups |= tree.groups
                 add_counts(hosts, tree.hosts)
-                for c, tc in zip(cnts, tree.cnts):
-                    add_counts(c, tc)
+                for kc, tc in zip(cnts, tree.cnts):
+                    add_counts(kc, tc)
                 self._arr[self._la[tid]] &= ~self._bit(tree.color)
-            level = next((lv for lv, c in enumerate(cnts) if len(c) == 1), h.top)
+            level = next((lv for lv, kc in enumerate(cnts) if len(kc) == 1), h.top)
             exclude |= conf
 
     def _install(self, groups: set[int], hosts: dict[int, int], la: np.ndarray, exclude: set[int],
