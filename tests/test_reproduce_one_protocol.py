@@ -72,5 +72,6 @@ def test_reproduce_aggregation_runs_only_the_parts_and_rounds_asked_for(reached,
                       "--rounds", "2", "--seed", "7", "--out", str(tmp_path)], reached)
     plans = model.plans(True, 2)
     assert part.mechanism == "aggregation" and run.seed == 7 and not part.reproduction.user_code
-    assert [t.arg for t in part.tasks] == [(p, x, r, 7) for p in ("000-k", "003-k") for x in plans[p].points
-                                           for r in range(2)]
+    # --rounds 2: two rounds in all, one at each of seeds 7 and 8 (a verdict a reading decides needs 3 seeds)
+    assert [t.arg for t in part.tasks] == [(p, x, 0, sd) for p in ("000-k", "003-k") for sd in (7, 8)
+                                           for x in plans[p].points]

@@ -106,6 +106,8 @@ def model_text(h: Headline) -> str:
     text = value_text(h, h.model)
     if h.model is not None and h.spread:
         text += f" ±{value_text(h, quantile(h.spread_n) * h.spread).rstrip('%')}"
+    if h.model is not None and h.seed_spreads and h.seeds and len(h.seeds) > 1:     # a run of replications
+        text += f" ({h.spread_of or 'pooled'} over seeds " + ", ".join(h.seeds) + ")"
     if h.worst_at is not None and h.points and len(h.points) > 1:
         text += f" at {h.over + '=' if h.over and h.over not in h.worst_at else ''}{h.worst_at}"
         if h.mean is not None:
@@ -161,7 +163,8 @@ def depends_text(h: Headline) -> str:
 
 def table_verdict_text(h: Headline) -> str:
     """The verdict in the headline tables: :func:`verdict_text` with :func:`depends_text` among its notes."""
-    notes = [n for n in (h.note, full_run_note(h), depends_text(h)) if n]
+    notes = [n for n in (h.note, full_run_note(h), depends_text(h), h.stability if h.model_verdict == "unstable"
+                         else "") if n]
     return f"{h.verdict} ({'; '.join(notes)})" if notes else h.verdict
 
 

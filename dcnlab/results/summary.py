@@ -110,7 +110,7 @@ from dcnlab.results.goals import (
 __all__ = ["COMBINED_RULE", "DIRECTIONS", "EDGE_SES", "EMULATION_GOAL_PERCENT", "FIGURE_VERDICTS", "Headline", "KINDS",
            "MIN_SEEDS", "PERCENT_POINTS", "RATIO_FRACTION", "RULE", "Summary", "VERDICTS", "combine", "count_of",
            "counts", "deterministic", "difference", "read", "counts_text", "quantile", "tolerance_text", "verdict",
-           "verdict_note", "with_seeds", "worst_point", "write"]
+           "verdict_note", "with_seeds", "over_seeds", "worst_point", "write"]
 
 KINDS = ("percent", "ratio", "count", "trend")
 PERCENT_POINTS = 3.0
@@ -251,7 +251,8 @@ def edges(kind: str, paper: float | None, direction: str | None = None,
 def verdict(kind: str, paper: float | None, value: float | None, direction: str | None = None,
             reference: float | None = None, spread: float | None = None, n: int | None = None,
             seeds: Mapping[str, float] | None = None, draws: Mapping[str, float] | None = None,
-            decided: bool = False) -> str:
+            decided: bool = False, seed_spreads: Mapping[str, float | None] | None = None,
+            seed_n: int | None = None) -> str:
     """The verdict rule (module docstring): ``reproduced``, ``trend``, ``unstable``, ``flat``, ``deviates`` or
     ``not run``.
 
@@ -262,7 +263,9 @@ def verdict(kind: str, paper: float | None, value: float | None, direction: str 
     when it misses. ``draws``: the figure on each random draw, where ``value`` is their mean: a claim that
     ``deviates`` on any draw deviates. ``seeds``: the figure at each seed the run was repeated at (``value``'s
     own seed among them); a verdict within :data:`EDGE_SES` standard errors of an edge, or one a reading decides
-    (``decided``), holds only when it is the same at :data:`MIN_SEEDS` seeds or more, else it is ``unstable``.
+    (``decided``), holds only when it is the same at :data:`MIN_SEEDS` seeds or more, else it is ``unstable``;
+    each seed's figure is judged with its own standard error (``seed_spreads``, over ``seed_n`` rounds) where the
+    run gives one (a run of replications, :func:`over_seeds`), else with ``spread``.
 
     A figure with no randomness (:func:`deterministic`: no ``spread``, no count of rounds ``n``, and every seed it
     ran at gave the same figure) is exempt from the seeds: it is the same at every seed, so it holds at 3 seeds by construction, and a
@@ -276,11 +279,21 @@ def verdict(kind: str, paper: float | None, value: float | None, direction: str 
         return first    # the noise verdicts need no more seeds
     if deterministic(value, spread, seeds, n):
         return first    # no randomness: the same figure at every seed
-    got = [x for x in (seeds or {}).values() if _number(x) is not None]
+    got = [(sd, x) for sd, x in (seeds or {}).items() if _number(x) is not None]
     if len(got) < MIN_SEEDS:
         return UNSTABLE
-    return first if all(_verdict(kind, paper, x, direction, reference, spread, n) == first for x in got) \
-        else UNSTABLE
+    return first if all(_seed_verdict(kind, paper, sd, x, direction, reference, spread, n, seed_spreads, seed_n)
+                        == first for sd, x in got) else UNSTABLE
+
+
+def _seed_verdict(kind: str, paper: float | None, sd: str, x: float, direction: str | None,
+                  reference: float | None, spread: float | None, n: int | None,
+                  seed_spreads: Mapping[str, float | None] | None, seed_n: int | None) -> str:
+    """One seed's figure ``x`` judged alone: with its own standard error where the run gives one
+    (``seed_spreads``), else with the headline's."""
+    if seed_spreads is not None and sd in seed_spreads:
+        return _verdict(kind, paper, x, direction, reference, seed_spreads[sd], seed_n)
+    return _verdict(kind, paper, x, direction, reference, spread, n)
 
 
 def deterministic(value: float | None, spread: float | None, seeds: Mapping[str, float] | None = None,
@@ -476,8 +489,14 @@ class Headline:
     """A figure from random draws that is their mean: the figure on each draw (a claim that deviates on one
     draw deviates)."""
     seeds: dict[str, float] | None = None
-    """The model's figure at each seed the run was repeated at (its own among them): a verdict near an edge, or
-    one a reading decides, must hold at :data:`MIN_SEEDS` of them."""
+    """The model's figure at each seed the run was repeated at (its own among them, or, in a run of replications,
+    each replication's figure beside the pooled one, :func:`over_seeds`): a verdict near an edge, or one a reading
+    decides, must hold at :data:`MIN_SEEDS` of them."""
+    seed_spreads: dict[str, float | None] | None = None
+    """In a run of replications (:func:`over_seeds`): the standard error of each seed's figure over its own rounds
+    (None: one round), with which that seed's figure is judged."""
+    seed_spread_n: int | None = None
+    """How many rounds each seed's figure came from (the degrees of freedom of its interval)."""
     depends_on: str = ""
     """The open setting whose reading decides this verdict (empty: none does)."""
     stability: str = ""
@@ -509,7 +528,8 @@ class Headline:
             self.tolerance = tolerance_text(self.kind, self.direction, self.reference)
         if self.model_verdict is None:
             self.model_verdict = verdict(self.kind, self.paper, self.model, self.direction, self.reference,
-                                         self.spread, self.spread_n, self.seeds, self.draws, bool(self.depends_on))
+                                         self.spread, self.spread_n, self.seeds, self.draws, bool(self.depends_on),
+                                         self.seed_spreads, self.seed_spread_n)
             if self.inconsistent and self.model is not None:
                 self.model_verdict = INCONSISTENT
             if not self.stability:
@@ -564,10 +584,17 @@ def stability_text(h: Headline) -> str:
         return ""
     why = (f"decided by the reading of {h.depends_on}" if h.depends_on else
            f"within {EDGE_SES:g} standard errors of an edge ({', '.join(f'{e:.4g}' for e in edges(h.kind, h.paper, h.direction, h.reference))})")
-    n = len([x for x in (h.seeds or {}).values() if _number(x) is not None])
-    return (f"{first} at this seed, but {why}: it must hold at {MIN_SEEDS} seeds, and "
-            + (f"it does not at every one of the {n} it ran at" if n >= MIN_SEEDS
-               else f"it ran at {n or 1} seed{'s' if n > 1 else ''}"))
+    got = {sd: x for sd, x in (h.seeds or {}).items() if _number(x) is not None}
+    n = len(got)
+    where = "over the pooled seeds" if h.seed_spreads is not None else "at this seed"
+    if n < MIN_SEEDS:
+        return f"{first} {where}, but {why}: it must hold at {MIN_SEEDS} seeds, and it ran at {n or 1} seed" + \
+            ("s" if n > 1 else "")
+    other = {sd: v for sd, x in got.items()
+             if (v := _seed_verdict(h.kind, h.paper, sd, float(x), h.direction, h.reference, h.spread, h.spread_n,
+                                    h.seed_spreads, h.seed_spread_n)) != first}
+    return (f"{first} {where}, but {why}: it must hold at {MIN_SEEDS} seeds, and it does not at every one of the "
+            f"{n} it ran at (" + ", ".join(f"seed {sd}: {float(got[sd]):.4g}, {v}" for sd, v in other.items()) + ")")
 
 
 def with_seeds(runs: Mapping[str, Sequence[Headline]]) -> list[Headline]:
@@ -589,6 +616,32 @@ def with_seeds(runs: Mapping[str, Sequence[Headline]]) -> list[Headline]:
             out.append(h)
             continue
         out.append(replace(h, seeds=figs, model_verdict=None, verdict="", stability=""))
+    return out
+
+
+def over_seeds(pooled: Sequence[Headline], per_seed: Mapping[str, Sequence[Headline]]) -> list[Headline]:
+    """``pooled`` (the headlines of a run of replications: every seed's rounds pooled, their figure the mean over
+    all of them) judged again with each replication's figure (``per_seed``: seed -> the headlines of that seed's
+    rounds alone, the same statements): the figure of each seed goes under ``seeds``, its standard error under
+    ``seed_spreads``, so that a verdict near an edge, or one a reading decides, holds when every seed, judged
+    with its own interval, gives it (:func:`verdict`). A headline not judged by its model figure (``not judged``,
+    ``inconsistent``, not run) is left as it is. A run of :data:`MIN_SEEDS` replications costs what one run of
+    their pooled rounds costs."""
+    from dataclasses import replace
+
+    by = {sd: {h.statement: h for h in hs} for sd, hs in per_seed.items()}
+    out = []
+    for h in pooled:
+        figs = {sd: b[h.statement] for sd, b in by.items()
+                if h.statement in b and b[h.statement].model is not None}
+        if h.model is None or len(figs) < 2 or h.model_verdict in (NOT_JUDGED, NOT_RUN, INCONSISTENT):
+            out.append(h)
+            continue
+        ns = {x.spread_n for x in figs.values() if x.spread_n is not None}
+        out.append(replace(h, seeds={sd: float(x.model) for sd, x in figs.items() if x.model is not None},
+                           seed_spreads={sd: x.spread for sd, x in figs.items()},
+                           seed_spread_n=min(ns) if ns else None,
+                           model_verdict=None, verdict="", stability=""))
     return out
 
 

@@ -28,7 +28,8 @@ marked and its headline is not judged): ``link-bound`` (the busiest directed lin
 units, no aggregation on primary BCubeRouting paths), ``link-bound-ecmp`` (no aggregation spread evenly
 over the receiver's k+1 links, the best multipath case) and ``reduce-bound`` (the receiver's input).
 
-Members are drawn as ``dcnlab reproduce aggregation`` draws them (same seeds, its default seed :data:`SEED`),
+Members are drawn as ``dcnlab reproduce aggregation`` draws them (same seeds: its default seed :data:`SEED` and
+the next ones, the rounds shared out among :data:`run_plans.SEEDS` replications, :func:`run_plans.split`),
 against the IRS it runs (``DEFAULT_SETTING_000``'s ``irs-baseline``), over its points and rounds
 (``run_plans.aggregation_plans``: 100 on BCube(6,k), 10 per point on BCube(4,8)), so the starred reading is the
 headline's figure. ``quick``: ``reproduce all --quick``'s plan (every point of the full run, fewer rounds on
@@ -93,8 +94,9 @@ def _sweep(part: str, quick: bool, workers: int) -> tuple[dict[int, dict[str, fl
     plan = run_plans.aggregation_plans("quick" if quick else "full")[part]    # reproduce all's points and rounds
     points, rounds = tuple(plan.points), plan.rounds
     n, k_of = (6, None) if part == "000-k" else (4, 8)
-    tasks = [(n, (p if k_of is None else k_of), (120 if k_of is None else p), (SEED, PART[part], p, rnd))
-             for p in sorted(points, reverse=True) for rnd in range(rounds)]
+    tasks = [(n, (p if k_of is None else k_of), (120 if k_of is None else p), (sd, PART[part], p, rnd))
+             for p in sorted(points, reverse=True) for sd, each in run_plans.seed_rounds(SEED, rounds)
+             for rnd in range(each)]
     t0 = time.perf_counter()
     res = run_all(_task, tasks, workers, warm=engine.warm_up)
     wall = time.perf_counter() - t0

@@ -23,10 +23,11 @@ pre-registered setting, :mod:`dcnlab.results.open_settings`). Members are drawn 
 and round, at its default seed, :data:`SEED`), so the default readings reproduce its figures round for round.
 Rounds and points are the reproduction's (``aggregation_model.plans``): 100 on BCube(6,k), 20 per point on
 BCube(8,5) for the standard methods, 2 for the other Steiner readings (several Python-level trees per receiver),
-3 for delta. ``quick``: ``reproduce aggregation --quick``'s plan, 3 rounds on BCube(6,k), points m = n = 50, 250,
-500 with 1 round, delta at m = n = 250 with 1 round (``reproduce all --quick`` runs every point with more rounds,
-so there the quick readings preview the headline's figure rather than equal it). Delta's readings run rounds of
-their own (3), not the headline's.
+the headline's for delta (below). ``quick``: ``reproduce aggregation --quick``'s plan, 3 rounds on BCube(6,k), points m = n = 50, 250,
+500 with 1 round (``reproduce all --quick`` runs every point with more rounds, so there the quick readings preview
+the headline's figure rather than equal it). Delta's readings run ``reproduce all``'s own points, rounds and seeds
+(:func:`dcnlab.reproduce.aggregation.run_plans.aggregation_plans`, the rounds shared out among its seeds), quick and
+full alike, so the starred delta reading is the headline's figure.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def _steiner_task(n: int, k: int, m: int, seed: tuple[int, ...], names: tuple[st
     return out
 
 
-def _delta_task(m: int, rnd: int, draws: int) -> dict[str, Any]:
+def _delta_task(m: int, rnd: int, draws: int, seed: int = SEED) -> dict[str, Any]:
     from dcnlab.controller.aggregation.labels import LabelSpace
     from dcnlab.controller.aggregation.ratio_readings import (
         CURVE,
@@ -90,10 +91,10 @@ def _delta_task(m: int, rnd: int, draws: int) -> dict[str, Any]:
     )
 
     space = LabelSpace(8, 5)
-    pick = _draw(space.N, 2 * m, (SEED, PART["003-delta"], m, rnd))
+    pick = _draw(space.N, 2 * m, (seed, PART["003-delta"], m, rnd))
     sub = srs_subgraph(space, pick[m:], pick[:m])
     depth = sub.forest.depth()
-    rng = np.random.default_rng([SEED, m, rnd, 99])
+    rng = np.random.default_rng([seed, m, rnd, 99])
     out: dict[str, Any] = {"saving": {}, "seconds": {}, "fabric": f"BCube({space.n},{space.k})"}
     t0 = time.perf_counter()
     rows = sub.forest.node.shape[0]
@@ -153,10 +154,12 @@ def _bcube6(quick: bool, workers: int) -> tuple[dict[str, float], dict[str, floa
 
     from dcnlab.reproduce.aggregation.model import plans
 
-    rounds = plans(quick, None)["003-k"].rounds         # the reproduction's (3 quick, 100)
+    from dcnlab.reproduce.aggregation.run_plans import seed_rounds
+
+    rounds = plans(quick, None)["003-k"].rounds         # the reproduction's (3 quick, 100), shared among its seeds
     names = tuple(READINGS)
-    tasks = [(_steiner_task, 6, k, 60, (SEED, PART["003-k"], k, rnd), names, False)
-             for k in range(2, 9) for rnd in range(rounds)]
+    tasks = [(_steiner_task, 6, k, 60, (sd, PART["003-k"], k, rnd), names, False)
+             for k in range(2, 9) for sd, each in seed_rounds(SEED, rounds) for rnd in range(each)]
     t0 = time.perf_counter()
     res = _run(tasks, workers)
     wall = time.perf_counter() - t0
@@ -185,8 +188,12 @@ def _bcube8(quick: bool, workers: int) -> dict[str, Any]:
     points = _size_points(quick)
     rounds, steiner_rounds = plans(quick, None)["003-size"].rounds, (1 if quick else 2)
     names = tuple(n for n in READINGS if n != "kmb")      # "kmb" is the standard method's own figure
-    tasks = [(_steiner_task, 8, 5, m, (SEED, PART["003-size"], m, rnd), names if rnd < steiner_rounds else (), True)
-             for m in sorted(points, reverse=True) for rnd in range(rounds)]
+    from dcnlab.reproduce.aggregation.run_plans import seed_rounds
+
+    # the reproduction's rounds shared among its seeds; the Steiner readings on the first seed's first rounds
+    tasks = [(_steiner_task, 8, 5, m, (sd, PART["003-size"], m, rnd),
+              names if sd == SEED and rnd < steiner_rounds else (), True)
+             for m in sorted(points, reverse=True) for sd, each in seed_rounds(SEED, rounds) for rnd in range(each)]
     t0 = time.perf_counter()
     res = _run(tasks, workers)
     wall = time.perf_counter() - t0
@@ -217,9 +224,12 @@ def fig5_curve(quick: bool, workers: int) -> dict[str, Any]:
 
 @lru_cache(maxsize=4)
 def _delta(quick: bool, workers: int) -> dict[int, dict[str, Any]]:
-    points = (250,) if quick else (250, 1000)
-    rounds = 1 if quick else 3
-    tasks = [(_delta_task, m, rnd, 4) for m in points for rnd in range(rounds)]
+    from dcnlab.reproduce.aggregation import run_plans
+
+    plan = run_plans.aggregation_plans("quick" if quick else "full")["003-delta"]     # reproduce all's
+    points, rounds = tuple(plan.points), plan.rounds
+    tasks = [(_delta_task, m, rnd, 4, sd) for m in points for sd, each in run_plans.seed_rounds(SEED, rounds)
+             for rnd in range(each)]
     t0 = time.perf_counter()
     res = _run(tasks, workers)
     wall = time.perf_counter() - t0

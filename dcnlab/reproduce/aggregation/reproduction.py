@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from dcnlab.reproduce.aggregation.run_plans import aggregation_plans
+from dcnlab.reproduce.aggregation.run_plans import aggregation_plans, seed_rounds
 from dcnlab.reproduce.protocol import Emulation, Finished, Outcome, Reproduction, Run, Searcher, Task, write_summary
 from dcnlab.results import papers
 
@@ -27,6 +27,13 @@ def round_seconds(part: str, point: Any) -> float:
     p = float(point)
     return {"003-k": 0.012 * p, "003-size": 0.67 * (p / 1500) ** 2, "003-delta": 0.62 * (p / 1000) ** 2,
             "000-k": 0.003 * p, "000-size": 0.31 * p / 4000}.get(part, 0.05 * (p % 100))
+
+
+class Replicated(dict):  # type: ignore[type-arg]
+    """The parts' results over the pooled rounds of every seed (a dict, as ``aggregation.json`` holds it), with
+    ``by_seed``: seed -> the same results from that seed's rounds alone."""
+
+    by_seed: dict[str, dict[str, Any]]
 
 
 def run_round(arg: tuple[Any, ...]) -> Any:
@@ -85,23 +92,37 @@ class Aggregation(Reproduction):
         return {part: pl[part] for part in self.only}
 
     def tasks(self, mode: str, seed: int | None) -> list[Task]:
+        """Every round of every part, the plan's rounds shared out among the run's seeds
+        (:data:`run_plans.SEEDS` replications, :func:`run_plans.split`)."""
         from dcnlab.reproduce.aggregation import plugins
 
         pl, more = self.plans(mode), (None, self.algos) if self.algos else ()
-        return [Task(part, (part, p, rnd, 1 if seed is None else seed, *(more if part in plugins.PARTS else ())),
-                     round_seconds(part, p))
-                for part in pl for p in pl[part].points for rnd in range(pl[part].rounds)]
+        return [Task(part, (part, p, rnd, sd, *(more if part in plugins.PARTS else ())), round_seconds(part, p))
+                for part in pl for sd, n in seed_rounds(seed, pl[part].rounds) for p in pl[part].points
+                for rnd in range(n)]
 
     def finish(self, out: Path, run: Run, tasks: Sequence[Task], results: Sequence[Any]) -> Finished:
+        """The parts over the pooled rounds of every seed (``aggregation.json``, the plots), and each seed's own
+        figures (:class:`Replicated`), which the headlines judge beside the pooled ones."""
         from dcnlab.reproduce.aggregation import model as am
         from dcnlab.reproduce.aggregation import plugins
         from dcnlab.reproduce.aggregation import reproduce as am_reproduce
 
         pl = self.plans(run.mode)
-        model = am.collect(list(pl), pl, list(results))
-        meta = {"quick": run.quick, "seed": 1 if run.seed is None else run.seed, "workers": run.workers,
+        model = Replicated(am.collect(list(pl), pl, list(results)))
+        seeds = sorted({t.arg[3] for t in tasks}) or [1 if run.seed is None else run.seed]
+        model.by_seed = {}
+        for sd in seeds:        # each seed's figures from its own rounds (a part with fewer rounds than seeds: none)
+            mine = {part: am.Plan(part, plan.points, dict(seed_rounds(run.seed, plan.rounds)).get(sd, 0))
+                    for part, plan in pl.items()}
+            mine = {part: plan for part, plan in mine.items() if plan.rounds}
+            model.by_seed[str(sd)] = am.collect(list(mine), mine, [r for t, r in zip(tasks, results)
+                                                                   if t.arg[3] == sd and t.arg[0] in mine])
+        meta = {"quick": run.quick, "seed": seeds[0], "seeds": seeds, "workers": run.workers,
                 "cluster": run.cluster, "wall_seconds": round(run.seconds, 1), "load_average": os.getloadavg(),
-                "run_by": run.by}
+                "run_by": run.by,
+                "by_seed": {sd: {part: {"overall": r.get("overall"), "overall_se": r.get("overall_se")}
+                                 for part, r in m.items()} for sd, m in model.by_seed.items()}}
         names = [n for n, _ in self.algos]
         if names:
             meta["algorithms"] = plugins.describe(names)
@@ -110,10 +131,18 @@ class Aggregation(Reproduction):
                                 write_summary(self, out, model, None, NO_EMULATION, run.quick)])
 
     def headlines(self, out: Path | None, model: Any, emulation: Any, model_why: str = "") -> list[Any]:
+        """The papers' headlines from the pooled figures, each judged beside every seed's own
+        (:func:`dcnlab.results.summary.over_seeds`)."""
         from dcnlab.reproduce.aggregation import headlines
+        from dcnlab.results.summary import over_seeds
 
         worked = headlines.bcube41_examples() if model is not None else None
-        return headlines.aggregation(model, emulation, worked, why=model_why)
+        heads = headlines.aggregation(model, emulation, worked, why=model_why)
+        by_seed = getattr(model, "by_seed", None) or {}
+        if len(by_seed) < 2:
+            return heads
+        return over_seeds(heads, {sd: headlines.aggregation(m, None, worked, why=model_why)
+                                  for sd, m in by_seed.items()})
 
     def summary_extra(self, model: Any, emulation: Any) -> dict[str, Any]:
         """The user's tree builders' rows, when any ran beside the papers'."""

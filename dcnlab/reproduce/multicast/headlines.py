@@ -160,8 +160,10 @@ def _over_draws(heads: list[Headline], grids: Headline, draws: list[int]) -> Hea
     reading = (first.reading + ("" if same else f" (draw {draws[0]})") + f"; mean over {len(vals)} draws (seeds "
                f"{draws[0]}-{draws[-1]}), per draw: " + ", ".join(f"{v:.4g}" for v in vals))
     per = {str(d): h.model for d, h in zip(draws, heads) if h.model is not None}
+    # each draw is a seed of the pattern generator: a verdict near an edge, or one a reading decides, holds when
+    # every draw's own figure (one draw: no spread) gives it (dcnlab.results.summary.verdict)
     return replace(first, model=mean, spread=se(vals), spread_of=f"{len(vals)} draws", spread_n=None, draws=per,
-                   reading=reading, interval=None, model_verdict=None, verdict="", basis=None, difference=None,
+                   seeds=dict(per), seed_spreads={d: None for d in per}, reading=reading, interval=None, model_verdict=None, verdict="", basis=None, difference=None,
                    stability="")
 
 
