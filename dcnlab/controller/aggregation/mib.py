@@ -36,6 +36,7 @@ how many relay servers are added. Labels are relative to the receiver (receiver 
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Iterable
 
 import numpy as np
@@ -66,6 +67,14 @@ class _Builder:
         self.pending: set[int] = set(self.senders)     # in the tree, not routed yet, owned by someone
         self.nodes: set[int] = set(self.pending) | {0}
 
+    def copy(self) -> _Builder:
+        """An independent builder in the same state."""
+        c = object.__new__(_Builder)
+        c.order, c.space, c.senders, c.pw = self.order, self.space, self.senders, self.pw
+        c.parent, c.level = dict(self.parent), dict(self.level)
+        c.pending, c.nodes = set(self.pending), set(self.nodes)
+        return c
+
     def digit(self, x: int, d: int) -> int:
         return (x // self.pw[d]) % self.space.n
 
@@ -76,26 +85,29 @@ class _Builder:
         next server is already in the tree if there is such a digit (the route ends there), else the
         highest."""
         self.pending.discard(x)
-        pw, n, nodes = self.pw, self.space.n, self.nodes
+        pw, n, nodes, parent, level = self.pw, self.space.n, self.nodes, self.parent, self.level
         want = [(target // p) % n for p in pw]
+        top = self.space.K - 1
         cur = x
         while cur != target:
             first: tuple[int, int] | None = None
             move: tuple[int, int] | None = None
-            for d in range(self.space.K - 1, -1, -1):      # the highest differing digit, or one into the tree
-                have = (cur // pw[d]) % n
+            for d in range(top, -1, -1):      # the highest differing digit, or one into the tree
+                p = pw[d]
+                have = (cur // p) % n
                 if have != want[d]:
-                    v = cur + (want[d] - have) * pw[d]
+                    v = cur + (want[d] - have) * p
                     if v in nodes:
                         move = (d, v)
                         break
                     if first is None:
                         first = (d, v)
             d, nxt = move or first      # type: ignore[misc]
-            self.parent[cur], self.level[cur] = nxt, d
-            if nxt in self.nodes:
+            parent[cur] = nxt
+            level[cur] = d
+            if nxt in nodes:
                 return
-            self.nodes.add(nxt)
+            nodes.add(nxt)
             cur = nxt
 
     def route_all(self, xs: Iterable[int], target: int) -> None:
@@ -210,7 +222,8 @@ def _cluster_merge(b: _Builder, members: Iterable[int], root: int) -> None:
     """Corollary 1 / Algorithm 2: merge ``members`` top-down by shared digit values, then reach ``root``."""
     space = b.space
     active = set(members)
-    if not active:
+    if len(active) < 2:         # nothing to merge: straight to the root
+        b.route_all(active, root)
         return
     root_dig = np.array([b.digit(root, d) for d in range(space.K)], dtype=np.int64)
     xs = np.fromiter(active, np.int64, len(active))
@@ -255,12 +268,42 @@ def m2_family(space: LabelSpace, receiver: int, senders: np.ndarray, algorithm: 
               ) -> Forest:
     """The MIB-, MC- or M2-based tree (``algorithm`` in :data:`ALGORITHMS`) towards ``receiver``; ``order``: how
     unclustered servers are routed (:data:`ORDERS`)."""
+    return m2_family_timed(space, receiver, senders, (algorithm,), order)[algorithm][0]
+
+
+def m2_family_timed(space: LabelSpace, receiver: int, senders: np.ndarray, algorithms: Iterable[str] = ALGORITHMS,
+                    order: str = "highest") -> dict[str, tuple[Forest, float]]:
+    """Several of :func:`m2_family`'s trees towards one receiver, each with the seconds it takes alone. M2 and MIB
+    share their first step (MIB's branches, the same servers and hops in both): it is built once and copied, and
+    its seconds count in both."""
     rel = space.relabel(np.asarray(senders, dtype=np.int64), receiver)
+    out: dict[str, tuple[Forest, float]] = {}
+    shared: tuple[_Builder, list[int], float] | None = None
+    for algorithm in algorithms:
+        t0 = time.perf_counter()
+        if algorithm == "mc":
+            b = _Builder(space, rel.tolist(), order)
+            _cluster_merge(b, rel.tolist(), 0)
+            out[algorithm] = (b.forest(receiver), time.perf_counter() - t0)
+            continue
+        if shared is None:
+            b, roots = _mib_branches(space, rel, order)
+            shared = (b, roots, time.perf_counter() - t0)
+            t0 = time.perf_counter()
+        b0, roots, before = shared
+        b = b0.copy()
+        if algorithm == "m2":
+            _cluster_merge(b, roots, 0)
+        else:
+            b.route_all(roots, 0)
+        out[algorithm] = (b.forest(receiver), before + time.perf_counter() - t0)
+    return out
+
+
+def _mib_branches(space: LabelSpace, rel: np.ndarray, order: str) -> tuple[_Builder, list[int]]:
+    """MIB's branches (every related sender under its owner, Corollary 1) and the roots left (their labels)."""
     b = _Builder(space, rel.tolist(), order)
     layer = space.layer(rel)
-    if algorithm == "mc":
-        _cluster_merge(b, rel.tolist(), 0)
-        return b.forest(receiver)
     owner = branch_owner(space, rel)
     members: dict[int, list[int]] = {}
     for x, a in enumerate(owner):
@@ -268,9 +311,4 @@ def m2_family(space: LabelSpace, receiver: int, senders: np.ndarray, algorithm: 
             members.setdefault(a, []).append(int(rel[x]))
     for a in sorted(members, key=lambda i: (int(layer[i]), int(rel[i]))):
         _cluster_merge(b, members[a], int(rel[a]))
-    roots = [int(rel[i]) for i in range(rel.shape[0]) if owner[i] < 0]
-    if algorithm == "m2":
-        _cluster_merge(b, roots, 0)
-    else:
-        b.route_all(roots, 0)
-    return b.forest(receiver)
+    return b, [int(rel[i]) for i in range(rel.shape[0]) if owner[i] < 0]

@@ -10,8 +10,9 @@ They compute exactly what the numpy versions did (``tests/test_fast_model_same.p
   lower sender's related senders, once to pick each sender's owner, the lower related sender of highest
   (layer, related count, -label).
 * :func:`greedy_groups` keys every (candidate, digit subset) pair whose digits all differ from the root's, sorts the
-  keys (stable: a key's members in candidate order) and takes groups largest first with a lazy heap, ties to the
-  smallest key (subset index, then shared values), recounting a group when members were taken.
+  keys (stable: a key's members in candidate order; by counting where the possible keys are few) and takes groups
+  largest first with a lazy heap, ties to the smallest key (subset index, then shared values), recounting a group
+  when members were taken.
 """
 
 from __future__ import annotations
@@ -140,7 +141,19 @@ def _greedy_groups(cand: np.ndarray, pw: np.ndarray, root_dig: np.ndarray, combo
     subsets = np.empty(c // 2, np.int64)
     if e < 2:
         return members[:0], offsets[:1], subsets[:0]
-    srt = np.argsort(keys[:e], kind="mergesort")
+    total = S * nt
+    if total <= 4 * e + 65536:     # few possible keys: a counting sort (stable, as the merge sort)
+        cnt = np.zeros(total + 1, np.int64)
+        for i in range(e):
+            cnt[keys[i] + 1] += 1
+        for i in range(total):
+            cnt[i + 1] += cnt[i]
+        srt = np.empty(e, np.int64)
+        for i in range(e):
+            srt[cnt[keys[i]]] = i
+            cnt[keys[i]] += 1
+    else:
+        srt = np.argsort(keys[:e], kind="mergesort")
     key = keys[:e][srt]
     mem = who[:e][srt]
     heads = np.empty(e + 1, np.int64)

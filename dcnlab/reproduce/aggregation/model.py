@@ -177,7 +177,7 @@ def _incast_round(n: int, k: int, m: int, seed: Sequence[int], plugins: Sequence
     (:mod:`dcnlab.reproduce.aggregation.plugins`)."""
     from dcnlab.controller.aggregation import engine
     from dcnlab.controller.aggregation.labels import LabelSpace
-    from dcnlab.controller.aggregation.mib import m2_family
+    from dcnlab.controller.aggregation.mib import m2_family_timed
     from dcnlab.controller.aggregation.waiting import none_busiest
 
     space = LabelSpace(n, k)
@@ -187,10 +187,8 @@ def _incast_round(n: int, k: int, m: int, seed: Sequence[int], plugins: Sequence
     chosen = next(name for name, value in IRS_READINGS.items() if value == DEFAULT_SETTING_000["irs-baseline"])
     forests = {"irs": irs[chosen], "unicast": engine.unicast_forest(space, pick[:1], s, seed=int(seed[-1]))}
     seconds = {}
-    for algo in ("m2", "mib", "mc"):
-        t0 = time.perf_counter()
-        forests[algo] = m2_family(space, r, s, algo)
-        seconds[algo] = time.perf_counter() - t0
+    for algo, (f, sec) in m2_family_timed(space, r, s, ("m2", "mib", "mc")).items():    # M2 and MIB share a step
+        forests[algo], seconds[algo] = f, sec
     if plugins:
         from dcnlab.reproduce.aggregation.plugins import plugin_forest
         for name, ref in plugins:
