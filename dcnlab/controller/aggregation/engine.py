@@ -971,45 +971,58 @@ def _splitmix_step(h, p):
 
 
 @njit(inline="always", cache=True)
-def _mod_small(h, c):
-    """``h % c`` for a uint64 ``h`` and ``1 <= c``: constant divisors up to 9 compile to a multiply."""
-    if c == 1:
-        return np.int64(0)
-    if c == 2:
-        return np.int64(h & np.uint64(1))
-    if c == 3:
-        return np.int64(h % np.uint64(3))
-    if c == 4:
-        return np.int64(h & np.uint64(3))
-    if c == 5:
-        return np.int64(h % np.uint64(5))
-    if c == 6:
-        return np.int64(h % np.uint64(6))
-    if c == 7:
-        return np.int64(h % np.uint64(7))
-    if c == 8:
-        return np.int64(h & np.uint64(7))
-    if c == 9:
-        return np.int64(h % np.uint64(9))
-    return np.int64(h % np.uint64(c))
+def _pick_digit(h, xi, K, n, sh, dg):
+    """The first digit of ``xi``'s path: the ``h % h'``-th of its ``h'`` non-zero digits, highest first, without a
+    data-dependent branch (whether a digit is 0, and so a sender's layer, are coin flips to the branch predictor:
+    a chain of constant divisors chosen by the layer cost more than one hardware division): the digits by shifts
+    or by division by ``n`` (a constant where the caller passes one), the digit by a select."""
+    v = xi
+    lay = 0
+    for d in range(K):
+        if sh > 0:
+            dd = (v >> (sh * d)) & (n - 1)
+        else:
+            q = v // n
+            dd = v - q * n
+            v = q
+        dg[d] = dd
+        lay += np.int64(dd != 0)
+    pick = np.int64(h % np.uint64(lay))
+    res = -1
+    cnt = 0
+    for d in range(K - 1, -1, -1):
+        nz = np.int64(dg[d] != 0)
+        res = d if (nz == 1) & (cnt == pick) else res
+        cnt += nz
+    return res
+
+
+@njit(inline="always", cache=True)
+def _first_dims_n(h0, senders, x, K, n, sh, out):
+    dg = np.empty(K, np.int64)
+    for i in range(x.shape[0]):
+        h = _splitmix_step(h0, np.uint64(senders[i]))
+        out[i] = _pick_digit(h, x[i], K, n, sh, dg)
 
 
 @njit(cache=True)
 def _first_dims(seed, r, senders, x, K, n, sh, pw, out):
     """The digit each path corrects first: the ``hash % h``-th non-zero digit, highest first
     (:func:`dcnlab.controller.aggregation.unicast.first_dimension`)."""
-    hm = _hmask(sh)
     h0 = _splitmix_step(np.uint64(0), np.uint64(seed))
     h0 = _splitmix_step(h0, np.uint64(r))
-    for i in range(x.shape[0]):
-        h = _splitmix_step(h0, np.uint64(senders[i]))
-        pick = _mod_small(h, _layer(x[i], K, n, sh, pw, hm))
-        for d in range(K - 1, -1, -1):
-            if _dig(x[i], d, n, sh, pw) != 0:
-                if pick == 0:
-                    out[i] = d
-                    break
-                pick -= 1
+    if sh > 0:
+        _first_dims_n(h0, senders, x, K, n, sh, out)
+    elif n == 6:
+        _first_dims_n(h0, senders, x, K, 6, 0, out)
+    elif n == 3:
+        _first_dims_n(h0, senders, x, K, 3, 0, out)
+    elif n == 5:
+        _first_dims_n(h0, senders, x, K, 5, 0, out)
+    elif n == 7:
+        _first_dims_n(h0, senders, x, K, 7, 0, out)
+    else:
+        _first_dims_n(h0, senders, x, K, n, 0, out)
 
 
 @njit(cache=True)
