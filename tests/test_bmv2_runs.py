@@ -247,3 +247,19 @@ def test_the_option_reaches_the_runner(argv, monkeypatch, tmp_path):
         with pytest.raises(Reached):
             main(["reproduce", *argv, "--emulate", "off", "--out", str(tmp_path / "o"), *extra])
         assert seen.pop()[-1] == want
+
+
+def test_the_report_shows_bmv2_with_its_interval_and_what_it_is_over(tmp_path):
+    from dcnlab.report.parts import PartRun
+    from dcnlab.report.write import write_report
+
+    (h,) = combine_runs({"1": [ratio(0.85)], "2": [ratio(1.0)], "3": [ratio(1.05)]})
+    part = PartRun("varying", tmp_path / "varying", rep=Varying(), emulation={"share": 0.85},
+                   emulation_why="3 BMv2 runs: run 1: ran; run 2: ran; run 3: ran")
+    facts = {"mode": "full", "date": "today", "wall_seconds": 1.0, "workers": 1, "cpus": 2, "model_seconds": 0.5,
+             "seed": None, "emulate": "on", "emulation_why": "test"}
+    md, page, js = write_report(tmp_path, [part], [h], facts)
+    shown = "0.967 ±0.259 over 3 BMv2 runs"       # 0.9667 ± 4.30 x 0.0601
+    assert emulation_text(h) == shown
+    assert f"| {shown} | " in md.read_text() and f"<td class=num>{shown}</td>" in page.read_text()
+    assert json.loads(js.read_text())["headlines"][0]["emulation_runs"] == {"1": 0.85, "2": 1.0, "3": 1.05}
