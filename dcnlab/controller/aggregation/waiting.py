@@ -31,7 +31,6 @@ the same busiest-link rule predicts the emulated completion times (``JobResult.m
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -75,8 +74,7 @@ def none_busiest(space: LabelSpace, receiver: int, senders: np.ndarray, spread: 
     if spread:
         return int(-(-senders.size // space.K))
     rel = space.digits(space.relabel(senders, receiver))        # receiver = label 0
-    up: Counter[tuple[int, int, int]] = Counter()
-    down: Counter[tuple[int, int, int]] = Counter()
+    links = []          # each directed link as (server, digit, 0 up / 1 down), one int per unit it carries
     cur = rel.copy()
     for d in range(space.K - 1, -1, -1):
         moving = np.flatnonzero(cur[:, d] != 0)
@@ -85,9 +83,8 @@ def none_busiest(space: LabelSpace, receiver: int, senders: np.ndarray, spread: 
         before = space.undigits(cur[moving])
         cur[moving, d] = 0
         after = space.undigits(cur[moving])
-        up.update((int(x), d, 0) for x in before)
-        down.update((int(x), d, 1) for x in after)
-    return max(max(up.values(), default=0), max(down.values(), default=0))
+        links += [(before * space.K + d) * 2, (after * space.K + d) * 2 + 1]
+    return int(np.unique(np.concatenate(links), return_counts=True)[1].max()) if links else 0
 
 
 def receiver_bound(receiver_input: float, ports: int = 1) -> float:
