@@ -118,24 +118,26 @@ def _greedy_groups(cand: np.ndarray, pw: np.ndarray, root_dig: np.ndarray, combo
         nt *= n
     keys = np.empty(S * c, np.int64)
     who = np.empty(S * c, np.int64)
+    differ = np.zeros(c, np.int64)            # per candidate, a bit per digit that differs from the root's
+    for i in range(c):
+        for d in range(pw.shape[0]):
+            differ[i] |= np.int64(dig[i, d] != root_dig[d]) << d
     e = 0
     for s in range(S):                        # subset outer, candidate inner: a stable sort keeps members in order
+        sub = 0
+        for j in range(t):
+            sub |= np.int64(1) << combos[s, j]
         for i in range(c):
+            if differ[i] & sub != sub:        # a digit of the subset is the root's (one test, not a loop)
+                continue
             code = 0
             w = 1
-            ok = True
             for j in range(t):
-                d = combos[s, j]
-                v = dig[i, d]
-                if v == root_dig[d]:
-                    ok = False
-                    break
-                code += v * w
+                code += dig[i, combos[s, j]] * w
                 w *= n
-            if ok:
-                keys[e] = s * nt + code
-                who[e] = i
-                e += 1
+            keys[e] = s * nt + code
+            who[e] = i
+            e += 1
     members = np.empty(c, np.int64)
     offsets = np.zeros(c // 2 + 1, np.int64)
     subsets = np.empty(c // 2, np.int64)
