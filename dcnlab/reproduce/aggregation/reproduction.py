@@ -22,11 +22,11 @@ NO_EMULATION = "not asked for (dcnlab reproduce aggregation --emulate on runs th
 
 
 def round_seconds(part: str, point: Any) -> float:
-    """Rough seconds of one round (measured on one core of the reference machine; 000-k and 000-size since M2's
-    grouping runs in numba kernels: 0.26 -> 0.10 s per 000-size round, 12 -> 6 ms per 000-k round)."""
+    """Rough seconds of one round, as ``dcnlab bench reproduce`` measures them on one core (the longest: 003-size
+    0.66 s at m = n = 1500, 003-delta 0.52 s at 1000, 000-size 0.13 s at 4000 senders, 003-k 0.08 s at k = 8)."""
     p = float(point)
-    return {"003-k": 0.012 * p, "003-size": 0.67 * (p / 1500) ** 2, "003-delta": 0.62 * (p / 1000) ** 2,
-            "000-k": 0.003 * p, "000-size": 0.31 * p / 4000}.get(part, 0.05 * (p % 100))
+    return {"003-k": 0.008 * p, "003-size": 0.66 * (p / 1500) ** 2, "003-delta": 0.52 * (p / 1000) ** 2,
+            "000-k": 0.002 * p, "000-size": 0.13 * p / 4000}.get(part, 0.05 * (p % 100))
 
 
 class Replicated(dict):  # type: ignore[type-arg]

@@ -77,7 +77,8 @@ EFI_KEYS = {"used-links": "efi_avg", "all-links": "efi_avg_all"}
 
 
 def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "", efi_average: str = EFI_AVERAGE,
-              depends: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> list[Headline]:
+              depends: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+              timing: Mapping[str, Any] | None = None) -> list[Headline]:
     """C-MR4LMS's headlines from ``reproduce multicast``'s rows (``multicast.json``'s ``rows``).
 
     The random patterns are draws (a row's ``draw``, its seed; none: draw 1). Every headline is computed on
@@ -97,7 +98,9 @@ def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "", efi_avera
     -> the readings of an open setting that flip its verdict (:func:`dcnlab.reproduce.multicast.sensitivity.flips`);
     None reads them from the committed sensitivity table (``dcnlab/results/search_tables/001.json``), ``{}``
     marks none (the sensitivity run itself). A headline a reading flips is marked ``depends_on`` that setting and
-    judged again by the report's rule; its figure stays the pre-registered setting's."""
+    judged again by the report's rule; its figure stays the pre-registered setting's. ``timing``: the speed
+    headlines' CPU times measured alone over several repeats (:mod:`dcnlab.reproduce.multicast.timing`), which
+    replace the pool's single figures (:func:`timed`)."""
     from dcnlab.reproduce.multicast.model import at_draw, draws_of, is_random
 
     rows = list(rows or [])
@@ -107,7 +110,37 @@ def multicast(rows: Sequence[Mapping[str, Any]] | None, why: str = "", efi_avera
     else:
         heads = over_draws({d: at_draw(rows, d) for d in draws}, [r for r in rows if not is_random(r["pattern"])],
                            why, efi_average)
-    return mark(heads, depends)
+    return mark(timed(heads, timing), depends)
+
+
+SPEED = "C-MR4LMS up to 94% faster than MR4LMS"
+FAST = "C-MR4LMS computes 100×50×26 (4 ppn) in under 35 s"
+"""The beginnings of the two statements that are CPU times (:func:`timed`)."""
+
+
+def timed(heads: Sequence[Headline], timing: Mapping[str, Any] | None) -> list[Headline]:
+    """``heads`` with the speed headlines' figures from ``timing`` (:func:`dcnlab.reproduce.multicast.timing.measure`:
+    the mean over the repeats timed alone, with its standard error), where a timing was measured and the model ran
+    the pattern; the others as they are."""
+    from dataclasses import replace
+
+    if not timing:
+        return list(heads)
+    from dcnlab.reproduce.multicast.timing import figures
+
+    figs = figures(dict(timing))
+    out = []
+    for h in heads:
+        key = "speed" if h.statement.startswith(SPEED) else "fast" if h.statement.startswith(FAST) else None
+        if key is None or h.model is None:
+            out.append(h)
+            continue
+        value, spread, over = figs[key]
+        out.append(replace(h, model=value, spread=spread, spread_of=over, spread_n=None, interval=None,
+                           model_verdict=None, verdict="", basis=None, difference=None, stability="",
+                           reading=h.reading + f"; mean over {over} of the three algorithms in turns, timed alone "
+                                               "after the pool (timing.json)"))
+    return out
 
 
 def over_draws(per: Mapping[int, Sequence[Mapping[str, Any]]], fixed: Sequence[Mapping[str, Any]], why: str = "",
