@@ -209,8 +209,9 @@ def shuffle_costs(space: LabelSpace, senders: np.ndarray, receivers: np.ndarray,
     summed: dict[str, int] = {}
 
     def measure(name: str, f: Forest) -> None:
-        links[name], aggregators[name], receiver_input[name] = forest_detail(f)
-        summed[name] = int(_aggregator_keys(f).shape[0])
+        real = real_labels(f)
+        links[name], aggregators[name], receiver_input[name] = forest_detail(f, real)
+        summed[name] = int(_aggregator_keys(f, real).shape[0])
 
     if "srs" in methods or "incast" in methods:
         if detail:      # the trees themselves, built once: their costs, the incast subgraph and SRS's entry trees
@@ -268,32 +269,38 @@ def forest_traffic(f: Forest, deltas: Sequence[float]) -> list[float]:
     return [float(f.costs(d).sum()) for d in deltas]
 
 
-def forest_detail(f: Forest) -> tuple[int, int, float]:
+def forest_detail(f: Forest, real: np.ndarray | None = None) -> tuple[int, int, float]:
     """Links and aggregating servers of a shuffle's trees (distinct over all of them) and the mean data
-    arriving at a receiver, at delta = 0: how every tree-per-receiver method's subgraph is measured."""
-    return (count_distinct(_link_keys(f)), count_distinct(_aggregator_keys(f)),
+    arriving at a receiver, at delta = 0: how every tree-per-receiver method's subgraph is measured
+    (``real``: :func:`real_labels` of ``f``, if known)."""
+    real = real_labels(f) if real is None else real
+    return (count_distinct(_link_keys(f, real)), count_distinct(_aggregator_keys(f, real)),
             float(f.receiver_input(0.0).mean()))
+
+
+def real_labels(f: Forest) -> np.ndarray:
+    """Every row's server in real labels (a tree's rows are relative to its receiver)."""
+    return engine.unrelabel(f.space, f.node, f.receivers[f.tree])
 
 
 def count_distinct(keys: np.ndarray) -> int:
     return engine.distinct(keys)
 
 
-def _link_keys(f: Forest) -> np.ndarray:
+def _link_keys(f: Forest, real: np.ndarray | None = None) -> np.ndarray:
     """Physical links (server, level) of every hop, in real labels, as server * K + level."""
-    space = f.space
+    real = real_labels(f) if real is None else real
     hop = np.flatnonzero(f.parent >= 0)
-    r = f.receivers[f.tree[hop]]
-    child = engine.unrelabel(space, f.node[hop], r)
-    par = engine.unrelabel(space, f.node[f.parent[hop]], r)
     lv = f.level[hop].astype(np.int64)
-    return np.concatenate([child * space.K + lv, par * space.K + lv])
+    return np.concatenate([real[hop] * f.space.K + lv, real[f.parent[hop]] * f.space.K + lv])
 
 
-def _aggregator_keys(f: Forest) -> np.ndarray:
+def _aggregator_keys(f: Forest, real: np.ndarray | None = None) -> np.ndarray:
     inputs = f.children_count() + f.sender
     agg = np.flatnonzero((inputs >= 2) & (f.parent >= 0))
-    return engine.unrelabel(f.space, f.node[agg], f.receivers[f.tree[agg]])
+    if real is None:
+        return engine.unrelabel(f.space, f.node[agg], f.receivers[f.tree[agg]])
+    return real[agg]
 
 
 def step_link_keys(space: LabelSpace, steps: PathSteps, receivers: np.ndarray) -> np.ndarray:
@@ -309,7 +316,8 @@ def step_link_keys(space: LabelSpace, steps: PathSteps, receivers: np.ndarray) -
 def _srs_detail(space: LabelSpace, groups: Sequence[ReceiverGroup], f: Forest) -> tuple[int, int, float, int]:
     """Links, aggregators, mean receiver input and aggregators summed over the entry trees of the SRS subgraph
     (delta = 0); ``f``: the IRS trees of the groups' entries, in the groups' order."""
-    links = [_link_keys(f)]
+    real = real_labels(f)
+    links = [_link_keys(f, real)]
     for g in groups:
         for r in g.members:
             path = g.forward_path(space, r)
@@ -320,5 +328,6 @@ def _srs_detail(space: LabelSpace, groups: Sequence[ReceiverGroup], f: Forest) -
     inputs: list[float] = []
     for i, g in enumerate(groups):
         inputs.extend(float(arriving[i]) if r == g.entry else 1.0 for r in g.members)
-    return (count_distinct(np.concatenate(links)), count_distinct(_aggregator_keys(f)),
-            float(np.mean(inputs)) if inputs else 0.0, int(_aggregator_keys(f).shape[0]))
+    agg = _aggregator_keys(f, real)
+    return (count_distinct(np.concatenate(links)), count_distinct(agg),
+            float(np.mean(inputs)) if inputs else 0.0, int(agg.shape[0]))
