@@ -45,7 +45,9 @@ them row by row on thousands of random instances) in a few hundred nanoseconds p
   materialised as ``m x n`` pairs.
 * **Costs only.** At ``delta = 0`` a tree's cost is 2 x (servers - 1), so only the node count is
   needed; for ``delta > 0`` the flows of every requested ratio are folded bottom-up in one
-  topological pass per ratio (:func:`_tree_flows`).
+  topological pass for all of them, the ratios innermost (:func:`_tree_flows`; each ratio's sums in
+  the order of a pass of its own, so the same floats). Where the trees themselves are wanted too (a
+  shuffle's detail), :func:`forest_costs` builds them once and gives both.
 * **KMB for a shuffle** shares the senders' minimum spanning tree (see :mod:`.steiner`): one
   Kruskal pass of ``2m`` edges per receiver instead of ``m^2``. The senders' MST is Kruskal over
   one byte of distance per pair, scanned once per distance (no sorting, no pair lists). Its edges'
