@@ -70,3 +70,33 @@ def test_measure_times_each_algorithm_in_turns(monkeypatch):
     data = timing.measure(True, repeats=2)
     assert order == list(timing.ALGOS) * 2 and data["repeats"] == 2
     assert len(data["speed_percent"]) == 2 and all(len(v) == 2 for v in data["seconds"].values())
+
+
+def test_001_starred_reading_is_the_headlines_mean_over_its_draws(monkeypatch):
+    """The starred MR4LMS reading ran one draw where the headline is the mean over 5: it now runs the headline's
+    draws (seeds 1..5), its figure their mean."""
+    from dcnlab.reproduce.multicast import model as mm
+    from dcnlab.reproduce.multicast import readings as m
+
+    assert m.DRAWS == mm.DRAWS
+    seen = []
+
+    def fake(name, pattern, spec, colors):
+        seen.append((name, pattern))
+        seed = int(pattern.split("seed=")[1].split(":")[0])
+        return name, 500 + seed, 3, 0.1, 1000, 5000
+
+    monkeypatch.setattr(m, "_run", fake)
+    monkeypatch.setattr(m, "run_all", lambda fn, tasks, workers, **kw: [fn(*t) for t in tasks])
+    m._runs.cache_clear()
+    m._starred.cache_clear()
+    try:
+        rs = m.readings(False, 1)
+    finally:
+        m._runs.cache_clear()
+        m._starred.cache_clear()
+    star = next(r for r in rs if r.default)
+    assert star.reading == "mr4lms" and star.value == pytest.approx(503.0)     # mean of 501..505
+    assert [p for n, p in seen if n == "mr4lms"][-5:] == [f"random:1000:seed={d}:ppn=4" for d in range(1, 6)]
+    other = next(r for r in rs if r.reading == "same-color")
+    assert other.value == 501 and "draw 1 (seed 1) only" in other.description
