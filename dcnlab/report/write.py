@@ -18,6 +18,7 @@ from dcnlab.results.runs import runs_text
 from dcnlab.results.summary import (
     COMBINED_RULE,
     EMULATION_GOAL_PERCENT,
+    MIN_SEEDS,
     RULE,
     Headline,
     counts_text,
@@ -296,7 +297,8 @@ def part_costs(parts: Sequence[PartRun]) -> str:
 
 def _intro(run: dict[str, Any], heads: Sequence[Headline], parts: Sequence[PartRun] = ()) -> tuple[str, str]:
     kind = {"full": "full run", "quick": "quick run (--quick: fewer rounds)", "smoke": "smoke test (a few points)"}
-    seeds = "each command's default seeds" if run["seed"] is None else f"base seed {run['seed']}"
+    seeds = ("each command's default seeds" if run["seed"] is None else f"base seed {run['seed']}") + \
+        f" (a random figure's rounds or draws span several seeds; a verdict near an edge must hold at {MIN_SEEDS})"
     costs = part_costs(parts)
     how = (f"{kind[run['mode']]}, {run['date']}, {run['wall_seconds']:.0f} s on {run['workers']} workers "
            + (f"of the Dask cluster {run['cluster']} " if run.get("cluster") else "")
