@@ -100,3 +100,15 @@ def test_001_starred_reading_is_the_headlines_mean_over_its_draws(monkeypatch):
     assert [p for n, p in seen if n == "mr4lms"][-5:] == [f"random:1000:seed={d}:ppn=4" for d in range(1, 6)]
     other = next(r for r in rs if r.reading == "same-color")
     assert other.value == 501 and "draw 1 (seed 1) only" in other.description
+
+
+def test_each_timing_is_a_seed_of_a_verdict_a_reading_decides():
+    from dataclasses import replace
+
+    heads = [replace(h, depends_on="join-order") for h in _heads()]
+    speed, *_ = headlines.mark(headlines.timed(heads, _timing([10.0, 12.0, 13.0], [1.0, 1.0, 1.0])), {})
+    assert speed.seeds == {"1": 10.0, "2": 12.0, "3": 13.0} and speed.verdict == "trend"
+    speed, *_ = headlines.timed(heads, _timing([10.0, 10.5], [1.0, 1.0]))
+    assert speed.verdict == "unstable"          # two timings are not three seeds
+    speed, *_ = headlines.timed(heads, _timing([10.0, 12.0, -1.0], [1.0, 1.0, 1.0]))
+    assert speed.verdict in ("unstable", "flat")    # one timing not faster: the trend does not hold at every one

@@ -136,7 +136,12 @@ def timed(heads: Sequence[Headline], timing: Mapping[str, Any] | None) -> list[H
             out.append(h)
             continue
         value, spread, over = figs[key]
+        # each timing is a replicate (a seed of the machine's timing): a verdict a reading decides holds when every
+        # timing's own figure gives it (dcnlab.results.summary.verdict), as each draw of a random pattern
+        each = [float(x) for x in timing["speed_percent" if key == "speed" else "slower_cmr4lms"]]
         out.append(replace(h, model=value, spread=spread, spread_of=over, spread_n=None, interval=None,
+                           seeds={str(i + 1): x for i, x in enumerate(each)},
+                           seed_spreads={str(i + 1): None for i in range(len(each))},
                            model_verdict=None, verdict="", basis=None, difference=None, stability="",
                            reading=h.reading + f"; mean over {over} of the three algorithms in turns, timed alone "
                                                "after the pool (timing.json)"))
