@@ -47,12 +47,16 @@ from dcnlab.reproduce.congestion.bmv2.runs import EmuRun
 
 RATIO_TOLERANCE = 0.15
 TENANT_TOLERANCE = 0.10
-SHORT_WINDOW_TENANT_TOLERANCE = 0.25
+SHORT_WINDOW_TENANT_TOLERANCE = 0.35
 SHORT_WINDOW_S = 20.0
 """Tenant-ratio windows shorter than this (``--quick``: 3 s) are checked against
 :data:`SHORT_WINDOW_TENANT_TOLERANCE`: two identical CC flows on BMv2 drift apart and back with a
-correlation time of about a second, so a 3-s mean scatters by up to ±20% (measured: 0.80-1.24 over
-the quick runs of earlier sessions) while 24-s windows stay within 0.999-1.045 (config.py)."""
+correlation time of about a second, so a 3-s mean scatters by up to ±27% (measured: 0.80-1.24 over
+the quick runs of earlier sessions, 1.271 in one since, which failed a ±25% check: a newcomer's
+``reproduce all --quick`` exited 1) while 24-s windows stay within 0.999-1.045 (config.py). The band lies
+between that scatter and the nearest defect, as :data:`BECN_BAND` does: tenant-blind per-flow CC gives tenant 1
+against tenant 2 1:2 and 1:3 with 2 and 3 tenant-2 flows (0.5 and 0.33), outside it
+(tests/test_congestion_experiment.py)."""
 
 
 def tenant_tolerance(cfg: EmuConfig) -> float:
