@@ -939,6 +939,15 @@ def _top_stage_groups(pairs, lay, K, t_row, tn, ln, gid, n_multi):
 
 
 @njit(cache=True)
+def _tree_buffers(cap, nd):
+    """One tree's rows of at most ``cap`` nodes (node, parent, level, sender) and :func:`_tree_flows`' scratch for
+    ``nd`` ratios (order, kids, each node's sums): what every batch kernel allocates once and reuses per tree."""
+    return (np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.bool_),
+            np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap * nd, np.float64),
+            np.empty(cap * nd, np.float64))
+
+
+@njit(cache=True)
 def _irs_batch(receivers, senders, K, n, sh, pw, intra, deltas, bm, tab, traffic, root_out, nodes):
     m = senders.shape[0]
     pairs = _one_digit_pairs(senders, K, n, sh, pw)
@@ -946,14 +955,7 @@ def _irs_batch(receivers, senders, K, n, sh, pw, intra, deltas, bm, tab, traffic
     x = np.empty(m, np.int64)
     w = np.zeros((20, m + 1), np.int64)
     gid = np.zeros((2 * K, m + 1), np.int64)
-    o_node = np.empty(cap, np.int64)
-    o_parent = np.empty(cap, np.int64)
-    o_level = np.empty(cap, np.int64)
-    o_sender = np.empty(cap, np.bool_)
-    order = np.empty(cap, np.int64)
-    kids = np.empty(cap, np.int64)
-    tot = np.empty(cap * deltas.shape[0], np.float64)
-    top = np.empty(cap * deltas.shape[0], np.float64)
+    o_node, o_parent, o_level, o_sender, order, kids, tot, top = _tree_buffers(cap, deltas.shape[0])
     for b in range(receivers.shape[0]):
         _relabel(senders, receivers[b], K, n, sh, pw, x)
         rows = _irs_tree(x, K, n, sh, pw, intra, bm, tab, w, gid, pairs, o_node, o_parent, o_level, o_sender)
@@ -1109,14 +1111,7 @@ def _unicast_batch(receivers, senders, seed, K, n, sh, pw, deltas, ht, ctr, traf
     nx = np.empty(1 << _bits_for((1 + m * K) * 3 // 4), np.int32)
     x = np.empty(m, np.int64)
     first = np.empty(m, np.int64)
-    o_node = np.empty(cap, np.int64)
-    o_parent = np.empty(cap, np.int64)
-    o_level = np.empty(cap, np.int64)
-    o_sender = np.empty(cap, np.bool_)
-    order = np.empty(cap, np.int64)
-    kids = np.empty(cap, np.int64)
-    tot = np.empty(cap * deltas.shape[0], np.float64)
-    top = np.empty(cap * deltas.shape[0], np.float64)
+    o_node, o_parent, o_level, o_sender, order, kids, tot, top = _tree_buffers(cap, deltas.shape[0])
     for b in range(receivers.shape[0]):
         _relabel(senders, receivers[b], K, n, sh, pw, x)
         _first_dims(seed, receivers[b], senders, x, K, n, sh, pw, first)
@@ -1737,14 +1732,7 @@ def _forest_batch(algo, receivers, senders, seed, intra, ea, eb, ew, K, n, sh, p
     x = np.empty(m, np.int64)
     first = np.empty(m, np.int64)
     nx = np.empty(1 << _bits_for((1 + m * K) * 3 // 4), np.int32)
-    o_node = np.empty(cap, np.int64)
-    o_parent = np.empty(cap, np.int64)
-    o_level = np.empty(cap, np.int64)
-    o_sender = np.empty(cap, np.bool_)
-    order = np.empty(cap, np.int64)
-    kids = np.empty(cap, np.int64)
-    tot = np.empty(cap * deltas.shape[0], np.float64)
-    top = np.empty(cap * deltas.shape[0], np.float64)
+    o_node, o_parent, o_level, o_sender, order, kids, tot, top = _tree_buffers(cap, deltas.shape[0])
     size = B * (2 + 2 * m)
     f_node = np.zeros(size, np.int64)
     f_tree = np.empty(size, np.int64)
