@@ -600,33 +600,23 @@ def stability_text(h: Headline) -> str:
 def with_seeds(runs: Mapping[str, Sequence[Headline]]) -> list[Headline]:
     """The headlines of the first run of ``runs`` (seed -> that run's headlines, the same statements) judged
     again with every run's model figure under ``seeds``: a verdict near an edge, or one a reading decides, holds
-    when it is the same at :data:`MIN_SEEDS` seeds (:func:`verdict`). ``dcnlab reproduce all --seed S`` runs
-    one seed; three runs cost three times one."""
-    from dataclasses import replace
-
+    when it is the same at :data:`MIN_SEEDS` seeds (:func:`verdict`), each judged with the first run's spread.
+    ``dcnlab reproduce all --seed S`` runs one seed; three runs cost three times one (a run of replications
+    that share the rounds is :func:`over_seeds`)."""
     seeds = list(runs)
-    if not seeds:
-        return []
-    by = [{h.statement: h for h in runs[sd]} for sd in seeds]
-    out = []
-    for h in runs[seeds[0]]:
-        figs = {sd: b[h.statement].model for sd, b in zip(seeds, by)
-                if h.statement in b and b[h.statement].model is not None}
-        if h.model is None or len(figs) < 2:
-            out.append(h)
-            continue
-        out.append(replace(h, seeds=figs, model_verdict=None, verdict="", stability=""))
-    return out
+    return over_seeds(runs[seeds[0]], runs, own_spreads=False) if seeds else []
 
 
-def over_seeds(pooled: Sequence[Headline], per_seed: Mapping[str, Sequence[Headline]]) -> list[Headline]:
+def over_seeds(pooled: Sequence[Headline], per_seed: Mapping[str, Sequence[Headline]],
+               own_spreads: bool = True) -> list[Headline]:
     """``pooled`` (the headlines of a run of replications: every seed's rounds pooled, their figure the mean over
     all of them) judged again with each replication's figure (``per_seed``: seed -> the headlines of that seed's
     rounds alone, the same statements): the figure of each seed goes under ``seeds``, its standard error under
     ``seed_spreads``, so that a verdict near an edge, or one a reading decides, holds when every seed, judged
     with its own interval, gives it (:func:`verdict`). A headline not judged by its model figure (``not judged``,
     ``inconsistent``, not run) is left as it is. A run of :data:`MIN_SEEDS` replications costs what one run of
-    their pooled rounds costs."""
+    their pooled rounds costs. ``own_spreads`` False: every seed is judged with the headline's spread
+    (:func:`with_seeds`, whose figure is one of the seeds')."""
     from dataclasses import replace
 
     by = {sd: {h.statement: h for h in hs} for sd, hs in per_seed.items()}
@@ -639,8 +629,8 @@ def over_seeds(pooled: Sequence[Headline], per_seed: Mapping[str, Sequence[Headl
             continue
         ns = {x.spread_n for x in figs.values() if x.spread_n is not None}
         out.append(replace(h, seeds={sd: float(x.model) for sd, x in figs.items() if x.model is not None},
-                           seed_spreads={sd: x.spread for sd, x in figs.items()},
-                           seed_spread_n=min(ns) if ns else None,
+                           seed_spreads={sd: x.spread for sd, x in figs.items()} if own_spreads else None,
+                           seed_spread_n=(min(ns) if ns else None) if own_spreads else None,
                            model_verdict=None, verdict="", stability=""))
     return out
 
