@@ -141,7 +141,8 @@ class Aggregation(Reproduction):
         by_seed = getattr(model, "by_seed", None) or {}
         if len(by_seed) < 2:
             return heads
-        return over_seeds(heads, {sd: headlines.aggregation(m, None, worked, why=model_why)
+        # each seed's figures only (its marks of the readings that flip a verdict are the pooled headline's)
+        return over_seeds(heads, {sd: headlines.aggregation(m, None, worked, why=model_why, sensitivity=False)
                                   for sd, m in by_seed.items()})
 
     def summary_extra(self, model: Any, emulation: Any) -> dict[str, Any]:
