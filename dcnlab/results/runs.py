@@ -58,7 +58,7 @@ def _keyed(heads: Sequence[Headline]) -> dict[tuple[str, str, int], Headline]:
     for h in heads:
         k = (h.seed, h.statement)
         seen[k] = seen.get(k, 0) + 1
-        out[(*k, seen[k])] = h
+        out[(h.seed, h.statement, seen[k])] = h
     return out
 
 

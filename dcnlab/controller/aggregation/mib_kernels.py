@@ -155,7 +155,7 @@ def _greedy_groups(cand: np.ndarray, pw: np.ndarray, root_dig: np.ndarray, combo
             srt[cnt[keys[i]]] = i
             cnt[keys[i]] += 1
     else:
-        srt = np.argsort(keys[:e], kind="mergesort")
+        srt = np.argsort(keys[:e], kind="mergesort")    # type: ignore[assignment]  # int64 on every platform numba runs
     key = keys[:e][srt]
     mem = who[:e][srt]
     heads = np.empty(e + 1, np.int64)
