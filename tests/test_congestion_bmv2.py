@@ -32,6 +32,11 @@ RX_PORT = 6001
 CN_PORT = 47999          # nobody listens: the receiver's CNs are dropped by the sender's host
 FRAME = 200
 CFG = bp.quick()
+RATIO_TOLERANCE = 0.15
+"""This test's own bar for Theorem 1 on BMv2 (n:1 within 15%, with retries): tighter than the experiment's defect
+check (:func:`bp.in_band`), which fails only on a defect."""
+TENANT_TOLERANCE = 0.10
+"""This test's own bar for the tenants' 1:1 (with retries)."""
 
 
 @pytest.fixture(scope="module")
@@ -184,13 +189,13 @@ def test_proportional_bandwidth(bed, n):
     def check(run):
         s = sc.summarize_ratio(plan, run.emu)
         total = sum(s.rates_bps) / (8 * CFG.frame_bytes)
-        ok = (abs(s.error) <= bp.RATIO_TOLERANCE and s.becn_ratio > 1.2 and run.marks["bottleneck"].marked > 0
+        ok = (abs(s.error) <= RATIO_TOLERANCE and s.becn_ratio > 1.2 and run.marks["bottleneck"].marked > 0
               and 0.5 * CFG.rate_pps <= total <= 1.02 * CFG.rate_pps)
         return ok, (round(s.measured, 3), round(s.becn_ratio, 2), round(total))
 
     run, _ = _until_ok(bed, plan, check)
     m = sc.summarize_ratio(plan, run.model)
-    assert abs(m.error) <= bp.RATIO_TOLERANCE
+    assert abs(m.error) <= RATIO_TOLERANCE
 
 
 @pytest.mark.parametrize("mode", ["cc", "meter"])
@@ -207,14 +212,14 @@ def test_tenant_fairness(bed, mode):
     does not divide a tenant's share among its flows)."""
     cfg = replace(CFG, phase_c=8.0, settle_c=3.0) if mode == "cc" else CFG
     plan = bp.tenant_plan(cfg, mode)
-    per_phase = 2 * bp.TENANT_TOLERANCE
+    per_phase = 2 * TENANT_TOLERANCE
 
     def check(run):
         ph = sc.summarize_tenants(plan, run.emu, cfg.settle_c)
         ratios = [round(p.tenant_ratio, 3) for p in ph]
         pooled = sum(p.tenant1_bps for p in ph) / sum(p.tenant2_bps for p in ph)
         jain = min(p.jain_tenant2 for p in ph)
-        ok = abs(pooled - 1) <= bp.TENANT_TOLERANCE and all(abs(r - 1) <= per_phase for r in ratios)
+        ok = abs(pooled - 1) <= TENANT_TOLERANCE and all(abs(r - 1) <= per_phase for r in ratios)
         info: dict = {"pooled": round(pooled, 3), "ratios": ratios, "jain": round(jain, 3)}
         if mode == "cc":            # one meter per tenant divides nothing inside a tenant: reported only
             b = checks._becn_scaling(ph)

@@ -20,6 +20,8 @@ from dcnlab.reproduce.congestion import model as congestion_model
 from dcnlab.reproduce.congestion.bmv2 import checks, runs
 
 CFG = bp.EmuConfig()
+MODEL_TOLERANCE = 0.15
+"""How close the model's prediction at BMv2's setting comes to the paper's n:1 and 1:1 (deterministic)."""
 
 
 def test_config_defaults_and_errors():
@@ -86,7 +88,7 @@ def test_model_prediction_in_emulated_time_meets_theorem_1(n):
     m = bp.predict(plan, CFG)
     assert m.sample_s == pytest.approx(CFG.sample_s) and m.times[-1] == pytest.approx(plan.duration_s)
     s = sc.summarize_ratio(plan, m)
-    assert abs(s.error) <= bp.RATIO_TOLERANCE
+    assert abs(s.error) <= MODEL_TOLERANCE
     total = bp.pps(m, bp.IB_PACKET_BYTES)[m.window(CFG.warmup_b, plan.duration_s)].sum(axis=1).mean()
     assert 0.7 * CFG.rate_pps <= total <= 1.0 * CFG.rate_pps      # packets/s at the emulated bottleneck
 
@@ -95,7 +97,7 @@ def test_model_prediction_of_tenants_and_meters():
     for mode in ("cc", "meter"):
         plan = bp.tenant_plan(CFG, mode)
         phases = sc.summarize_tenants(plan, bp.predict(plan, CFG), CFG.settle_c)
-        assert all(abs(ph.tenant_ratio - 1) <= bp.TENANT_TOLERANCE for ph in phases), mode
+        assert all(abs(ph.tenant_ratio - 1) <= 0.10 for ph in phases), mode
     p = bp.fairness_plan(CFG, "off")
     assert checks._mean_rate_jain(p, bp.predict(p, CFG)) == pytest.approx(0.9, abs=0.01)   # A+B = D = E
 

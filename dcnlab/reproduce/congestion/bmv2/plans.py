@@ -6,12 +6,12 @@ its share with ``p4src/meter.p4``):
 * **(a) Fig. 3.** Flows A->C, B->C, D->C, E->C; a new one every ``phase_a`` seconds, each lasting five
   phases; CC off, CC on, meter mode (every flow its own tenant). Jain's index per 100 ms sample; the mean
   rates while all four run (after ``settle_a``): Jain's index and, without CC, (A+B)/D.
-* **(b) Theorem 1.** Two flows with ``CCTI_Increase`` 1 and N (N = 2, 3): bandwidth N:1 (+-15%).
+* **(b) Theorem 1.** Two flows with ``CCTI_Increase`` 1 and N (N = 2, 3): bandwidth N:1.
   Meter mode: two tenants with weights 1 and 1/N.
 * **(c) Fig. 5.** Tenant 1: C->A. Tenant 2: D->B always, E->B from phase 1 to 4, F->B from phase 2 to
   3 (1 -> 2 -> 3 -> 2 -> 1 flows). The policy (:class:`~dcnlab.controller.congestion.policy.TenantPolicy`)
   pushes ``CCTI_Increase`` = tenant 2's flow count to its flows at each arrival and departure. Tenant
-  shares 1:1 (+-10%), equal within tenant 2, BECNs at D->B ∝ 1/CCTI_Increase.
+  shares 1:1, equal within tenant 2, BECNs at D->B ∝ 1/CCTI_Increase.
 
 Every scenario is one :class:`dcnlab.controller.congestion.scenarios.Scenario` in *emulated* seconds; the same
 object drives the emulation and, scaled into IB time, the fluid model (:func:`predict`), whose result is
