@@ -260,8 +260,7 @@ def test_000_sensitivity_judges_the_reproductions_rounds_and_its_default_is_the_
     from dcnlab.reproduce.aggregation import search_000
 
     plans = am.plans(False, None)
-    assert search_000.ROUNDS == {part: plans[part].rounds for part in ("000-k", "000-size")}
-    assert search_000.SIZE_POINTS == plans["000-size"].points
+    assert search_000.plans(False) == {part: plans[part] for part in ("000-k", "000-size")}
     k_sweep = os_.chosen("000")["k-sweep"]      # the reproduction runs the chosen sweep's points
     assert plans["000-k"].points == (search_000.TABLE_1 if k_sweep == "2..6" else search_000.K_POINTS)
     pre = {o.name: o.candidates[0] for o in os_.searched("000")}     # fixed from the text, never by a count

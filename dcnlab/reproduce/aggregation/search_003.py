@@ -12,19 +12,24 @@ the counts are the pre-registered setting's. Random: the Steiner readings in ran
 job (each over the draws; draw ``d`` seeds the path order with ``round + 1000 (d - 1)`` and the δ draw with
 ``(seed, m, round, 99, d)``).
 
-What runs (the note of the table says it too):
+What runs (the note of the table says it too), every round at the seed ``reproduce all`` gives it: a part's rounds
+are shared out among the seeds 1, 2 and 3 (:mod:`~.search_seeds`; 100 rounds are 34 + 33 + 33), the figures are
+over the pooled rounds and each seed's figure is judged beside them (:func:`dcnlab.results.summary.over_seeds`),
+as the headlines are:
 
-* the reproduction's rounds of parts ``003-k``, ``003-size`` and ``003-delta`` as ``reproduce aggregation``
-  runs them (:func:`dcnlab.reproduce.aggregation.model._task`, seed 1, the same members round for
-  round): every statement under the pre-registered readings, the averages and the counts;
+* ``reproduce all``'s rounds of parts ``003-k``, ``003-size`` and ``003-delta``
+  (:func:`dcnlab.reproduce.aggregation.model._task`: 100 per k, 20 per m = n, 20 per δ curve; ``--quick`` its
+  quick plan): every statement under the pre-registered readings, the averages and the counts; so the
+  pre-registered row of every headline is the headline's figure (same setting, seeds, points and rounds);
 * the other Steiner readings on the same members, fewer rounds (:data:`STEINER_ROUNDS`): 20 per k on
-  BCube(6,k) (the reproduction: 100) and **one per point** on BCube(8,5) (every point m = n = 50..1500;
+  BCube(6,k) (7 + 7 + 6 over the seeds; the reproduction: 100) and **one per point** on BCube(8,5) (every point
+  m = n = 50..1500, at seed 1 alone: a round is shared out like the reproduction's, and one round is one seed's;
   the reproduction: 20): at hundreds of members a round's saving varies by tenths of a percent;
-* the other δ readings, 3 rounds at m = n = 250 and 1000 (the reproduction's curve: 20).
+* the other δ readings, 3 rounds at m = n = 250 and 1000 (one per seed; the reproduction's curve: 20).
 
 A reading other than the pre-registered one is judged on its own rounds; the pre-registered one's figure is the
-reproduction's. The statements are 003's headlines (:func:`dcnlab.reproduce.aggregation.headlines.aggregation`,
-IRS/SRS (Guo et al.)).
+reproduction's. The statements are 003's headlines (Guo et al., IRS/SRS:
+:func:`dcnlab.reproduce.aggregation.headlines.aggregation`).
 """
 
 from __future__ import annotations
@@ -36,10 +41,9 @@ from typing import Any
 
 import numpy as np
 
+from dcnlab.reproduce.aggregation import search_seeds
 from dcnlab.results.summary import Headline
 
-SEED = 1
-"""``reproduce aggregation``'s default seed (the members of every round)."""
 PARTS = ("003-k", "003-size", "003-delta")
 STEINER_ROUNDS = {"003-k": 20, "003-size": 1}
 QUICK_STEINER_ROUNDS = {"003-k": 3, "003-size": 1}
@@ -53,28 +57,26 @@ members."""
 
 
 def plans(quick: bool) -> dict[str, Any]:
-    from dcnlab.reproduce.aggregation import model as am
-
-    p = am.plans(quick, None)
-    return {part: p[part] for part in PARTS}
+    """``reproduce all``'s plans of 003's parts (points and rounds)."""
+    return search_seeds.plans(PARTS, quick)
 
 
-def _members(part: str, point: int, rnd: int) -> tuple[Any, np.ndarray, np.ndarray]:
+def _members(part: str, point: int, rnd: int, seed: int = search_seeds.SEED) -> tuple[Any, np.ndarray, np.ndarray]:
     """The space, senders and receivers of one round, drawn as ``aggregation_model._task`` draws them."""
     from dcnlab.controller.aggregation.labels import LabelSpace
     from dcnlab.reproduce.aggregation import model as am
 
     n, k, m = {"003-k": (6, point, 60), "003-size": (8, 5, point), "003-delta": (8, 5, point)}[part]
     space = LabelSpace(n, k)
-    pick = am._draw(space.N, 2 * m, (SEED, am.PARTS.index(part), int(point), rnd))
+    pick = am._draw(space.N, 2 * m, (seed, am.PARTS.index(part), int(point), rnd))
     return space, pick[m:], pick[:m]
 
 
-def steiner_round(part: str, point: int, rnd: int, reading: str, draw: int) -> dict[str, float]:
+def steiner_round(part: str, point: int, rnd: int, seed: int, reading: str, draw: int) -> dict[str, float]:
     """One Steiner reading on one round: its traffic, and (BCube(6,k)) its distinct aggregating servers."""
     from dcnlab.controller.aggregation.steiner_readings import steiner_costs
 
-    space, senders, receivers = _members(part, point, rnd)
+    space, senders, receivers = _members(part, point, rnd, seed)
     detail = part == "003-k"
     c = steiner_costs(space, senders, receivers, reading, seed=rnd + 1000 * (draw - 1), detail=detail)
     out = {"traffic": float(c.traffic.sum())}
@@ -84,7 +86,7 @@ def steiner_round(part: str, point: int, rnd: int, reading: str, draw: int) -> d
     return out
 
 
-def delta_round(m: int, rnd: int, draw: int) -> dict[str, float]:
+def delta_round(m: int, rnd: int, seed: int, draw: int) -> dict[str, float]:
     """The δ readings on one round of 003-delta (draw 1: every reading; later draws: the random one)."""
     from dcnlab.controller.aggregation.ratio_readings import (
         READINGS,
@@ -92,11 +94,11 @@ def delta_round(m: int, rnd: int, draw: int) -> dict[str, float]:
         srs_subgraph,
     )
 
-    space, senders, receivers = _members("003-delta", m, rnd)
+    space, senders, receivers = _members("003-delta", m, rnd, seed)
     sub = srs_subgraph(space, senders, receivers)
     depth = sub.forest.depth()
     names = [n for n in READINGS if n != DEFAULT_DELTA and (draw == 1 or n == "per-job")]
-    return {n: saving(sub, n, np.random.default_rng([SEED, m, rnd, 99, draw]), seed=rnd, depth=depth) for n in names}
+    return {n: saving(sub, n, np.random.default_rng([seed, m, rnd, 99, draw]), seed=rnd, depth=depth) for n in names}
 
 
 def _t(task: Hashable) -> tuple[Any, ...]:
@@ -104,7 +106,8 @@ def _t(task: Hashable) -> tuple[Any, ...]:
 
 
 def _mean(xs: list[float]) -> float:
-    return float(np.mean(xs)) if xs else float("nan")
+    vals = [x for x in xs if np.isfinite(x)]
+    return float(np.mean(vals)) if vals else float("nan")
 
 
 class Search003:
@@ -125,19 +128,23 @@ class Search003:
         return setting["steiner-baseline"] in RANDOM_STEINER or setting["delta-reading"] == "per-job"
 
     def tasks(self, setting: Mapping[str, str], draw: int, quick: bool) -> list[Hashable]:
-        out: list[Hashable] = [("std", part, int(pt), r, quick) for part, p in plans(quick).items()
-                               for pt in p.points for r in range(p.rounds)]
+        """``("std", part, point, round, seed, quick)``: every round of ``reproduce all``'s parts; a Steiner or δ
+        reading's own rounds, ``("steiner", part, point, round, seed, reading, draw)``, ``("delta", m, round, seed,
+        draw)``."""
+        pl = plans(quick)
+        out: list[Hashable] = [("std", part, int(pt), r, sd, quick) for part, p in pl.items()
+                               for sd, r in search_seeds.seeded(p.rounds) for pt in p.points]
         steiner = setting["steiner-baseline"]
         if steiner != DEFAULT_STEINER:
             d = draw if steiner in RANDOM_STEINER else 1
             rounds = QUICK_STEINER_ROUNDS if quick else STEINER_ROUNDS
-            out += [("steiner", part, int(pt), r, steiner, d) for part in ("003-k", "003-size")
-                    for pt in plans(quick)[part].points for r in range(rounds[part])]
+            out += [("steiner", part, int(pt), r, sd, steiner, d) for part in ("003-k", "003-size")
+                    for pt in pl[part].points for sd, r in search_seeds.seeded(rounds[part])]
         delta = setting["delta-reading"]
         if delta not in (DEFAULT_DELTA, "vs-srs-no-agg"):
             d = draw if delta == "per-job" else 1
-            out += [("delta", int(m), r, d) for m in plans(quick)["003-delta"].points
-                    for r in range(QUICK_DELTA_ROUNDS if quick else DELTA_ROUNDS)]
+            out += [("delta", int(m), r, sd, d) for m in pl["003-delta"].points
+                    for sd, r in search_seeds.seeded(QUICK_DELTA_ROUNDS if quick else DELTA_ROUNDS)]
         return out
 
     def run(self, task: Hashable) -> Any:
@@ -145,7 +152,7 @@ class Search003:
         if t[0] == "std":
             from dcnlab.reproduce.aggregation import model as am
 
-            res = am._task(t[1], t[2], t[3], SEED, DEFAULT_STEINER)[3]
+            res = am._task(t[1], t[2], t[3], t[4], DEFAULT_STEINER)[3]
             return {k: v for k, v in res.items() if k not in ("seconds", "cpu_seconds")}
         if t[0] == "steiner":
             return steiner_round(*t[1:])
@@ -159,52 +166,68 @@ class Search003:
             return 0.03 if t[1] == "003-k" else 2.7 * (t[2] / 1500) ** 2
         return {"003-k": 0.07, "003-size": 1.2 * (t[2] / 1500) ** 2, "003-delta": 1.2 * (t[2] / 1000) ** 2}[t[1]]
 
-    def _summaries(self, setting: Mapping[str, str], draw: int, results: Mapping[Hashable, Any]) -> dict[str, Any]:
-        """``reproduce aggregation``'s summaries of the three parts under ``setting``."""
+    def _summaries(self, setting: Mapping[str, str], draw: int, results: Mapping[Hashable, Any],
+                   seed: int | None = None) -> dict[str, Any]:
+        """``reproduce aggregation``'s summaries of the three parts under ``setting``, over the pooled rounds
+        (``seed`` None) or one seed's rounds alone (a part without a round at ``seed`` left out)."""
         from dcnlab.reproduce.aggregation import model as am
         from dcnlab.results.spread import se
 
-        quick = any(_t(t)[0] == "std" and _t(t)[4] for t in results)
+        quick = any(_t(t)[0] == "std" and _t(t)[5] for t in results)
         pl = plans(quick)
-        std = {_t(t)[1:4]: r for t, r in results.items() if _t(t)[0] == "std"}
+        std = {_t(t)[1:5]: r for t, r in results.items() if _t(t)[0] == "std"}
         steiner, delta = setting["steiner-baseline"], setting["delta-reading"]
         base = dict(setting, **{"steiner-baseline": DEFAULT_STEINER,
                                 "delta-reading": delta if delta in ("curve-mean", "vs-srs-no-agg") else DEFAULT_DELTA})
+
+        def mine(rounds: int) -> list[tuple[int, int]]:
+            """(seed, round) of ``rounds`` rounds, as the reproduction pools them, at ``seed`` alone if given."""
+            return [(sd, r) for sd, r in search_seeds.seeded(rounds) if seed in (None, sd)]
+
         out: dict[str, Any] = {}
         for part, p in pl.items():
-            rows = [{"point": pt, "round": r, "result": dict(std[(part, int(pt), r)], seconds=0.0)} for pt in p.points
-                    for r in range(p.rounds)]
+            if not mine(p.rounds):
+                continue
+            rows = [{"point": pt, "round": r, "result": dict(std[(part, int(pt), r, sd)], seconds=0.0)}
+                    for pt in p.points for sd, r in mine(p.rounds)]
             out[part] = am.summarise(part, rows, p.points, base)
-            out[part]["rounds"] = p.rounds
+            out[part]["rounds"] = len(mine(p.rounds))
             out[part]["setting"] = dict(setting)
-        # Steiner: the reading's savings, aggregators and rounds on its own rounds (the same members as std's first)
+        # Steiner: the reading's savings, aggregators and rounds on its own rounds (the same members as std's), each
+        # round's figures in the place of its std round (NaN where the reading has no round), so that a figure's
+        # spread pairs the reading with its own round's other methods
         if steiner != DEFAULT_STEINER:
             d = draw if steiner in RANDOM_STEINER else 1
             agg = "aggregators_summed" if setting.get("counting") == "summed" else "aggregators"
             for part in ("003-k", "003-size"):
+                if part not in out:
+                    continue
+                order = mine(pl[part].rounds)
                 for pt, v in out[part]["points"].items():
-                    got = [(r, results[("steiner", part, int(pt), r, steiner, d)]) for r in range(pl[part].rounds)
-                           if ("steiner", part, int(pt), r, steiner, d) in results]
-                    v["saving"]["kmb"] = 100 * _mean([1 - g["traffic"] / std[(part, int(pt), r)]["traffic"]["none"][0]
-                                                      for r, g in got])
-                    v["traffic"]["kmb"] = _mean([g["traffic"] for _, g in got])
+                    got = {(sd, r): g for sd, r in order
+                           if (g := results.get(("steiner", part, int(pt), r, sd, steiner, d))) is not None}
+                    none = {(sd, r): std[(part, int(pt), r, sd)]["traffic"]["none"][0] for sd, r in got}
+                    v["saving"]["kmb"] = 100 * _mean([1 - g["traffic"] / none[sr] for sr, g in got.items()])
+                    v["traffic"]["kmb"] = _mean([g["traffic"] for g in got.values()])
                     rd = v["rounds"]
-                    rd["traffic"]["kmb"] = [g["traffic"] for _, g in got]
+                    rd["traffic"]["kmb"] = [got[sr]["traffic"] if sr in got else float("nan") for sr in order]
                     if part == "003-k":
-                        for key in ("aggregators", "aggregators_summed"):
-                            rd[key]["kmb"] = [g.get(key, float("nan")) for _, g in got]
+                        for name in ("aggregators", "aggregators_summed"):
+                            rd[name]["kmb"] = [got[sr].get(name, float("nan")) if sr in got else float("nan")
+                                               for sr in order]
                         v["aggregators"]["kmb"] = _mean(rd[agg]["kmb"])
                 overall, ses = am.shuffle_overall(part, out[part]["points"], setting)
                 out[part]["overall"].update(overall)
                 out[part]["overall_se"].update(ses)
         # δ: the other readings of "δ uniform", each on its own rounds (against the existing method)
-        pd = out["003-delta"]
-        if delta not in (DEFAULT_DELTA, "vs-srs-no-agg"):
+        pd = out.get("003-delta")
+        if pd is not None and delta not in (DEFAULT_DELTA, "vs-srs-no-agg"):
             d = draw if delta == "per-job" else 1
             for m in pd["points"]:
-                dgot = [100 * results[("delta", int(m), r, d)][delta] for r in range(DELTA_ROUNDS)
-                        if ("delta", int(m), r, d) in results]
+                dgot = [100 * g[delta] for sd, r in mine(QUICK_DELTA_ROUNDS if quick else DELTA_ROUNDS)
+                        if (g := results.get(("delta", int(m), r, sd, d))) is not None]
                 pd["overall"][f"srs@{m}"], pd["overall_se"][f"srs@{m}"] = _mean(dgot), se(dgot)
+                pd["rounds"] = len(dgot)        # the reading's rounds, not the curve's
         return out
 
     def _fixed_headlines(self) -> list[Headline]:
@@ -218,28 +241,35 @@ class Search003:
         return copy.deepcopy(self._fixed)
 
     def headlines(self, setting: Mapping[str, str], draw: int, results: Mapping[Hashable, Any]) -> list[Headline]:
+        """003's headlines under ``setting``, over the pooled rounds and judged beside each seed's."""
         from unittest import mock
 
         from dcnlab.reproduce.aggregation import headlines
 
-        parts = self._summaries(setting, draw, results)
         self._fixed_headlines()
-        with mock.patch.object(headlines, "_bloom_003", self._fixed_headlines):
-            heads = headlines.aggregation(parts, None, _worked(), sensitivity=False)
-        return [h for h in heads if h.seed == "003"]
+
+        def build(seed: int | None) -> list[Headline]:
+            parts = self._summaries(setting, draw, results, seed)
+            with mock.patch.object(headlines, "_bloom_003", self._fixed_headlines):
+                heads = headlines.aggregation(parts, None, _worked(), sensitivity=False)
+            return [h for h in heads if h.seed == "003"]
+
+        seeds = sorted({_t(t)[4] for t in results if _t(t)[0] == "std"})
+        return search_seeds.replicated(build, seeds)
 
     def extra(self, results: Mapping[Hashable, Any], quick: bool) -> dict[str, Any]:
         pl = plans(quick)
         sr = QUICK_STEINER_ROUNDS if quick else STEINER_ROUNDS
         dr = QUICK_DELTA_ROUNDS if quick else DELTA_ROUNDS
         size = pl["003-size"].points
-        return {"note": (f"the reproduction's rounds (seed {SEED}; BCube(6,k) {pl['003-k'].rounds} per k, BCube(8,5) "
-                         f"m = n = {size[0]}..{size[-1]} ({len(size)} points) {pl['003-size'].rounds} per point, δ "
-                         f"{pl['003-delta'].rounds} per size) judge the pre-registered readings (kmb, curve-mean, "
-                         f"plain, distinct), the other averages and counts; the other Steiner readings ran on the same members at a reduced scale, "
-                         f"{sr['003-k']} rounds per k on BCube(6,k) and {sr['003-size']} per point on BCube(8,5) "
-                         f"(all {len(size)} points), the other δ readings {dr} rounds per size: the Steiner readings "
-                         f"at the reproduction's 20 rounds per point would take hours of CPU")}
+        return {"note": (search_seeds.note(pl) + "; they judge the pre-registered readings (kmb, curve-mean, plain, "
+                         "distinct), the other averages and counts, the figures over the pooled rounds and each "
+                         "seed's judged beside them, as the headlines are (the pre-registered row is the headline's "
+                         "figure); the other Steiner readings ran on the same members at a reduced scale, "
+                         f"{search_seeds.shared(sr['003-k'])} per k on BCube(6,k) and "
+                         f"{search_seeds.shared(sr['003-size'])} per point on BCube(8,5) (all {len(size)} points), "
+                         f"the other δ readings {search_seeds.shared(dr)} per size: the Steiner readings at the "
+                         "reproduction's 20 rounds per point would take hours of CPU")}
 
 
 @lru_cache(maxsize=1)
