@@ -63,3 +63,9 @@ def test_a_one_flow_phase_is_a_figure_judged_by_the_rule():
 
 def test_no_check_carries_a_tolerance_of_its_own():
     assert not [n for n in vars(checks) if "TOLERANCE" in n]
+
+
+def test_a_checks_target_says_its_band_and_the_defect():
+    assert checks.band_text(2.0, 1.0, "equal shares") == "2 in [1.41, 2.83] (defect: equal shares, 1)"
+    two = checks.tenant_check("cc", _phase(2, 1.0), _phase(2, 1.0))
+    assert two.target == "1 in [0.71, 1.41] (defect: tenant-blind CC, 0.5)"

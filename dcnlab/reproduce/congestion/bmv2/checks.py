@@ -70,10 +70,10 @@ def in_band(got: float, sound: float, defect: float) -> bool:
     return bool(math.isfinite(got) and lo <= got <= hi)
 
 
-def band_text(sound: float, defect: float) -> str:
-    """The target of a defect check: ``2 in [1.41, 2.83] (defect: 1)``."""
+def band_text(sound: float, defect: float, what: str) -> str:
+    """The target of a defect check: ``2 in [1.41, 2.83] (defect: equal shares, 1)``."""
     lo, hi = defect_band(sound, defect)
-    return f"{sound:g} in [{lo:.2f}, {hi:.2f}] (defect: {defect:.3g})"
+    return f"{sound:g} in [{lo:.2f}, {hi:.2f}] (defect: {what}, {defect:.3g})"
 
 
 FAIR_JAIN_DEFECT = 0.9
@@ -244,7 +244,7 @@ def tenant_check(mode: str, a: sc.PhaseSummary, b: sc.PhaseSummary) -> Check:
         return Check(*shown, "1 (reported: one flow per tenant tells no defect)", None,
                      verdict("ratio", 1.0, a.tenant_ratio if math.isfinite(a.tenant_ratio) else None))
     defect = 1 / a.tenant2_flows
-    return Check(*shown, band_text(1.0, defect) + " tenant-blind", in_band(a.tenant_ratio, 1.0, defect))
+    return Check(*shown, band_text(1.0, defect, "tenant-blind CC"), in_band(a.tenant_ratio, 1.0, defect))
 
 
 def _becn_scaling(phases: Sequence[sc.PhaseSummary]) -> list[float]:
@@ -306,7 +306,7 @@ def summarize(res: ExperimentResult) -> dict[str, Any]:
                 continue
             checks.append(Check(f"(a) 4 senders, {label}", "Jain of mean rates, 4 active",
                                 f"{je:.3f} (samples {fe.jain_all_active:.3f})", f"{jm:.3f}",
-                                band_text(1.0, FAIR_JAIN_DEFECT) + " no CC", in_band(je, 1.0, FAIR_JAIN_DEFECT)))
+                                band_text(1.0, FAIR_JAIN_DEFECT, "no control"), in_band(je, 1.0, FAIR_JAIN_DEFECT)))
         elif kind == "ratio":
             re_, rm = sc.summarize_ratio(plan, e), sc.summarize_ratio(plan, m)
             n = plan.meta["ratio"]
@@ -316,7 +316,7 @@ def summarize(res: ExperimentResult) -> dict[str, Any]:
             what = "CCTI_Increase" if mode == "cc" else "meter weights"
             checks.append(Check(f"(b) {what} 1:{n} ({mode})", "bandwidth ratio",
                                 f"{re_.measured:.2f} ({re_.error:+.1%})", f"{rm.measured:.2f}",
-                                band_text(float(n), 1.0) + " equal", in_band(re_.measured, float(n), 1.0)))
+                                band_text(float(n), 1.0, "equal shares"), in_band(re_.measured, float(n), 1.0)))
         elif kind == "tenants":
             settle = plan.meta["settle_s"]
             pe, pm = sc.summarize_tenants(plan, e, settle), sc.summarize_tenants(plan, m, settle)
@@ -334,7 +334,7 @@ def summarize(res: ExperimentResult) -> dict[str, Any]:
             jmin = min(a.jain_tenant2 for a in pe)
             checks.append(Check(f"(c) {mode}", "min Jain inside tenant 2", f"{jmin:.3f}",
                                 f"{min(b.jain_tenant2 for b in pm):.3f}",
-                                (band_text(1.0, STARVED_JAIN_DEFECT) + " a flow starved" if mode == "cc"
+                                (band_text(1.0, STARVED_JAIN_DEFECT, "a flow starved") if mode == "cc"
                                  else "reported (one meter per tenant)"),
                                 in_band(jmin, 1.0, STARVED_JAIN_DEFECT) if mode == "cc" else None))
             entry: dict[str, Any] = {"phases": rows}
