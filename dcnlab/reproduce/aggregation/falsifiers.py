@@ -73,8 +73,8 @@ FALSIFIERS: dict[str, str] = {
     "k = 2..6) (abstract)": NO_FALSIFIER,
     "Shuffle+reduce wait about 3/4 shorter than without aggregation, across sender counts (Table 2: 1000..3000 "
     "senders) (abstract)": NO_FALSIFIER,
-    "Word-count incast on BMv2: M2 shortens shuffle+reduce completion against no aggregation (abstract: 2/3 to "
-    "3/4)": "null case: BMv2 runs in which M2's jobs complete as without aggregation (0% shorter)",
+    "Word-count incast on BMv2: M2 shortens shuffle+reduce completion against no aggregation, across sender counts "
+    "(abstract: about 3/4)": "null case: BMv2 runs in which M2's jobs complete as without aggregation (0% shorter)",
     "Aggregation servers rise with k for M2 and IRS-based (Fig. 5(b))":
         "null case: M2's and IRS's aggregation servers do not change with k (each round's mean over k at every k)",
     "Aggregation servers fall with k for unicast (Fig. 5(b))":
