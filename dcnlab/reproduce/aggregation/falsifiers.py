@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from dcnlab.reproduce.aggregation.headlines import PAPER_003, WORKED_TREES
+from dcnlab.reproduce.aggregation.headlines_000 import WORD_COUNT
 
 Rows = dict[str, list[dict[str, Any]]]
 """part -> the rows ``summarise`` takes (``{"point", "round", "result"}``)."""
@@ -73,8 +74,7 @@ FALSIFIERS: dict[str, str] = {
     "k = 2..6) (abstract)": NO_FALSIFIER,
     "Shuffle+reduce wait about 3/4 shorter than without aggregation, across sender counts (Table 2: 1000..3000 "
     "senders) (abstract)": NO_FALSIFIER,
-    "Word-count incast on BMv2: M2 shortens shuffle+reduce completion against no aggregation, across sender counts "
-    "(abstract: about 3/4)": "null case: BMv2 runs in which M2's jobs complete as without aggregation (0% shorter)",
+    WORD_COUNT: "null case: BMv2 runs in which M2's jobs complete as without aggregation (0% shorter)",
     "Aggregation servers rise with k for M2 and IRS-based (Fig. 5(b))":
         "null case: M2's and IRS's aggregation servers do not change with k (each round's mean over k at every k)",
     "Aggregation servers fall with k for unicast (Fig. 5(b))":
@@ -210,7 +210,7 @@ def transform(statement: str) -> Transform | None:
         return lambda rows, worked, emu: (rows, _worked_without_aggregation(worked), emu)
     if statement.startswith("SRS enters the shuffle"):
         return lambda rows, worked, emu: (rows, dict(worked, entry_costs=list(worked["entry_costs"])[:1]), emu)
-    if statement.startswith("Word-count incast on BMv2"):
+    if statement == WORD_COUNT:
         return lambda rows, worked, emu: (rows, worked, {"waiting": dict((emu or {}).get("waiting") or {},
                                                                          saving=0.0)})
     if statement.startswith("In-packet Bloom filter"):
